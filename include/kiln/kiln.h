@@ -1,0 +1,124 @@
+// kiln's public C++ API: compile a Triton-language kernel for a signature, read every stage's
+// text, and run it on the CPU interpreter over a grid with host buffers and scalars.
+// Errors are values: every call that can fail on user input returns a Result.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace kiln {
+
+// A user-facing error. `text` is the full rendering ("file:line:col: error: message", the source
+// line and a caret); `internal` marks a compiler bug rather than a problem in the input.
+struct Error {
+  std::string message;  // the message alone
+  std::string file;
+  int line = 0, col = 0;
+  bool internal = false;
+  std::string text;
+};
+
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error e) : v_(std::move(e)) {}
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() { return std::get<0>(v_); }
+  const T& value() const { return std::get<0>(v_); }
+  T* operator->() { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// The result of an operation that returns nothing but may fail.
+struct Status {
+  std::optional<Error> error;
+  bool ok() const { return !error; }
+  explicit operator bool() const { return ok(); }
+};
+
+// Kernel source: a file path or an in-memory string (with the name diagnostics show).
+struct Source {
+  std::string name;
+  std::string text;
+  static Result<Source> fromFile(const std::string& path);
+  static Source fromString(std::string text, std::string name = "<string>");
+};
+
+struct CompileOptions {
+  int num_warps = 4;
+  int num_stages = 3;
+  bool optimize = true;  // run the Tile IR passes (canonicalize, cse, licm, dce)
+};
+
+// One kernel parameter of a compiled kernel, as the launcher must supply it.
+struct Param {
+  std::string name;
+  std::string type;      // IR spelling: "ptr<f32>", "i32", "f32", ...
+  bool pointer = false;
+};
+
+// A kernel compiled for one signature. Cheap to copy (shared, immutable).
+class Kernel {
+ public:
+  const std::string& name() const;
+  const std::string& signature() const;
+  const std::vector<Param>& params() const;  // runtime parameters (constexprs are not among them)
+  const std::string& ast() const;            // the kernel's AST dump
+  const std::string& ir() const;             // Tile IR text after the passes
+  const std::string& irBeforePasses() const;
+  // Text of the stage called `stage` ("ast", "ir", "ir-before-passes"); empty if unknown.
+  std::string stage(std::string_view stage) const;
+
+  struct Impl;
+  explicit Kernel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Compiles `kernel` from `source` for `signature`, in Triton's AOT syntax: one entry per kernel
+// parameter, e.g. "*fp32:16, *fp32:16, i32, 1024" (pointer with an optional :16 alignment hint,
+// a scalar type with an optional :16 or a literal 1, or a literal value for a constexpr).
+Result<Kernel> compile(const Source& source, std::string_view kernel, std::string_view signature,
+                       const CompileOptions& options = {});
+
+// ---- CPU interpreter
+
+struct Grid {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+// A runtime argument: a host buffer (for pointer parameters) or a scalar. Scalars are converted
+// to the parameter's type; a buffer's size bounds every access through pointers derived from it.
+struct Arg {
+  enum class Kind { Buffer, Int, Float };
+  Kind kind = Kind::Int;
+  void* data = nullptr;
+  size_t bytes = 0;
+  int64_t i = 0;
+  double f = 0;
+
+  static Arg buffer(void* data, size_t bytes) { return Arg{Kind::Buffer, data, bytes, 0, 0}; }
+  template <class T>
+  static Arg buffer(std::vector<T>& v) { return buffer(v.data(), v.size() * sizeof(T)); }
+  static Arg integer(int64_t v) { return Arg{Kind::Int, nullptr, 0, v, 0}; }
+  static Arg real(double v) { return Arg{Kind::Float, nullptr, 0, 0, v}; }
+};
+
+// Runs the kernel over the grid on the interpreter, one program after another. An out-of-bounds
+// access or a failed device assert is an Error naming the kernel and the source line.
+Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args);
+
+}  // namespace kiln

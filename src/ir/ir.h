@@ -1,0 +1,177 @@
+// Tile IR core: Value, Op, Block, Function, Module and the Builder that creates ops.
+// Ownership is a strict tree: Module > Function > Block > Op > (results, regions). Operands are
+// non-owning pointers to Values defined earlier (dominance follows textual order because control
+// flow is structured). There are no use lists: passes rewrite operands through a value map while
+// walking forward (see replaceAllUses).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/types.h"
+#include "support/source.h"
+
+namespace kiln::ir {
+
+enum class Opcode : uint16_t {
+#define OP(Name, spelling, minOps, maxOps, nres, nreg, stages, attrs) Name,
+#include "ir/ops.def"
+#undef OP
+};
+
+// Static facts about an opcode, from ops.def.
+struct OpInfo {
+  const char* spelling;
+  int minOperands, maxOperands;  // maxOperands == -1: unbounded
+  int numResults;                // -1: variadic
+  int numRegions;
+  const char* attrs;             // documentation of named attributes ("name?" optional)
+};
+const OpInfo& info(Opcode op);
+int numOpcodes();
+// Opcode for a spelling ("add" -> Opcode::Add); false when unknown.
+bool opcodeFromName(std::string_view spelling, Opcode& out);
+
+// A named attribute value: an integer (also bools, enums stored as ints, and int constants in
+// two's complement), a float, a string, or a list of integers.
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>>;
+struct Attr {
+  std::string name;
+  AttrValue value;
+  bool operator==(const Attr& o) const { return name == o.name && value == o.value; }
+};
+
+class Op;
+class Block;
+class Function;
+
+class Value {
+ public:
+  Type type;
+  Op* def = nullptr;       // the op that defines it; null for a block argument
+  Block* owner = nullptr;  // for block arguments: the block
+  unsigned index = 0;      // result number, or argument number
+  std::string name;        // optional readable name (kernel parameters); printer may use it
+
+  bool isBlockArg() const { return def == nullptr; }
+};
+
+class Op {
+ public:
+  Op(Opcode opcode, SourceLoc loc) : opcode(opcode), loc(std::move(loc)) {}
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
+
+  Opcode opcode;
+  SourceLoc loc;
+  std::vector<Value*> operands;
+  std::vector<std::unique_ptr<Value>> results;
+  std::vector<std::unique_ptr<Block>> regions;
+  std::vector<Attr> attrs;
+  Block* parent = nullptr;
+
+  const OpInfo& info() const { return ir::info(opcode); }
+  const char* name() const { return info().spelling; }
+  Value* result(unsigned i = 0) const { return results.at(i).get(); }
+  Value* operand(unsigned i) const { return operands.at(i); }
+  unsigned numOperands() const { return unsigned(operands.size()); }
+  unsigned numResults() const { return unsigned(results.size()); }
+  Block& region(unsigned i) const { return *regions.at(i); }
+
+  // Attributes. The getters throw InternalError when the attribute is missing or of another kind.
+  bool hasAttr(std::string_view n) const;
+  const AttrValue* findAttr(std::string_view n) const;
+  int64_t intAttr(std::string_view n) const;
+  double floatAttr(std::string_view n) const;
+  const std::string& strAttr(std::string_view n) const;
+  const std::vector<int64_t>& listAttr(std::string_view n) const;
+  int64_t intAttrOr(std::string_view n, int64_t dflt) const;
+  std::string strAttrOr(std::string_view n, std::string dflt) const;
+  void setAttr(std::string n, AttrValue v);  // replaces an existing one of that name
+
+  Value* addResult(Type t);
+  Block& addRegion();
+  Op* parentOp() const;  // the op whose region holds this op; null at function level
+};
+
+class Block {
+ public:
+  std::vector<std::unique_ptr<Value>> args;
+  std::vector<std::unique_ptr<Op>> ops;
+  Op* parentOp = nullptr;          // null for a function body
+  Function* parentFunc = nullptr;  // set for a function body only
+
+  Value* addArg(Type t, std::string name = "");
+  Value* arg(unsigned i) const { return args.at(i).get(); }
+  unsigned numArgs() const { return unsigned(args.size()); }
+
+  Op* append(std::unique_ptr<Op> op);
+  Op* insert(size_t index, std::unique_ptr<Op> op);
+  std::unique_ptr<Op> remove(Op* op);  // detaches and returns ownership
+  size_t indexOf(const Op* op) const;  // throws InternalError when op is not in this block
+  Op* terminator() const { return ops.empty() ? nullptr : ops.back().get(); }
+};
+
+class Function {
+ public:
+  std::string name;
+  SourceLoc loc;
+  Block body;  // body.args are the kernel parameters, in order; ends with `return`
+
+  Function() { body.parentFunc = this; }
+  Function(const Function&) = delete;
+  Function& operator=(const Function&) = delete;
+};
+
+class Module {
+ public:
+  std::vector<std::unique_ptr<Function>> functions;
+  Function* lookup(std::string_view name) const;
+  Function& addFunction(std::string name, SourceLoc loc = {});
+};
+
+// Creates ops at an insertion point (a block and an index in it).
+class Builder {
+ public:
+  Builder() = default;
+  explicit Builder(Block& b) : block_(&b), pos_(b.ops.size()) {}
+  Builder(Block& b, size_t pos) : block_(&b), pos_(pos) {}
+
+  void setInsertionPointToEnd(Block& b) { block_ = &b; pos_ = b.ops.size(); }
+  void setInsertionPoint(Block& b, size_t pos) { block_ = &b; pos_ = pos; }
+  void setInsertionPointBefore(Op* op);
+  void setInsertionPointAfter(Op* op);
+  Block* block() const { return block_; }
+  size_t position() const { return pos_; }
+
+  // Creates an op with the given results and empty regions, and inserts it.
+  Op* create(Opcode opcode, const std::vector<Value*>& operands, const std::vector<Type>& resultTypes,
+             std::vector<Attr> attrs = {}, SourceLoc loc = {});
+  // Same, returning the single result.
+  Value* create1(Opcode opcode, const std::vector<Value*>& operands, const Type& resultType,
+                 std::vector<Attr> attrs = {}, SourceLoc loc = {});
+
+  // Conveniences for the common cases.
+  Value* intConst(int64_t v, const Type& t, SourceLoc loc = {});
+  Value* floatConst(double v, const Type& t, SourceLoc loc = {});
+
+ private:
+  Block* block_ = nullptr;
+  size_t pos_ = 0;
+};
+
+// Pre-order walk over every op nested in a block (an op is visited before its regions).
+// The callback must not insert or remove ops in the block being walked.
+void walk(Block& b, const std::function<void(Op&)>& fn);
+void walk(Function& f, const std::function<void(Op&)>& fn);
+
+// Replaces every use of `from` by `to` in ops nested in `scope`.
+void replaceAllUses(Block& scope, Value* from, Value* to);
+
+// Deep copy of a function (values remapped), e.g. to keep an unoptimised copy for dumps.
+std::unique_ptr<Function> clone(const Function& f);
+
+}  // namespace kiln::ir

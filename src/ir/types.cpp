@@ -1,0 +1,63 @@
+// Scalar kinds and the text form of types.
+#include "ir/types.h"
+
+namespace kiln::ir {
+
+bool isInt(Scalar s) { return s <= Scalar::U64; }
+bool isSigned(Scalar s) { return s >= Scalar::I8 && s <= Scalar::I64; }
+bool isFloat(Scalar s) { return s >= Scalar::F8E4M3 && s <= Scalar::F64; }
+
+int bitWidth(Scalar s) {
+  switch (s) {
+    case Scalar::I1: return 1;
+    case Scalar::I8: case Scalar::U8: case Scalar::F8E4M3: case Scalar::F8E5M2: return 8;
+    case Scalar::I16: case Scalar::U16: case Scalar::F16: case Scalar::BF16: return 16;
+    case Scalar::I32: case Scalar::U32: case Scalar::F32: return 32;
+    case Scalar::I64: case Scalar::U64: case Scalar::F64: case Scalar::Ptr: return 64;
+  }
+  return 0;
+}
+
+std::string_view name(Scalar s) {
+  switch (s) {
+    case Scalar::I1: return "i1";
+    case Scalar::I8: return "i8";
+    case Scalar::I16: return "i16";
+    case Scalar::I32: return "i32";
+    case Scalar::I64: return "i64";
+    case Scalar::U8: return "u8";
+    case Scalar::U16: return "u16";
+    case Scalar::U32: return "u32";
+    case Scalar::U64: return "u64";
+    case Scalar::F8E4M3: return "f8e4m3";
+    case Scalar::F8E5M2: return "f8e5m2";
+    case Scalar::F16: return "f16";
+    case Scalar::BF16: return "bf16";
+    case Scalar::F32: return "f32";
+    case Scalar::F64: return "f64";
+    case Scalar::Ptr: return "ptr";
+  }
+  return "?";
+}
+
+std::optional<Scalar> scalarFromName(std::string_view n) {
+  for (int i = 0; i < int(Scalar::Ptr); ++i)
+    if (name(Scalar(i)) == n) return Scalar(i);
+  return std::nullopt;
+}
+
+int64_t Type::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string Type::str() const {
+  std::string e = isPtr() ? "ptr<" + std::string(name(pointee)) + ">" : std::string(name(elem));
+  if (shape.empty()) return e;
+  std::string s = "tensor<";
+  for (int64_t d : shape) s += std::to_string(d) + "x";
+  return s + e + ">";
+}
+
+}  // namespace kiln::ir

@@ -1,0 +1,57 @@
+// Tile IR types: scalars (i1..u64, fp8, f16, bf16, f32, f64), pointers to a scalar element type,
+// and tiles (a shape over one of those). Text form: i32, f16, ptr<f32>, tensor<64x32xf16>,
+// tensor<128xptr<f32>>.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::ir {
+
+enum class Scalar : uint8_t {
+  I1, I8, I16, I32, I64,
+  U8, U16, U32, U64,
+  F8E4M3, F8E5M2, F16, BF16, F32, F64,
+  Ptr,  // a global-memory pointer; the element it points to is Type::pointee
+};
+
+bool isInt(Scalar s);      // i1..i64, u8..u64
+bool isSigned(Scalar s);   // i8..i64 (i1 is unsigned, as in Triton)
+bool isFloat(Scalar s);    // f8..f64
+int bitWidth(Scalar s);    // Ptr is 64
+std::string_view name(Scalar s);                          // IR spelling: "i32", "bf16", "ptr"
+std::optional<Scalar> scalarFromName(std::string_view n);  // inverse of name(), not "ptr"
+
+struct Type {
+  Scalar elem = Scalar::I32;
+  Scalar pointee = Scalar::I32;  // meaningful only when elem == Ptr
+  std::vector<int64_t> shape;    // empty: a scalar
+
+  static Type scalar(Scalar s) { return Type{s, Scalar::I32, {}}; }
+  static Type ptr(Scalar pointee) { return Type{Scalar::Ptr, pointee, {}}; }
+  static Type tensor(std::vector<int64_t> shape, Scalar s) { return Type{s, Scalar::I32, std::move(shape)}; }
+
+  bool isTensor() const { return !shape.empty(); }
+  bool isPtr() const { return elem == Scalar::Ptr; }
+  bool isInt() const { return ir::isInt(elem); }
+  bool isFloat() const { return ir::isFloat(elem); }
+  bool isBool() const { return elem == Scalar::I1; }
+  int64_t numel() const;  // 1 for scalars
+  int rank() const { return int(shape.size()); }
+
+  Type element() const { return Type{elem, pointee, {}}; }  // the scalar type of one element
+  Type withShape(std::vector<int64_t> s) const { return Type{elem, pointee, std::move(s)}; }
+  Type withElem(Scalar s) const { return Type{s, Scalar::I32, shape}; }          // non-pointer element
+  Type withElem(const Type& scalar) const { return Type{scalar.elem, scalar.pointee, shape}; }
+
+  bool operator==(const Type& o) const {
+    return elem == o.elem && shape == o.shape && (elem != Scalar::Ptr || pointee == o.pointee);
+  }
+  bool operator!=(const Type& o) const { return !(*this == o); }
+
+  std::string str() const;  // the text form above
+};
+
+}  // namespace kiln::ir

@@ -1,0 +1,21 @@
+// Target-independent Tile IR passes. One pass, one file, one name: the function, the file
+// (passes/<name>.cpp), the kiln-opt flag (--pass=<name>), the golden test and the dump label agree.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace kiln::passes {
+
+void canonicalize(ir::Function& fn);  // constant folding and algebraic simplification
+void cse(ir::Function& fn);           // common subexpression elimination
+void dce(ir::Function& fn);           // dead code elimination
+void licm(ir::Function& fn);          // loop-invariant code motion out of `for`/`while`
+
+// The pass called `name` ("canonicalize", "cse", "dce", "licm"); false if there is none.
+bool runPass(std::string_view name, ir::Function& fn);
+std::vector<std::string> passNames();
+
+}  // namespace kiln::passes

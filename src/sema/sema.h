@@ -1,0 +1,25 @@
+// Semantic analysis: specializes one @jit kernel of a parsed module for a signature and lowers
+// it to Tile IR (name binding, constexpr evaluation, type inference and promotion, inlining of
+// @jit helpers, static_range unrolling, constexpr-if folding). Errors are thrown as CompileError.
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "frontend/ast.h"
+#include "ir/ir.h"
+#include "sema/signature.h"
+
+namespace kiln::sema {
+
+struct Options {
+  int num_warps = 4;
+  int num_stages = 3;
+};
+
+// Returns a module holding one function named after the kernel. Its parameters are the kernel's
+// non-constexpr parameters, in order (a parameter specialized to the constant 1 stays a parameter
+// whose uses see the constant).
+std::unique_ptr<ir::Module> lowerKernel(const ast::Module& module, std::string_view kernel,
+                                        const Signature& signature, const Options& options);
+
+}  // namespace kiln::sema

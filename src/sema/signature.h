@@ -1,0 +1,43 @@
+// Kernel signatures in Triton's AOT syntax: "*fp32:16, *fp32:16, i32, 1024".
+// One entry per kernel parameter: a pointer ("*" + dtype, optional ":16" = 16-byte aligned),
+// a scalar type (optional ":16" = divisible by 16; the literal 1 specializes an integer to 1),
+// or, in a constexpr position, a literal value (int, float, True/False, None, or a string).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/types.h"
+
+namespace kiln::sema {
+
+struct SigEntry {
+  enum class Kind { Pointer, Scalar, Literal };
+  Kind kind = Kind::Scalar;
+  ir::Scalar type = ir::Scalar::I32;  // Pointer: the pointee; Scalar: the type; Literal: inferred (i32/i64/f32/i1)
+  bool divisibleBy16 = false;         // ":16"
+  // Literal: the value as written. An int literal in a non-constexpr integer position is a
+  // specialization (only 1 is allowed there, as in Triton).
+  enum class LitKind { Int, Float, Bool, None, Str };
+  LitKind litKind = LitKind::Int;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::string strValue;
+  std::string text;  // the entry as written, for messages
+};
+
+struct Signature {
+  std::vector<SigEntry> entries;
+  std::string text;
+};
+
+// Parses a signature; throws CompileError (naming the entry) on malformed input.
+Signature parseSignature(std::string_view text);
+
+// Triton dtype spellings used in signatures: fp16 bf16 fp32 fp64 fp8e4nv fp8e5 i1 i8 .. i64
+// u8 .. u64 (also "f32"-style IR names). Nullopt when unknown.
+std::optional<ir::Scalar> dtypeFromTritonName(std::string_view n);
+
+}  // namespace kiln::sema
