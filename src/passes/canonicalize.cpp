@@ -1,0 +1,8 @@
+// canonicalize: not implemented yet (the pass is a no-op until it is written).
+#include "passes/passes.h"
+
+namespace kiln::passes {
+
+void canonicalize(ir::Function&) {}
+
+}  // namespace kiln::passes

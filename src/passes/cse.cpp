@@ -1,0 +1,8 @@
+// cse: not implemented yet (the pass is a no-op until it is written).
+#include "passes/passes.h"
+
+namespace kiln::passes {
+
+void cse(ir::Function&) {}
+
+}  // namespace kiln::passes

@@ -1,0 +1,8 @@
+// licm: not implemented yet (the pass is a no-op until it is written).
+#include "passes/passes.h"
+
+namespace kiln::passes {
+
+void licm(ir::Function&) {}
+
+}  // namespace kiln::passes
