@@ -1,1 +1,179 @@
-int main() { return 0; }
+// kiln-opt: reads Tile IR text, verifies it, runs the named passes in order and prints the result.
+// It is the driver of the golden tests (tests/lit): errors go to stderr as rendered diagnostics.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ir/text.h"
+#include "passes/passes.h"
+#include "support/diagnostic.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [-o OUT]\n"
+    "  Parses Tile IR text (stdin when FILE is '-' or absent), verifies it, runs the passes in\n"
+    "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
+    "  --pass=a,b     run passes a then b on every function (the flag may repeat)\n"
+    "  --verify-each  verify after every pass, naming the pass that broke the IR\n"
+    "  -o OUT         write the output to OUT\n"
+    "  --help         show this text\n";
+
+struct Options {
+  std::string input = "-";
+  std::string output;  // empty: stdout
+  std::vector<std::string> passes;
+  bool verifyEach = false;
+};
+
+std::string knownPasses() {
+  std::string s;
+  for (const std::string& n : kiln::passes::passNames()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// Returns 0 to continue, or the exit code to stop with (usage errors print the usage).
+int parseArgs(int argc, char** argv, Options& o) {
+  bool sawInput = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return -1;
+    } else if (a == "--verify-each") {
+      o.verifyEach = true;
+    } else if (a.rfind("--pass=", 0) == 0) {
+      std::string list = a.substr(7);
+      size_t start = 0;
+      for (;;) {
+        size_t comma = list.find(',', start);
+        std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (name.empty()) {
+          std::cerr << "kiln-opt: error: empty pass name in '" << a << "'\n";
+          return 1;
+        }
+        o.passes.push_back(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (a == "-o") {
+      if (i + 1 >= argc) {
+        std::cerr << "kiln-opt: error: -o needs a file name\n" << kUsage;
+        return 1;
+      }
+      o.output = argv[++i];
+    } else if (a == "-" || a.empty() || a[0] != '-') {
+      if (sawInput) {
+        std::cerr << "kiln-opt: error: more than one input file ('" << o.input << "' and '" << a << "')\n" << kUsage;
+        return 1;
+      }
+      sawInput = true;
+      o.input = a;
+    } else {
+      std::cerr << "kiln-opt: error: unknown option '" << a << "'\n" << kUsage;
+      return 1;
+    }
+  }
+  std::vector<std::string> known = kiln::passes::passNames();
+  for (const std::string& p : o.passes)
+    if (std::find(known.begin(), known.end(), p) == known.end()) {
+      std::cerr << "kiln-opt: error: unknown pass '" << p << "'; known passes: " << knownPasses() << "\n";
+      return 1;
+    }
+  return 0;
+}
+
+bool readInput(const std::string& path, std::string& text) {
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return !std::cin.bad();
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return !in.bad();
+}
+
+// A verifier failure after a pass is a kiln bug, not the user's: report it as an internal error.
+int brokenByPass(kiln::Diagnostic d, const std::string& when) {
+  d.kind = kiln::Diagnostic::Kind::Internal;
+  d.message = "IR is invalid " + when + ": " + d.message;
+  std::cerr << d.render();
+  return 1;
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  if (int rc = parseArgs(argc, argv, o)) return rc < 0 ? 0 : rc;
+
+  std::string text;
+  if (!readInput(o.input, text)) {
+    std::cerr << "kiln-opt: error: cannot read '" << o.input << "'\n";
+    return 1;
+  }
+  auto module = kiln::ir::parseModule(kiln::makeSource(o.input == "-" ? "<stdin>" : o.input, std::move(text)));
+  for (const auto& f : module->functions)
+    if (auto d = kiln::ir::verify(*f)) {
+      std::cerr << d->render();
+      return 1;
+    }
+
+  for (const std::string& pass : o.passes) {
+    for (const auto& f : module->functions) {
+      kiln::passes::runPass(pass, *f);
+      if (o.verifyEach)
+        if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after pass '" + pass + "' on @" + f->name);
+    }
+  }
+  if (!o.passes.empty() && !o.verifyEach)  // the final IR is always checked; --verify-each says which pass
+    for (const auto& f : module->functions)
+      if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after the passes (use --verify-each to find which)");
+
+  std::string out = kiln::ir::print(*module);
+  if (o.output.empty()) {
+    std::cout << out;
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "kiln-opt: error: cannot write to stdout\n";
+      return 1;
+    }
+    return 0;
+  }
+  std::ofstream f(o.output, std::ios::binary);
+  f << out;
+  f.close();
+  if (!f) {
+    std::cerr << "kiln-opt: error: cannot write '" << o.output << "'\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const kiln::CompileError& e) {
+    std::cerr << e.diag().render();
+  } catch (const kiln::InternalError& e) {
+    std::cerr << e.diag().render();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kiln-opt: internal compiler error: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "kiln-opt: internal compiler error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "kiln-opt: internal compiler error: unknown exception\n";
+  }
+  return 1;
+}

@@ -1,1 +1,153 @@
-int main() { return 0; }
+// The kiln command line: `kiln compile FILE --kernel NAME --signature SIG --emit STAGE`.
+// Exit 0 on success, 1 on an error in the input (diagnostic on stderr), 2 on a usage error.
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.h"
+
+namespace {
+
+const char* const kUsage =
+    "usage: kiln compile FILE --kernel NAME --signature SIG [options]\n"
+    "\n"
+    "Compiles the @jit kernel NAME of the Python file FILE for the signature SIG, written in\n"
+    "Triton's AOT syntax (e.g. \"*fp32:16, *fp32:16, i32, 1024\"), and prints one stage.\n"
+    "\n"
+    "options:\n"
+    "  --emit STAGE        ast | ir-before-passes | ir (default: ir)\n"
+    "  --num-warps N       warps per program (default 4)\n"
+    "  --num-stages S      software pipelining depth (default 3)\n"
+    "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
+    "  --no-opt            skip the Tile IR passes\n"
+    "  -o OUT              write the output to OUT instead of stdout\n";
+
+int usageError(const std::string& message) {
+  std::fprintf(stderr, "kiln: error: %s\n\n%s", message.c_str(), kUsage);
+  return 2;
+}
+
+bool parseInt(const std::string& text, int& out) {
+  try {
+    size_t used = 0;
+    int v = std::stoi(text, &used);
+    if (used != text.size() || v <= 0) return false;
+    out = v;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::vector<std::string> splitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+int compileCommand(const std::vector<std::string>& args) {
+  std::string file, kernel, signature, emit = "ir", output;
+  bool haveSignature = false;
+  kiln::CompileOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i], value;
+    bool inlineValue = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      inlineValue = true;
+    }
+    auto takeValue = [&](std::string& into) {
+      if (inlineValue) {
+        into = value;
+        return true;
+      }
+      if (i + 1 >= args.size()) return false;
+      into = args[++i];
+      return true;
+    };
+    if (arg == "--kernel") {
+      if (!takeValue(kernel)) return usageError("--kernel needs a name");
+    } else if (arg == "--signature") {
+      if (!takeValue(signature)) return usageError("--signature needs a value");
+      haveSignature = true;
+    } else if (arg == "--emit") {
+      if (!takeValue(emit)) return usageError("--emit needs a stage");
+    } else if (arg == "-o") {
+      if (!takeValue(output)) return usageError("-o needs a file name");
+    } else if (arg == "--num-warps" || arg == "--num-stages") {
+      std::string v;
+      int n = 0;
+      if (!takeValue(v) || !parseInt(v, n)) return usageError(arg + " needs a positive integer");
+      (arg == "--num-warps" ? options.num_warps : options.num_stages) = n;
+    } else if (arg == "--dump-after") {
+      std::string v;
+      if (!takeValue(v)) return usageError("--dump-after needs pass names");
+      for (const std::string& p : splitCommas(v)) options.dump_after.push_back(p);
+    } else if (arg == "--no-opt") {
+      options.optimize = false;
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+      return usageError("unknown option '" + arg + "'");
+    } else if (file.empty()) {
+      file = arg;
+    } else {
+      return usageError("unexpected argument '" + arg + "'");
+    }
+  }
+  if (file.empty()) return usageError("no input file");
+  if (kernel.empty()) return usageError("--kernel is required");
+  if (!haveSignature) return usageError("--signature is required");
+  if (emit != "ast" && emit != "ir" && emit != "ir-before-passes")
+    return usageError("unknown stage '" + emit + "' for --emit (ast, ir-before-passes, ir)");
+  if ((options.num_warps & (options.num_warps - 1)) != 0)
+    return usageError("--num-warps must be a power of two");
+
+  kiln::Result<kiln::Source> source = kiln::Source::fromFile(file);
+  if (!source.ok()) {
+    std::fprintf(stderr, "kiln: error: %s\n", source.error().message.c_str());
+    return 1;
+  }
+  kiln::Result<kiln::Kernel> compiled = kiln::compile(source.value(), kernel, signature, options);
+  if (!compiled.ok()) {
+    std::fputs(compiled.error().text.c_str(), stderr);
+    return 1;
+  }
+  for (const std::string& pass : options.dump_after) {
+    std::string text = compiled->stage("after-" + pass);
+    if (text.empty()) std::fprintf(stderr, "kiln: warning: no pass named '%s' ran\n", pass.c_str());
+    else std::fprintf(stderr, "// ----- IR after %s -----\n%s", pass.c_str(), text.c_str());
+  }
+  std::string text = compiled->stage(emit);
+  if (output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  std::ofstream out(output, std::ios::binary);
+  out << text;
+  if (!out) {
+    std::fprintf(stderr, "kiln: error: cannot write '%s'\n", output.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "compile") return compileCommand(std::vector<std::string>(args.begin() + 1, args.end()));
+  return usageError("unknown command '" + args[0] + "'");
+}

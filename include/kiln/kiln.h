@@ -59,6 +59,7 @@ struct CompileOptions {
   int num_warps = 4;
   int num_stages = 3;
   bool optimize = true;  // run the Tile IR passes (canonicalize, cse, licm, dce)
+  std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
 };
 
 // One kernel parameter of a compiled kernel, as the launcher must supply it.
@@ -77,7 +78,8 @@ class Kernel {
   const std::string& ast() const;            // the kernel's AST dump
   const std::string& ir() const;             // Tile IR text after the passes
   const std::string& irBeforePasses() const;
-  // Text of the stage called `stage` ("ast", "ir", "ir-before-passes"); empty if unknown.
+  // Text of the stage called `stage` ("ast", "ir", "ir-before-passes", "after-<pass>" for the
+  // passes named in CompileOptions::dump_after); empty if unknown.
   std::string stage(std::string_view stage) const;
 
   struct Impl;

@@ -115,6 +115,7 @@ struct FunctionDef {
   Body body;
   std::string docstring;
   std::vector<ExprPtr> decorators;  // as written, e.g. `triton.jit`, `jit(do_not_specialize=[...])`
+  ExprPtr returns;                  // the `-> T` annotation; may be null
 };
 
 // A module-level `NAME = expr` (or `NAME: T = expr`). When the right-hand side is not in the
@@ -125,6 +126,7 @@ struct GlobalAssign {
   SourceLoc loc;
   ExprPtr value;
   std::string skipReason;
+  ExprPtr annotation;  // `NAME: T = expr`: T; may be null
 };
 
 // `import triton.language as tl` -> aliases["tl"] = "triton.language";

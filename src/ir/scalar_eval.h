@@ -34,12 +34,36 @@ Elem bitcast(Scalar from, Scalar to, Elem v);
 // it may be a partially built op, only its attrs are read. Returns false when the op is not
 // element-wise. Sets `divByZero` for an integer div/rem by zero (undefined on the GPU: the
 // interpreter reports it, folding declines to fold).
+// Cast and Bitcast are not handled here (they need two types): use convert() and bitcast().
+// For Select, operands are (cond, a, b) and `t` is the type of a and b. Throws InternalError when
+// the op is not defined on `t` (e.g. `and` on f32, `exp` on i32, a bad `pred`).
 bool evalElementwise(const Op& attrOp, Scalar t, const Elem* operands, Elem& out, bool& divByZero);
+
+// The same, decoded once (attributes read, operand type fixed) to evaluate many elements.
+struct ElementwiseFn {
+  Opcode op = Opcode::Add;
+  Scalar t = Scalar::I32;
+  uint8_t pred = 0;  // Cmp: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
+  bool propagateNan = false;
+};
+// False when the op is not element-wise (as above); throws InternalError when it is not defined on t.
+bool decodeElementwise(const Op& attrOp, Scalar t, ElementwiseFn& out);
+void evalElementwise(const ElementwiseFn& fn, const Elem* operands, Elem& out, bool& divByZero);
+
+// The bit pattern of an element (the low bitWidth(t) bits; floats are rounded to t first) and the
+// element a bit pattern encodes. NaN payloads survive fromBits -> toBits unchanged.
+uint64_t toBits(Scalar t, Elem v);
+Elem fromBits(Scalar t, uint64_t bits);
 
 // Float and half helpers used by both sides.
 double roundToF16(double x);
 double roundToBF16(double x);
 double roundToF32(double x);
 double roundToTF32(double x);  // round to 10 explicit mantissa bits, nearest, ties away (cvt.rna.tf32)
+double roundToF8E4M3(double x);  // nearest even, saturating to +-448 (inf too); NaN stays NaN
+double roundToF8E5M2(double x);  // nearest even, overflow to inf
+double roundTo(Scalar t, double x, bool rtz = false);  // float type t; rtz: round toward zero
+// a*b+c rounded once to float type t.
+double fmaTo(Scalar t, double a, double b, double c);
 
 }  // namespace kiln::ir

@@ -1,0 +1,322 @@
+// The interpreter's driver: numbers the function's values, checks and binds the arguments, runs
+// every program of the grid, and dispatches each op (one switch over ops.def) and control flow.
+#include <algorithm>
+
+#include "interp/machine.h"
+#include "support/diagnostic.h"
+
+namespace kiln::interp {
+
+using ir::Opcode;
+using ir::Scalar;
+
+namespace {
+constexpr int kMaxNesting = 512;  // regions nest as deep as the kernel's source; bound the recursion
+}
+
+Machine::Machine(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args)
+    : fn_(fn), grid_{grid.x, grid.y, grid.z} {
+  prepare(fn.body, top_, 0);
+  ids_.clear();
+  slots_.resize(types_.size());
+  bindArgs(args);
+}
+
+uint32_t Machine::newSlot(const ir::Type& t) {
+  types_.push_back(&t);
+  return uint32_t(types_.size() - 1);
+}
+
+uint32_t Machine::newValue(const ir::Value* v) { return ids_[v] = newSlot(v->type); }
+
+uint32_t Machine::idOf(const ir::Op& op, const ir::Value* v) const {
+  auto it = ids_.find(v);
+  if (it == ids_.end())
+    throw InternalError(op.loc, std::string("operand of '") + op.name() + "' is not defined before its use");
+  return it->second;
+}
+
+void Machine::prepare(const ir::Block& b, Region& r, int depth) {
+  if (depth > kMaxNesting)
+    throw CompileError(fn_.loc, "kernel '" + fn_.name + "': control flow nested too deeply");
+  for (const auto& a : b.args) r.args.push_back(newValue(a.get()));
+  r.insts.reserve(b.ops.size());
+  for (const auto& opPtr : b.ops) {
+    const ir::Op& op = *opPtr;
+    Inst& in = r.insts.emplace_back();
+    in.op = &op;
+    for (const ir::Value* v : op.operands) in.in.push_back(idOf(op, v));
+    in.regions.resize(op.regions.size());
+    for (size_t k = 0; k < op.regions.size(); ++k) prepare(*op.regions[k], in.regions[k], depth + 1);
+    for (const auto& v : op.results) in.out.push_back(newValue(v.get()));
+    const ir::Type* t0 = op.results.empty() ? nullptr : &op.results[0]->type;
+    switch (op.opcode) {
+      case Opcode::Constant: {
+        const ir::AttrValue* v = op.findAttr("value");
+        if (!v || !t0) throw InternalError(op.loc, "constant without a value");
+        if (const int64_t* i = std::get_if<int64_t>(v))
+          in.imm = t0->isFloat() ? ir::convert(Scalar::I64, t0->elem, ir::intElem(*i))
+                                 : ir::normalize(t0->elem, ir::intElem(*i));
+        else if (const double* d = std::get_if<double>(v))
+          in.imm = ir::convert(Scalar::F64, t0->elem, ir::floatElem(*d));
+        else
+          throw InternalError(op.loc, "constant value is neither an integer nor a float");
+        break;
+      }
+      case Opcode::ProgramId: case Opcode::NumPrograms:
+        in.a = op.intAttr("axis");
+        if (in.a < 0 || in.a > 2) throw InternalError(op.loc, "program axis must be 0, 1 or 2");
+        break;
+      case Opcode::Arange: in.a = op.intAttr("start"); in.b = op.intAttr("end"); break;
+      case Opcode::Permute: in.list = op.listAttr("order"); break;
+      case Opcode::Cast: in.a = op.strAttrOr("rounding", "rtne") == "rtz"; break;
+      case Opcode::Reduce: {
+        static constexpr const char* kKinds[] = {"sum", "max", "min", "argmax", "argmin"};
+        const std::string& k = op.strAttr("kind");
+        auto it = std::find_if(std::begin(kKinds), std::end(kKinds), [&](const char* s) { return k == s; });
+        if (it == std::end(kKinds)) throw InternalError(op.loc, "unknown reduction kind '" + k + "'");
+        in.a = it - std::begin(kKinds);
+        in.b = op.intAttr("axis");
+        break;
+      }
+      case Opcode::Dot: {
+        std::string p = op.strAttrOr("input_precision", "tf32");
+        in.a = p == "tf32";
+        if (p != "tf32" && p != "tf32x3" && p != "ieee")
+          throw InternalError(op.loc, "unknown dot input_precision '" + p + "'");
+        break;
+      }
+      case Opcode::For:
+        for (size_t k = 3; k < op.operands.size(); ++k) in.scratch.push_back(newSlot(op.operands[k]->type));
+        break;
+      case Opcode::While:
+        for (const ir::Value* v : op.operands) in.scratch.push_back(newSlot(v->type));
+        break;
+      case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
+      case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
+      case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
+      case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
+      case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
+      case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
+      case Opcode::Select: {
+        if (op.operands.empty())
+          throw InternalError(op.loc, std::string("'") + op.name() + "' without operands");
+        const ir::Value* typed = op.opcode == Opcode::Select ? op.operands.at(1) : op.operands[0];
+        ir::decodeElementwise(op, typed->type.elem, in.ew);
+        break;
+      }
+      case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
+      case Opcode::Bitcast: case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
+      case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::If: case Opcode::Yield:
+      case Opcode::Condition: case Opcode::Return: case Opcode::Assert:
+        break;
+    }
+  }
+}
+
+void Machine::bindArgs(std::span<const ArgValue> args) {
+  const ir::Block& body = fn_.body;
+  std::string kernel = "kernel '" + fn_.name + "': ";
+  if (args.size() != body.numArgs())
+    throw CompileError(fn_.loc, kernel + "expected " + std::to_string(body.numArgs()) + " arguments, got " +
+                                    std::to_string(args.size()));
+  for (unsigned i = 0; i < body.numArgs(); ++i) {
+    const ir::Value& p = *body.arg(i);
+    const ArgValue& a = args[i];
+    std::string what =
+        kernel + "argument " + std::to_string(i) + " ('" + p.name + "', " + p.type.str() + ") ";
+    std::vector<Elem>& slot = slots_[top_.args[i]];
+    slot.assign(1, ir::intElem(0));
+    if (p.type.isTensor())
+      throw CompileError(fn_.loc, what + "is a tensor; kernel parameters must be scalars");
+    if (p.type.isPtr()) {
+      if (a.kind != ArgValue::Kind::Buffer)
+        throw CompileError(fn_.loc, what + "expects a buffer, got a scalar");
+      uint64_t begin = uint64_t(reinterpret_cast<uintptr_t>(a.data));
+      if (!a.data && a.bytes) throw CompileError(fn_.loc, what + "is a null buffer of nonzero size");
+      if (a.bytes > UINT64_MAX - begin)
+        throw CompileError(fn_.loc, what + "is a buffer that wraps the address space");
+      buffers_.push_back(Buffer{begin, begin + a.bytes, p.name});
+      slot[0].u = begin;
+      continue;
+    }
+    if (a.kind == ArgValue::Kind::Buffer)
+      throw CompileError(fn_.loc, what + "expects a scalar, got a buffer");
+    if (p.type.isInt() && a.kind == ArgValue::Kind::Float)
+      throw CompileError(fn_.loc, what + "expects an integer, got a float");
+    slot[0] = a.kind == ArgValue::Kind::Int ? ir::convert(Scalar::I64, p.type.elem, ir::intElem(a.i))
+                                            : ir::normalize(p.type.elem, ir::floatElem(a.f));
+  }
+}
+
+void Machine::runProgram(uint32_t x, uint32_t y, uint32_t z) {
+  pid_[0] = x;
+  pid_[1] = y;
+  pid_[2] = z;
+  execRegion(top_);
+}
+
+std::string Machine::programStr() const {
+  return "(" + std::to_string(pid_[0]) + ", " + std::to_string(pid_[1]) + ", " + std::to_string(pid_[2]) +
+         ")";
+}
+
+std::string Machine::elementStr(const ir::Type& t, int64_t flat) {
+  if (!t.isTensor()) return "";
+  std::vector<int64_t> idx(t.shape.size());
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    idx[d] = flat % t.shape[d];
+    flat /= t.shape[d];
+  }
+  std::string s = ", element [";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+void Machine::fail(const Inst& in, const std::string& what) const {
+  throw CompileError(in.op->loc, "kernel '" + fn_.name + "': " + what);
+}
+
+// Runs the ops of a region up to its terminator (yield, condition or return), which it returns.
+const Inst* Machine::execRegion(const Region& r) {
+  for (const Inst& in : r.insts) {
+    Opcode oc = in.op->opcode;
+    if (oc == Opcode::Yield || oc == Opcode::Condition || oc == Opcode::Return) return &in;
+    exec(in);
+  }
+  return nullptr;
+}
+
+void Machine::exec(const Inst& in) {
+  switch (in.op->opcode) {
+    case Opcode::Constant: result(in).assign(result(in).size(), in.imm); return;
+    case Opcode::ProgramId:
+      result(in)[0] = ir::normalize(type(in.out[0]).elem, ir::intElem(pid_[in.a]));
+      return;
+    case Opcode::NumPrograms:
+      result(in)[0] = ir::normalize(type(in.out[0]).elem, ir::intElem(grid_[in.a]));
+      return;
+    case Opcode::Arange: {
+      std::vector<Elem>& r = result(in);
+      for (size_t i = 0; i < r.size(); ++i) r[i] = ir::normalize(Scalar::I32, ir::intElem(in.a + int64_t(i)));
+      return;
+    }
+    case Opcode::Splat: {
+      std::vector<Elem>& r = result(in);
+      r.assign(r.size(), val(in.in[0]).at(0));
+      return;
+    }
+    case Opcode::Broadcast: broadcast(in); return;
+    case Opcode::Permute: permute(in); return;
+    case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::MultipleOf: case Opcode::MaxContiguous: {
+      const std::vector<Elem>& src = val(in.in[0]);
+      std::vector<Elem>& r = result(in);
+      if (src.size() != r.size())
+        throw InternalError(in.op->loc, std::string(in.op->name()) + " changes the element count");
+      std::copy(src.begin(), src.end(), r.begin());
+      return;
+    }
+    case Opcode::Cast: case Opcode::Bitcast: {
+      const std::vector<Elem>& src = val(in.in[0]);
+      std::vector<Elem>& r = result(in);
+      Scalar from = type(in.in[0]).elem, to = type(in.out[0]).elem;
+      if (src.size() != r.size()) throw InternalError(in.op->loc, "cast changes the element count");
+      bool isCast = in.op->opcode == Opcode::Cast;
+      for (size_t i = 0; i < r.size(); ++i)
+        r[i] = isCast ? ir::convert(from, to, src[i], in.a != 0) : ir::bitcast(from, to, src[i]);
+      return;
+    }
+    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
+    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
+    case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
+    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
+    case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
+    case Opcode::Select:
+      elementwise(in);
+      return;
+    case Opcode::PtrAdd: ptrAdd(in); return;
+    case Opcode::Load: load(in); return;
+    case Opcode::Store: store(in); return;
+    case Opcode::Reduce: reduce(in); return;
+    case Opcode::Dot: dot(in); return;
+    case Opcode::For: execFor(in); return;
+    case Opcode::If: execIf(in); return;
+    case Opcode::While: execWhile(in); return;
+    case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
+      return;  // terminators are consumed by execRegion
+    case Opcode::Assert: {
+      for (const Elem& e : val(in.in[0]))
+        if (!(e.u & 1))
+          fail(in, "device assertion failed at program " + programStr() + ": " +
+                       in.op->strAttrOr("message", ""));
+      return;
+    }
+  }
+  throw InternalError(in.op->loc, "unknown opcode");
+}
+
+namespace {
+const Inst& terminator(const Inst* t, const Inst& parent, Opcode want, size_t numValues) {
+  if (!t || t->op->opcode != want || t->in.size() < numValues)
+    throw InternalError(parent.op->loc, std::string("region of '") + parent.op->name() + "' lacks its '" +
+                                            ir::info(want).spelling + "' terminator");
+  return *t;
+}
+}  // namespace
+
+void Machine::execFor(const Inst& in) {
+  const Region& body = in.regions.at(0);
+  size_t n = in.out.size();
+  if (body.args.size() != n + 1 || in.in.size() != n + 3) throw InternalError(in.op->loc, "malformed for");
+  int64_t iv = val(in.in[0]).at(0).i, ub = val(in.in[1]).at(0).i, step = val(in.in[2]).at(0).i;
+  if (step <= 0)
+    fail(in, "for loop at program " + programStr() + " has a non-positive step (" + std::to_string(step) + ")");
+  for (size_t k = 0; k < n; ++k) copyInto(body.args[k + 1], in.in[k + 3]);
+  while (iv < ub) {
+    slots_[body.args[0]].assign(1, ir::intElem(iv));
+    const Inst& y = terminator(execRegion(body), in, Opcode::Yield, n);
+    // Through scratch: a yield may pass the iteration values back in another order.
+    for (size_t k = 0; k < n; ++k) copyInto(in.scratch[k], y.in[k]);
+    for (size_t k = 0; k < n; ++k) std::swap(slots_[body.args[k + 1]], slots_[in.scratch[k]]);
+    if (__builtin_add_overflow(iv, step, &iv)) break;
+  }
+  for (size_t k = 0; k < n; ++k) copyInto(in.out[k], body.args[k + 1]);
+}
+
+void Machine::execWhile(const Inst& in) {
+  const Region& before = in.regions.at(0);
+  const Region& after = in.regions.at(1);
+  size_t n = in.in.size(), m = in.out.size();
+  if (before.args.size() != n || after.args.size() != m) throw InternalError(in.op->loc, "malformed while");
+  for (size_t k = 0; k < n; ++k) copyInto(before.args[k], in.in[k]);
+  for (;;) {
+    const Inst& c = terminator(execRegion(before), in, Opcode::Condition, m + 1);
+    if (!(val(c.in[0]).at(0).u & 1)) {
+      for (size_t k = 0; k < m; ++k) copyInto(in.out[k], c.in[k + 1]);
+      return;
+    }
+    for (size_t k = 0; k < m; ++k) copyInto(after.args[k], c.in[k + 1]);
+    const Inst& y = terminator(execRegion(after), in, Opcode::Yield, n);
+    for (size_t k = 0; k < n; ++k) copyInto(in.scratch[k], y.in[k]);
+    for (size_t k = 0; k < n; ++k) std::swap(slots_[before.args[k]], slots_[in.scratch[k]]);
+  }
+}
+
+void Machine::execIf(const Inst& in) {
+  bool cond = val(in.in.at(0)).at(0).u & 1;
+  const Region& r = in.regions.at(cond ? 0 : 1);
+  const Inst* t = execRegion(r);
+  if (in.out.empty()) return;
+  const Inst& y = terminator(t, in, Opcode::Yield, in.out.size());
+  for (size_t k = 0; k < in.out.size(); ++k) copyInto(in.out[k], y.in[k]);
+}
+
+void run(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args) {
+  Machine m(fn, grid, args);
+  for (uint32_t z = 0; z < grid.z; ++z)
+    for (uint32_t y = 0; y < grid.y; ++y)
+      for (uint32_t x = 0; x < grid.x; ++x) m.runProgram(x, y, z);
+}
+
+}  // namespace kiln::interp

@@ -1,0 +1,483 @@
+// Exact per-element semantics of element-wise ops (see scalar_eval.h and docs/semantics.md):
+// integer wrapping, float rounding to f16/bf16/fp8/tf32 by bit manipulation, conversions, bitcasts.
+#include "ir/scalar_eval.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "support/diagnostic.h"
+
+namespace kiln::ir {
+
+namespace {
+
+// ---------------------------------------------------------------- float formats
+
+enum class Round { NearestEven, TowardZero, NearestAway };
+
+// A binary floating-point format. Formats without inf (fp8 e4m3) saturate on overflow and use
+// the all-ones pattern S.1111.111 as their only NaN.
+struct Format {
+  int ebits, mant;
+  bool hasInf;
+  double maxFinite;
+  int bias() const { return (1 << (ebits - 1)) - 1; }
+  int emin() const { return 1 - bias(); }
+};
+constexpr Format kF16{5, 10, true, 65504.0};
+constexpr Format kBF16{8, 7, true, 0x1.FEp127};
+constexpr Format kF32{8, 23, true, 0x1.FFFFFEp127};
+constexpr Format kTF32{8, 10, true, 0x1.FFCp127};
+constexpr Format kE4M3{4, 3, false, 448.0};
+constexpr Format kE5M2{5, 2, true, 57344.0};
+constexpr Format kF64{11, 52, true, 0x1.FFFFFFFFFFFFFp1023};
+
+const Format& formatOf(Scalar t) {
+  switch (t) {
+    case Scalar::F8E4M3: return kE4M3;
+    case Scalar::F8E5M2: return kE5M2;
+    case Scalar::F16: return kF16;
+    case Scalar::BF16: return kBF16;
+    case Scalar::F32: return kF32;
+    case Scalar::F64: return kF64;
+    case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
+    case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr: break;
+  }
+  throw InternalError({}, "not a float type: " + std::string(name(t)));
+}
+
+uint64_t dblBits(double x) { return std::bit_cast<uint64_t>(x); }
+double dblFromBits(uint64_t b) { return std::bit_cast<double>(b); }
+
+// Rounds sig * 2^exp2 (sig != 0) to format f. The quantum is 2^(max(e, emin) - mant) where e is
+// the value's exponent, so subnormals lose bits exactly as the format does.
+double roundSig(bool neg, uint64_t sig, int exp2, const Format& f, Round mode) {
+  int e = 63 - std::countl_zero(sig) + exp2;
+  int q = std::max(e, f.emin()) - f.mant;
+  int shift = q - exp2;
+  double mag;
+  if (shift <= 0) {
+    mag = std::ldexp(double(sig), exp2);  // exact: sig has at most mant+1 significant bits here
+  } else {
+    uint64_t keep = 0, rem = sig, half = 0;
+    bool aboveHalf = false, isHalf = false;
+    if (shift <= 63) {
+      keep = sig >> shift;
+      rem = sig & ((uint64_t(1) << shift) - 1);
+      half = uint64_t(1) << (shift - 1);
+      aboveHalf = rem > half;
+      isHalf = rem == half;
+    } else if (shift == 64) {
+      half = uint64_t(1) << 63;
+      aboveHalf = rem > half;
+      isHalf = rem == half;
+    }
+    switch (mode) {
+      case Round::NearestEven: keep += (aboveHalf || (isHalf && (keep & 1))) ? 1 : 0; break;
+      case Round::NearestAway: keep += (aboveHalf || isHalf) ? 1 : 0; break;
+      case Round::TowardZero: break;
+    }
+    mag = std::ldexp(double(keep), q);  // keep <= 2^(mant+1): exact
+  }
+  if (mag > f.maxFinite)
+    mag = (mode == Round::TowardZero || !f.hasInf) ? f.maxFinite : HUGE_VAL;
+  return neg ? -mag : mag;
+}
+
+uint64_t encode(double x, const Format& f);
+double decode(uint64_t bits, const Format& f);
+
+double roundDouble(double x, const Format& f, Round mode) {
+  if (std::isnan(x)) return decode(encode(x, f), f);  // keeps the payload bits the format holds
+  if (std::isinf(x)) return f.hasInf ? x : std::copysign(f.maxFinite, x);
+  if (x == 0) return x;
+  uint64_t b = dblBits(x);
+  int ef = int((b >> 52) & 0x7FF);
+  uint64_t m = b & ((uint64_t(1) << 52) - 1);
+  uint64_t sig = ef == 0 ? m : (m | (uint64_t(1) << 52));
+  int exp2 = ef == 0 ? -1074 : ef - 1075;
+  return roundSig(b >> 63, sig, exp2, f, mode);
+}
+
+// The bit pattern of x (already representable in f, or NaN/inf) in format f.
+uint64_t encode(double x, const Format& f) {
+  uint64_t b = dblBits(x);
+  uint64_t sign = (b >> 63) << (f.ebits + f.mant);
+  uint64_t expOnes = (uint64_t(1) << f.ebits) - 1;
+  uint64_t manMask = (uint64_t(1) << f.mant) - 1;
+  if (std::isnan(x) || (std::isinf(x) && !f.hasInf)) {
+    if (!f.hasInf) return sign | (expOnes << f.mant) | manMask;
+    uint64_t payload = ((b & ((uint64_t(1) << 52) - 1)) >> (52 - f.mant)) & manMask;
+    if (payload == 0) payload = uint64_t(1) << (f.mant - 1);  // keep it a NaN: set the quiet bit
+    return sign | (expOnes << f.mant) | payload;
+  }
+  if (std::isinf(x)) return sign | (expOnes << f.mant);
+  if (x == 0) return sign;
+  double a = std::fabs(x);
+  int e = std::ilogb(a);
+  if (e >= f.emin()) {
+    uint64_t man = uint64_t(std::ldexp(a, f.mant - e)) & manMask;
+    return sign | (uint64_t(e + f.bias()) << f.mant) | man;
+  }
+  return sign | uint64_t(std::ldexp(a, f.mant - f.emin()));
+}
+
+double decode(uint64_t bits, const Format& f) {
+  bool neg = (bits >> (f.ebits + f.mant)) & 1;
+  int expOnes = (1 << f.ebits) - 1;
+  int ef = int((bits >> f.mant) & uint64_t(expOnes));
+  uint64_t man = bits & ((uint64_t(1) << f.mant) - 1);
+  double mag;
+  if (ef == expOnes && (f.hasInf || man == (uint64_t(1) << f.mant) - 1)) {
+    if (f.hasInf && man == 0) {
+      mag = HUGE_VAL;
+    } else {  // NaN: the payload goes to the top of the double's mantissa (as hardware converts)
+      uint64_t payload = f.hasInf ? man << (52 - f.mant) : uint64_t(1) << 51;
+      return dblFromBits((uint64_t(neg) << 63) | (uint64_t(0x7FF) << 52) | payload);
+    }
+  } else if (ef == 0) {
+    mag = std::ldexp(double(man), f.emin() - f.mant);
+  } else {
+    mag = std::ldexp(double(man | (uint64_t(1) << f.mant)), ef - f.bias() - f.mant);
+  }
+  return neg ? -mag : mag;
+}
+
+// ---------------------------------------------------------------- integers
+
+uint64_t widthMask(Scalar t) {
+  int w = bitWidth(t);
+  return w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+}
+
+Elem wrapInt(Scalar t, uint64_t bits) {
+  int w = bitWidth(t);
+  Elem e;
+  if (w >= 64) {
+    e.u = bits;
+  } else {
+    bits &= widthMask(t);
+    if (isSigned(t) && (bits >> (w - 1)) & 1) bits |= ~widthMask(t);
+    e.u = bits;
+  }
+  return e;
+}
+
+// An integer value as sign and magnitude (for exact int -> float rounding).
+void signMagnitude(Scalar t, Elem v, bool& neg, uint64_t& mag) {
+  neg = isSigned(t) && v.i < 0;
+  mag = neg ? uint64_t(0) - v.u : v.u;
+}
+
+Elem floatToInt(Scalar to, double x) {
+  if (to == Scalar::I1) return intElem(x != 0);
+  if (std::isnan(x)) return intElem(0);
+  double t = std::trunc(x);
+  int w = bitWidth(to);
+  if (isSigned(to)) {
+    double lim = std::ldexp(1.0, w - 1);
+    if (t >= lim) return wrapInt(to, (uint64_t(1) << (w - 1)) - 1);
+    if (t < -lim) return wrapInt(to, uint64_t(1) << (w - 1));
+    return wrapInt(to, uint64_t(int64_t(t)));
+  }
+  if (t <= 0) return intElem(0);
+  if (t >= std::ldexp(1.0, w)) return wrapInt(to, ~uint64_t(0));
+  Elem e;
+  e.u = uint64_t(t);
+  return e;
+}
+
+// a*b+c with a, b, c floats of at most 26 significant bits: the product is exact in double;
+// the sum is rounded to odd, after which one more rounding to <= 51 bits is a correct rounding.
+double fmaRoundToOdd(double a, double b, double c) {
+  double p = a * b;
+  double s = p + c;
+  if (!std::isfinite(s)) return s;
+  double bb = s - p;
+  double err = (p - (s - bb)) + (c - bb);
+  if (err == 0) return s;
+  double t = (err > 0) == (s > 0) ? s : std::nextafter(s, 0.0);
+  uint64_t tb = dblBits(t);
+  return dblFromBits(tb | 1);
+}
+
+bool isNan(double x) { return std::isnan(x); }
+
+// Float min/max: -0.0 orders below +0.0; NaN is ignored unless propagateNan.
+double floatMin(double a, double b, bool propagateNan) {
+  if (isNan(a) || isNan(b)) return propagateNan ? (isNan(a) ? a : b) : (isNan(a) ? b : a);
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+double floatMax(double a, double b, bool propagateNan) {
+  if (isNan(a) || isNan(b)) return propagateNan ? (isNan(a) ? a : b) : (isNan(a) ? b : a);
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public rounding helpers
+
+double roundToF16(double x) { return roundDouble(x, kF16, Round::NearestEven); }
+double roundToBF16(double x) { return roundDouble(x, kBF16, Round::NearestEven); }
+double roundToF32(double x) {
+  if (std::isnan(x)) return roundDouble(x, kF32, Round::NearestEven);
+  return double(float(x));  // IEEE conversion: nearest even, overflow to inf
+}
+double roundToTF32(double x) { return roundDouble(x, kTF32, Round::NearestAway); }
+double roundToF8E4M3(double x) { return roundDouble(x, kE4M3, Round::NearestEven); }
+double roundToF8E5M2(double x) { return roundDouble(x, kE5M2, Round::NearestEven); }
+
+double roundTo(Scalar t, double x, bool rtz) {
+  if (t == Scalar::F64) return x;
+  if (t == Scalar::F32 && !rtz) return roundToF32(x);
+  return roundDouble(x, formatOf(t), rtz ? Round::TowardZero : Round::NearestEven);
+}
+
+double fmaTo(Scalar t, double a, double b, double c) {
+  if (t == Scalar::F64) return std::fma(a, b, c);
+  if (t == Scalar::F32) return double(std::fma(float(a), float(b), float(c)));
+  return roundTo(t, fmaRoundToOdd(a, b, c));
+}
+
+// ---------------------------------------------------------------- normalize, convert, bits
+
+Elem normalize(Scalar t, Elem v) {
+  if (isFloat(t)) return floatElem(roundTo(t, v.f));
+  if (t == Scalar::Ptr) return v;
+  return wrapInt(t, v.u);
+}
+
+Elem convert(Scalar from, Scalar to, Elem v, bool rtz) {
+  Scalar f = from == Scalar::Ptr ? Scalar::U64 : from;
+  if (isFloat(f)) {
+    if (isFloat(to)) return floatElem(roundTo(to, v.f, rtz));
+    return floatToInt(to == Scalar::Ptr ? Scalar::U64 : to, v.f);
+  }
+  if (isFloat(to)) {
+    bool neg;
+    uint64_t mag;
+    signMagnitude(f, v, neg, mag);
+    if (mag == 0) return floatElem(0.0);
+    return floatElem(roundSig(neg, mag, 0, formatOf(to), rtz ? Round::TowardZero : Round::NearestEven));
+  }
+  if (to == Scalar::I1) return intElem(v.u != 0);
+  if (to == Scalar::Ptr) return v;
+  return wrapInt(to, v.u);
+}
+
+uint64_t toBits(Scalar t, Elem v) {
+  switch (t) {
+    case Scalar::F64: return v.u;
+    case Scalar::F32: {
+      if (std::isnan(v.f)) return encode(v.f, kF32);
+      return std::bit_cast<uint32_t>(float(v.f));
+    }
+    case Scalar::F16: case Scalar::BF16: case Scalar::F8E4M3: case Scalar::F8E5M2:
+      return encode(roundTo(t, v.f), formatOf(t));
+    case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
+    case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr:
+      return v.u & widthMask(t);
+  }
+  return 0;
+}
+
+Elem fromBits(Scalar t, uint64_t bits) {
+  switch (t) {
+    case Scalar::F64: { Elem e; e.u = bits; return e; }
+    case Scalar::F32: {
+      uint32_t b = uint32_t(bits);
+      if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu)) return floatElem(decode(b, kF32));
+      return floatElem(double(std::bit_cast<float>(b)));
+    }
+    case Scalar::F16: case Scalar::BF16: case Scalar::F8E4M3: case Scalar::F8E5M2:
+      return floatElem(decode(bits & widthMask(t), formatOf(t)));
+    case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
+    case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64:
+      return wrapInt(t, bits);
+    case Scalar::Ptr: { Elem e; e.u = bits; return e; }
+  }
+  return intElem(0);
+}
+
+Elem bitcast(Scalar from, Scalar to, Elem v) { return fromBits(to, toBits(from, v)); }
+
+// ---------------------------------------------------------------- element-wise ops
+
+bool decodeElementwise(const Op& attrOp, Scalar t, ElementwiseFn& out) {
+  enum Kind { Arith, IntOnly, FloatOnly, AnyType, NotElementwise } kind = NotElementwise;
+  switch (attrOp.opcode) {
+    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
+    case Opcode::Min: case Opcode::Max: case Opcode::Neg: case Opcode::Abs:
+      kind = Arith; break;
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Not: case Opcode::Shl:
+    case Opcode::Shr: case Opcode::UMulHi:
+      kind = IntOnly; break;
+    case Opcode::Fma: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2:
+    case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh:
+    case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil:
+      kind = FloatOnly; break;
+    case Opcode::Cmp: case Opcode::Select:
+      kind = AnyType; break;
+    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
+    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
+    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
+    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
+    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
+    case Opcode::Assert:
+      return false;
+  }
+  bool ok = kind == AnyType || (kind == Arith && t != Scalar::Ptr) || (kind == IntOnly && isInt(t)) ||
+            (kind == FloatOnly && isFloat(t));
+  if (!ok)
+    throw InternalError(attrOp.loc, std::string("op '") + attrOp.name() + "' is not defined on " +
+                                        std::string(name(t)));
+  out = ElementwiseFn{attrOp.opcode, t, 0, false};
+  if (attrOp.opcode == Opcode::Cmp) {
+    static constexpr const char* kPreds[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    std::string p = attrOp.strAttrOr("pred", "");
+    auto it = std::find_if(std::begin(kPreds), std::end(kPreds), [&](const char* s) { return p == s; });
+    if (it == std::end(kPreds)) throw InternalError(attrOp.loc, "cmp has an unknown predicate '" + p + "'");
+    out.pred = uint8_t(it - std::begin(kPreds));
+  }
+  if (attrOp.opcode == Opcode::Min || attrOp.opcode == Opcode::Max)
+    out.propagateNan = attrOp.intAttrOr("propagate_nan", 0) != 0;
+  return true;
+}
+
+bool evalElementwise(const Op& attrOp, Scalar t, const Elem* operands, Elem& out, bool& divByZero) {
+  ElementwiseFn fn;
+  if (!decodeElementwise(attrOp, t, fn)) return false;
+  evalElementwise(fn, operands, out, divByZero);
+  return true;
+}
+
+namespace {
+
+bool compareInts(uint8_t pred, Scalar t, Elem a, Elem b) {
+  bool sgn = isSigned(t);
+  bool lt = sgn ? a.i < b.i : a.u < b.u;
+  bool gt = sgn ? a.i > b.i : a.u > b.u;
+  switch (pred) {
+    case 0: return a.u == b.u;
+    case 1: return a.u != b.u;
+    case 2: return lt;
+    case 3: return !gt;
+    case 4: return gt;
+    default: return !lt;  // ge (pred is 0..5 by construction)
+  }
+}
+
+bool compareFloats(uint8_t pred, double a, double b) {
+  switch (pred) {
+    case 0: return a == b;
+    case 1: return !(a == b);  // unordered or not equal: NaN != NaN
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    default: return a >= b;
+  }
+}
+
+Elem intDivRem(bool div, Scalar t, Elem a, Elem b, bool& divByZero) {
+  if (b.u == 0) {
+    divByZero = true;
+    return intElem(0);
+  }
+  if (!isSigned(t)) return wrapInt(t, div ? a.u / b.u : a.u % b.u);
+  if (b.i == -1) return div ? wrapInt(t, uint64_t(0) - a.u) : intElem(0);  // INT_MIN / -1 wraps
+  return wrapInt(t, uint64_t(div ? a.i / b.i : a.i % b.i));
+}
+
+Elem intShift(bool left, Scalar t, Elem a, Elem b) {
+  uint64_t amount = b.u & widthMask(t);  // the shift amount is read as unsigned
+  bool sgn = isSigned(t);
+  if (amount >= uint64_t(bitWidth(t))) {
+    bool fill = !left && sgn && a.i < 0;  // arithmetic shift right fills with the sign
+    return wrapInt(t, fill ? ~uint64_t(0) : 0);
+  }
+  if (left) return wrapInt(t, a.u << amount);
+  return sgn ? wrapInt(t, uint64_t(a.i >> amount)) : wrapInt(t, a.u >> amount);
+}
+
+Elem intMinMax(bool isMin, Scalar t, Elem a, Elem b) {
+  bool aLess = isSigned(t) ? a.i < b.i : a.u < b.u;
+  return aLess == isMin ? a : b;
+}
+
+Elem umulhi(Scalar t, Elem a, Elem b) {
+  unsigned __int128 p = (unsigned __int128)(a.u & widthMask(t)) * (b.u & widthMask(t));
+  return wrapInt(t, uint64_t(p >> bitWidth(t)));
+}
+
+}  // namespace
+
+// Operand types were checked by decodeElementwise: integer-only ops see integers here, float
+// math sees floats. Float results are computed in double and rounded once to fn.t.
+void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& divByZero) {
+  const Scalar t = fn.t;
+  const bool fl = isFloat(t);
+  const Elem a = x[0];
+  auto f = [&](double r) { out = floatElem(roundTo(t, r)); };
+  switch (fn.op) {
+    case Opcode::Add: if (fl) f(a.f + x[1].f); else out = wrapInt(t, a.u + x[1].u); return;
+    case Opcode::Sub: if (fl) f(a.f - x[1].f); else out = wrapInt(t, a.u - x[1].u); return;
+    case Opcode::Mul: if (fl) f(a.f * x[1].f); else out = wrapInt(t, a.u * x[1].u); return;
+    case Opcode::Div: if (fl) f(a.f / x[1].f); else out = intDivRem(true, t, a, x[1], divByZero); return;
+    case Opcode::Rem:
+      if (fl) f(std::fmod(a.f, x[1].f));
+      else out = intDivRem(false, t, a, x[1], divByZero);
+      return;
+    case Opcode::And: out = wrapInt(t, a.u & x[1].u); return;
+    case Opcode::Or: out = wrapInt(t, a.u | x[1].u); return;
+    case Opcode::Xor: out = wrapInt(t, a.u ^ x[1].u); return;
+    case Opcode::Shl: out = intShift(true, t, a, x[1]); return;
+    case Opcode::Shr: out = intShift(false, t, a, x[1]); return;
+    case Opcode::Min:
+      out = fl ? floatElem(floatMin(a.f, x[1].f, fn.propagateNan)) : intMinMax(true, t, a, x[1]);
+      return;
+    case Opcode::Max:
+      out = fl ? floatElem(floatMax(a.f, x[1].f, fn.propagateNan)) : intMinMax(false, t, a, x[1]);
+      return;
+    case Opcode::UMulHi: out = umulhi(t, a, x[1]); return;
+    case Opcode::Fma: out = floatElem(fmaTo(t, a.f, x[1].f, x[2].f)); return;
+    case Opcode::Neg: out = fl ? floatElem(-a.f) : wrapInt(t, uint64_t(0) - a.u); return;
+    case Opcode::Not: out = wrapInt(t, ~a.u); return;
+    case Opcode::Abs:
+      out = fl ? floatElem(std::fabs(a.f)) : (isSigned(t) && a.i < 0 ? wrapInt(t, uint64_t(0) - a.u) : a);
+      return;
+    case Opcode::Exp: f(std::exp(a.f)); return;
+    case Opcode::Exp2: f(std::exp2(a.f)); return;
+    case Opcode::Log: f(std::log(a.f)); return;
+    case Opcode::Log2: f(std::log2(a.f)); return;
+    case Opcode::Sqrt: f(std::sqrt(a.f)); return;
+    case Opcode::Rsqrt: f(1.0 / std::sqrt(a.f)); return;
+    case Opcode::Sin: f(std::sin(a.f)); return;
+    case Opcode::Cos: f(std::cos(a.f)); return;
+    case Opcode::Tanh: f(std::tanh(a.f)); return;
+    case Opcode::Erf: f(std::erf(a.f)); return;
+    case Opcode::Floor: f(std::floor(a.f)); return;
+    case Opcode::Ceil: f(std::ceil(a.f)); return;
+    case Opcode::Cmp:
+      out = intElem(fl ? compareFloats(fn.pred, a.f, x[1].f)
+                       : compareInts(fn.pred, t == Scalar::Ptr ? Scalar::U64 : t, a, x[1]));
+      return;
+    case Opcode::Select: out = a.u & 1 ? x[1] : x[2]; return;
+    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
+    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
+    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
+    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
+    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
+    case Opcode::Assert:
+      break;
+  }
+  throw InternalError({}, std::string("op '") + info(fn.op).spelling + "' is not element-wise");
+}
+
+}  // namespace kiln::ir

@@ -1,0 +1,21 @@
+// Internal to the verifier: how a rule reports a failure, and the per-op type rules
+// (verifier_types.cpp) that verifier.cpp calls after the structural checks of an op passed.
+#pragma once
+#include <string>
+
+#include "ir/ir.h"
+#include "support/diagnostic.h"
+
+namespace kiln::ir {
+
+struct VerifyFailure {
+  Diagnostic diag;
+};
+[[noreturn]] void verifyFail(const SourceLoc& loc, std::string msg);
+[[noreturn]] void verifyFail(const Op& op, const std::string& msg);  // "'name' msg" at the op
+
+// The type rule of `op`, and where it may stand (`parent` holds it; `last`: it ends `parent`).
+// Assumes operand, result and region counts match ops.def and operands are non-null.
+void checkTypeRule(const Op& op, const Block& parent, bool last);
+
+}  // namespace kiln::ir

@@ -1,0 +1,327 @@
+// The type rule of every Tile IR op, and where terminators may stand: one switch over ops.def with
+// no `default:`, so adding an op breaks the build until its rule is written here.
+#include <algorithm>
+
+#include "ir/verifier_rules.h"
+
+namespace kiln::ir {
+
+namespace {
+
+std::string typeList(const std::vector<Type>& ts) {
+  std::string s = "(";
+  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + ts[i].str();
+  return s + ")";
+}
+
+std::vector<Type> typesOf(const std::vector<Value*>& vs, size_t from = 0) {
+  std::vector<Type> out;
+  for (size_t i = from; i < vs.size(); ++i) out.push_back(vs[i]->type);
+  return out;
+}
+
+std::vector<Type> argTypes(const Block& b) {
+  std::vector<Type> out;
+  for (const auto& a : b.args) out.push_back(a->type);
+  return out;
+}
+
+std::string shapeText(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+void require(bool ok, const Op& op, const std::string& msg) {
+  if (!ok) verifyFail(op, msg);
+}
+
+void stringIn(const Op& op, std::string_view attr, std::initializer_list<std::string_view> allowed,
+              bool optional = false) {
+  const AttrValue* v = op.findAttr(attr);
+  if (!v && optional) return;
+  const std::string& s = std::get<std::string>(*v);  // kind checked before the type rule
+  if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) return;
+  std::string list;
+  for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  verifyFail(op, std::string(attr) + " must be one of " + list + ", got \"" + s + "\"");
+}
+
+// Element-wise: operands and result share one non-pointer type.
+void elementwise(const Op& op, bool intsOnly, bool floatsOnly) {
+  const Type& t = op.result()->type;
+  for (const Value* v : op.operands)
+    require(v->type == t, op,
+            "needs operands and result of one type, got " + typeList(typesOf(op.operands)) + " -> " + t.str());
+  require(!t.isPtr(), op, "does not take pointers (use ptr_add), got " + t.str());
+  require(!intsOnly || t.isInt(), op, "takes integers or i1, got " + t.str());
+  require(!floatsOnly || t.isFloat(), op, "takes floats, got " + t.str());
+}
+
+// `region` of `op` ends with `term`, which passes values of types `want` (after the condition of
+// a `condition`).
+void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vector<Type>& want, const char* what) {
+  const Op* t = region.terminator();
+  if (!t || t->opcode != term) verifyFail(op, std::string(what) + " must end with '" + info(term).spelling + "'");
+  for (const Value* v : t->operands)
+    if (!v) verifyFail(*t, "has a null operand");
+  size_t from = term == Opcode::Condition ? 1 : 0;
+  if (t->operands.size() < from) return;  // the terminator's own arity check reports it
+  std::vector<Type> got = typesOf(t->operands, from);
+  if (got != want)
+    verifyFail(*t, "passes " + typeList(got) + " where " + what + " of '" + op.name() + "' needs " + typeList(want));
+}
+
+bool isScalarBool(const Type& t) { return !t.isTensor() && t.isBool(); }
+
+}  // namespace
+
+void checkTypeRule(const Op& op, const Block& parent, bool last) {
+  auto T = [&](unsigned i) -> const Type& { return op.operands[i]->type; };
+  auto R = [&]() -> const Type& { return op.results.at(0)->type; };
+  const Op* parentOp = parent.parentOp;
+
+  switch (op.opcode) {
+    case Opcode::Constant: {
+      const AttrValue& v = *op.findAttr("value");
+      require(!R().isPtr(), op, "cannot produce a pointer");
+      if (R().isFloat()) require(std::holds_alternative<double>(v), op, "of type " + R().str() + " needs a float value (such as 1.0)");
+      if (R().isInt()) require(std::holds_alternative<int64_t>(v), op, "of type " + R().str() + " needs an integer value");
+      return;
+    }
+    case Opcode::ProgramId:
+    case Opcode::NumPrograms: {
+      require(R() == Type::scalar(Scalar::I32), op, "produces an i32 scalar, got " + R().str());
+      int64_t axis = op.intAttr("axis");
+      require(axis >= 0 && axis <= 2, op, "axis must be 0, 1 or 2, got " + std::to_string(axis));
+      return;
+    }
+    case Opcode::Arange: {
+      int64_t start = op.intAttr("start"), end = op.intAttr("end");
+      require(start >= INT32_MIN && end <= int64_t(INT32_MAX) + 1 && end > start, op,
+              "needs start < end within i32, got start " + std::to_string(start) + ", end " + std::to_string(end));
+      int64_t n = end - start;
+      require((n & (n - 1)) == 0, op, "length end - start must be a power of two, got " + std::to_string(n));
+      require(R() == Type::tensor({n}, Scalar::I32), op,
+              "produces tensor<" + std::to_string(n) + "xi32>, got " + R().str());
+      return;
+    }
+    case Opcode::Splat:
+      require(!T(0).isTensor(), op, "takes a scalar, got " + T(0).str());
+      require(R().isTensor() && R().element() == T(0), op, "of " + T(0).str() + " cannot produce " + R().str());
+      return;
+    case Opcode::Broadcast: {
+      const Type& a = T(0);
+      bool ok = a.isTensor() && a.rank() == R().rank() && a.element() == R().element();
+      for (int i = 0; ok && i < a.rank(); ++i) ok = a.shape[size_t(i)] == R().shape[size_t(i)] || a.shape[size_t(i)] == 1;
+      require(ok, op, "cannot broadcast " + a.str() + " to " + R().str() + " (same rank; each dim equal or 1)");
+      return;
+    }
+    case Opcode::ExpandDims: {
+      int64_t axis = op.intAttr("axis");
+      require(axis >= 0 && axis <= T(0).rank(), op, "axis " + std::to_string(axis) + " out of range for " + T(0).str());
+      std::vector<int64_t> s = T(0).shape;
+      s.insert(s.begin() + axis, 1);
+      require(R() == T(0).withShape(s), op, "of " + T(0).str() + " at axis " + std::to_string(axis) + " produces " +
+                                                T(0).withShape(s).str() + ", got " + R().str());
+      return;
+    }
+    case Opcode::Reshape:
+      require(R().element() == T(0).element() && R().numel() == T(0).numel(), op,
+              "cannot reshape " + T(0).str() + " to " + R().str() + " (same element type and count)");
+      return;
+    case Opcode::Permute: {
+      const auto& order = op.listAttr("order");
+      std::vector<int64_t> sorted = order;
+      std::sort(sorted.begin(), sorted.end());
+      bool perm = int(order.size()) == T(0).rank();
+      for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == int64_t(i);
+      require(perm, op, "order " + shapeText(order) + " is not a permutation of the dims of " + T(0).str());
+      std::vector<int64_t> s;
+      for (int64_t o : order) s.push_back(T(0).shape[size_t(o)]);
+      require(R() == T(0).withShape(s), op, "of " + T(0).str() + " by " + shapeText(order) + " produces " +
+                                                T(0).withShape(s).str() + ", got " + R().str());
+      return;
+    }
+    case Opcode::Cast:
+      require(T(0).shape == R().shape, op, "cannot change the shape: " + T(0).str() + " -> " + R().str());
+      require(!T(0).isPtr() && !R().isPtr(), op, "does not convert pointers (use bitcast): " + T(0).str() + " -> " + R().str());
+      stringIn(op, "rounding", {"rtne", "rtz"}, true);
+      return;
+    case Opcode::Bitcast:
+      require(T(0).shape == R().shape && bitWidth(T(0).elem) == bitWidth(R().elem), op,
+              "needs the same shape and bit width: " + T(0).str() + " -> " + R().str());
+      return;
+
+    case Opcode::Div:
+      stringIn(op, "rounding", {"rn"}, true);
+      return elementwise(op, false, false);
+    case Opcode::Min:
+    case Opcode::Max:
+      require(op.intAttrOr("propagate_nan", 0) == 0 || op.intAttrOr("propagate_nan", 0) == 1, op,
+              "propagate_nan must be 0 or 1");
+      return elementwise(op, false, false);
+    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Rem: case Opcode::Neg: case Opcode::Abs:
+      return elementwise(op, false, false);
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr: case Opcode::Not:
+    case Opcode::UMulHi:
+      return elementwise(op, true, false);
+    case Opcode::Sqrt:
+      stringIn(op, "rounding", {"rn"}, true);
+      return elementwise(op, false, true);
+    case Opcode::Fma: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Rsqrt:
+    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil:
+      return elementwise(op, false, true);
+
+    case Opcode::Cmp:
+      require(T(0) == T(1), op, "needs operands of one type, got " + typeList(typesOf(op.operands)));
+      require(R() == T(0).withElem(Scalar::I1), op, "of " + T(0).str() + " produces " + T(0).withElem(Scalar::I1).str() +
+                                                        ", got " + R().str());
+      stringIn(op, "pred", {"eq", "ne", "lt", "le", "gt", "ge"});
+      return;
+    case Opcode::Select:
+      require(T(0).isBool() && (T(0).shape == R().shape || !T(0).isTensor()), op,
+              "condition must be i1 of the result's shape (or a scalar i1), got " + T(0).str());
+      require(T(1) == R() && T(2) == R(), op, "needs both values of the result type, got " +
+                                                  typeList(typesOf(op.operands, 1)) + " -> " + R().str());
+      return;
+
+    case Opcode::PtrAdd:
+      require(T(0).isPtr(), op, "takes a pointer first, got " + T(0).str());
+      require(T(1).isInt() && T(1).shape == T(0).shape, op,
+              "needs an integer offset of the pointer's shape, got " + T(1).str());
+      require(R() == T(0), op, "produces the pointer type " + T(0).str() + ", got " + R().str());
+      return;
+    case Opcode::Load: {
+      require(T(0).isPtr(), op, "takes a pointer, got " + T(0).str());
+      Type want = T(0).withElem(T(0).pointee);
+      require(R() == want, op, "through " + T(0).str() + " produces " + want.str() + ", got " + R().str());
+      if (op.numOperands() > 1)
+        require(T(1) == T(0).withElem(Scalar::I1), op, "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(1).str());
+      if (op.numOperands() > 2) require(T(2) == R(), op, "other must be " + R().str() + ", got " + T(2).str());
+      return;
+    }
+    case Opcode::Store: {
+      require(T(0).isPtr(), op, "takes a pointer, got " + T(0).str());
+      Type want = T(0).withElem(T(0).pointee);
+      require(T(1) == want, op, "through " + T(0).str() + " needs a value of type " + want.str() + ", got " + T(1).str());
+      if (op.numOperands() > 2)
+        require(T(2) == T(0).withElem(Scalar::I1), op, "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(2).str());
+      return;
+    }
+
+    case Opcode::Reduce: {
+      stringIn(op, "kind", {"sum", "max", "min", "argmax", "argmin"});
+      const std::string& kind = op.strAttr("kind");
+      int64_t axis = op.intAttr("axis");
+      require(T(0).isTensor() && !T(0).isPtr(), op, "takes a non-pointer tensor, got " + T(0).str());
+      require(axis >= 0 && axis < T(0).rank(), op, "axis " + std::to_string(axis) + " out of range for " + T(0).str());
+      std::vector<int64_t> s = T(0).shape;
+      s.erase(s.begin() + axis);
+      require(R().shape == s, op, "of " + T(0).str() + " along axis " + std::to_string(axis) + " has shape " +
+                                      shapeText(s) + ", got " + R().str());
+      if (kind == "argmax" || kind == "argmin")
+        require(R().elem == Scalar::I32, op, kind + " produces i32 indices, got " + R().str());
+      else if (kind != "sum")  // sum may accumulate in a wider type
+        require(R().elem == T(0).elem, op, kind + " keeps the element type " + T(0).element().str() + ", got " + R().str());
+      else
+        require(!R().isPtr(), op, "sum cannot produce pointers");
+      return;
+    }
+    case Opcode::Dot: {
+      const Type &a = T(0), &b = T(1), &acc = T(2);
+      int r = a.rank();
+      bool ok = (r == 2 || r == 3) && b.rank() == r && acc.rank() == r;
+      if (ok) {
+        size_t m = size_t(r) - 2, k = size_t(r) - 1;
+        ok = a.shape[k] == b.shape[m] && acc.shape[m] == a.shape[m] && acc.shape[k] == b.shape[k] &&
+             (r == 2 || (a.shape[0] == b.shape[0] && acc.shape[0] == a.shape[0]));
+      }
+      require(ok, op, "needs a[M,K], b[K,N], acc[M,N] (or batched [B,...]), got " + typeList(typesOf(op.operands)));
+      require(a.elem == b.elem && !a.isPtr() && !acc.isPtr(), op,
+              "needs a and b of one non-pointer element type, got " + typeList(typesOf(op.operands)));
+      require(R() == acc, op, "produces the accumulator type " + acc.str() + ", got " + R().str());
+      stringIn(op, "input_precision", {"tf32", "tf32x3", "ieee"}, true);
+      return;
+    }
+    case Opcode::MultipleOf:
+    case Opcode::MaxContiguous: {
+      require(R() == T(0), op, "is an identity: result must be " + T(0).str() + ", got " + R().str());
+      size_t want = size_t(std::max(1, T(0).rank()));
+      require(op.listAttr("values").size() == want, op, "values needs " + std::to_string(want) + " entries for " + T(0).str());
+      return;
+    }
+
+    case Opcode::For: {
+      const Type& lb = T(0);
+      require(!lb.isTensor() && lb.isInt() && !lb.isBool(), op, "bounds must be scalar integers, got " + lb.str());
+      require(T(1) == lb && T(2) == lb, op, "lower bound, upper bound and step need one type, got " +
+                                                typeList({T(0), T(1), T(2)}));
+      std::vector<Type> inits = typesOf(op.operands, 3);
+      std::vector<Type> results;
+      for (const auto& r : op.results) results.push_back(r->type);
+      require(results == inits, op, "results " + typeList(results) + " must match the initial values " + typeList(inits));
+      std::vector<Type> args = inits;
+      args.insert(args.begin(), lb);
+      require(argTypes(op.region(0)) == args, op, "body arguments must be (induction variable, iteration values) " +
+                                                      typeList(args) + ", got " + typeList(argTypes(op.region(0))));
+      terminatedBy(op, op.region(0), Opcode::Yield, inits, "the body");
+      return;
+    }
+    case Opcode::If: {
+      require(isScalarBool(T(0)), op, "condition must be a scalar i1, got " + T(0).str());
+      std::vector<Type> results;
+      for (const auto& r : op.results) results.push_back(r->type);
+      require(op.region(0).args.empty() && op.region(1).args.empty(), op, "regions take no arguments");
+      terminatedBy(op, op.region(0), Opcode::Yield, results, "the then region");
+      terminatedBy(op, op.region(1), Opcode::Yield, results, "the else region");
+      return;
+    }
+    case Opcode::While: {
+      std::vector<Type> inits = typesOf(op.operands);
+      require(argTypes(op.region(0)) == inits, op, "before region arguments must match the initial values " +
+                                                       typeList(inits) + ", got " + typeList(argTypes(op.region(0))));
+      const Op* cond = op.region(0).terminator();
+      if (!cond || cond->opcode != Opcode::Condition) verifyFail(op, "the before region must end with 'condition'");
+      if (cond->operands.empty() || !cond->operands[0]) verifyFail(*cond, "needs a condition operand");
+      std::vector<Type> vals;
+      for (size_t i = 1; i < cond->operands.size(); ++i) {
+        if (!cond->operands[i]) verifyFail(*cond, "has a null operand");
+        vals.push_back(cond->operands[i]->type);
+      }
+      std::vector<Type> results;
+      for (const auto& r : op.results) results.push_back(r->type);
+      require(results == vals, op, "results " + typeList(results) + " must match the values passed by 'condition' " +
+                                       typeList(vals));
+      require(argTypes(op.region(1)) == vals, op, "after region arguments must match the values passed by 'condition' " +
+                                                      typeList(vals) + ", got " + typeList(argTypes(op.region(1))));
+      terminatedBy(op, op.region(1), Opcode::Yield, inits, "the after region");
+      return;
+    }
+    case Opcode::Yield: {
+      bool ok = parentOp && (parentOp->opcode == Opcode::For || parentOp->opcode == Opcode::If ||
+                             (parentOp->opcode == Opcode::While && parentOp->regions.size() == 2 &&
+                              &parentOp->region(1) == &parent));
+      require(ok, op, "must end the body of 'for', a region of 'if', or the after region of 'while'");
+      require(last, op, "must be the last op of its region");
+      return;
+    }
+    case Opcode::Condition:
+      require(parentOp && parentOp->opcode == Opcode::While && !parentOp->regions.empty() &&
+                  &parentOp->region(0) == &parent,
+              op, "must end the before region of 'while'");
+      require(last, op, "must be the last op of its region");
+      require(isScalarBool(T(0)), op, "condition must be a scalar i1, got " + T(0).str());
+      return;
+    case Opcode::Return:
+      require(!parentOp && parent.parentFunc, op, "must be the last op of the function body, not inside a region");
+      require(last, op, "must be the last op of the function body");
+      return;
+    case Opcode::Assert:
+      require(T(0).isBool(), op, "condition must be i1, got " + T(0).str());
+      return;
+  }
+  verifyFail(op, "has an opcode outside ops.def");
+}
+
+}  // namespace kiln::ir

@@ -1,0 +1,45 @@
+// What the passes may assume about an op (side effects, traps, commutativity) and small helpers to
+// read and create `constant` ops. Shared by canonicalize, cse, dce and licm so they agree.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "ir/ir.h"
+#include "ir/scalar_eval.h"
+
+namespace kiln::passes {
+
+enum class Effect {
+  Pure,        // result depends only on the operands: may be removed, merged and moved
+  Read,        // reads memory (non-volatile load): may be removed when unused, never merged or moved
+  Write,       // store, assert, volatile load: always stays where it is
+  Control,     // for, if, while: what may happen to them depends on their regions
+  Terminator,  // yield, condition, return
+};
+Effect effectOf(const ir::Op& op);
+inline bool isPure(const ir::Op& op) { return effectOf(op) == Effect::Pure; }
+
+// An element-wise op of ops.def that scalar_eval can evaluate (arithmetic, math, cmp, select).
+bool isElementwise(ir::Opcode op);
+// a op b == b op a for every element (float add/mul included; float min/max are not, because of
+// -0.0 versus +0.0).
+bool isCommutative(const ir::Op& op);
+// May fault or be undefined for some operand values: integer div/rem unless the divisor is a
+// non-zero constant. Such ops are never executed speculatively (hoisted out of a loop).
+bool mayTrap(const ir::Op& op);
+
+// The element of a `constant` (a scalar, or a tensor splat of it), normalized to its type;
+// nullopt when `v` is not defined by a constant of integer or float type.
+std::optional<ir::Elem> constantElem(const ir::Value* v);
+bool isIntConstant(const ir::Value* v, int64_t k);      // integer constant equal to k (after wrapping)
+bool isAllOnesConstant(const ir::Value* v);             // integer constant with every bit set
+bool isFloatConstant(const ir::Value* v, double k);     // float constant, bit-identical sign: -0.0 != 0.0
+// Creates `constant` of type t (a scalar or a splat tensor) holding e.
+ir::Value* makeConstant(ir::Builder& b, const ir::Type& t, ir::Elem e, SourceLoc loc);
+
+// Erases the ops of `b` whose entry in `dead` is set, in one pass (a block may hold thousands).
+void eraseOps(ir::Block& b, const std::vector<bool>& dead);
+// Removes pure ops whose results are unused, transitively; true when anything was removed.
+bool removeUnusedPureOps(ir::Function& fn);
+
+}  // namespace kiln::passes

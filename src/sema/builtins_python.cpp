@@ -1,0 +1,138 @@
+// Python builtins visible inside kernels: min/max (Python on constexprs, tl.minimum/maximum on
+// runtime values), float/int/bool/abs/len on constexprs, and range/print/isinstance, which are
+// rejected with a hint when called as plain functions.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "sema/ops_common.h"
+
+namespace kiln::sema {
+
+using K = SValue::Kind;
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\n\r"), e = s.find_last_not_of(" \t\n\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+SValue pyMinMax(CallArgs& a, bool isMax) {
+  const char* name = isMax ? "max" : "min";
+  if (a.rest.empty()) a.fail(std::string(name) + "() expected at least 1 argument, got 0");
+  if (a.raw.size() == 1 && a.raw[0].kind != K::Tuple)
+    a.fail(std::string(name) + "() of a single value: pass two or more values, or a tuple");
+  bool runtime = false;
+  for (const SValue& v : a.rest) runtime = runtime || v.isIR();
+  if (!runtime) {  // Python: the first extreme element
+    SValue best = a.rest[0];
+    for (size_t i = 1; i < a.rest.size(); ++i) {
+      SValue better = constexprCompare(isMax ? ast::CmpOp::Gt : ast::CmpOp::Lt, a.rest[i], best, a.loc);
+      if (better.i) best = a.rest[i];
+    }
+    return best;
+  }
+  SValue acc = a.rest[0];
+  for (size_t i = 1; i < a.rest.size(); ++i) acc = elementwiseMinMax(*a.cx, isMax, acc, a.rest[i], false, a.loc);
+  return acc;
+}
+SValue pyMin(CallArgs& a) { return pyMinMax(a, false); }
+SValue pyMax(CallArgs& a) { return pyMinMax(a, true); }
+
+void needConstexpr(const CallArgs& a, const SValue& v, const std::string& hint) {
+  if (v.isIR()) a.fail(a.display + "() needs a compile-time value, got " + v.describe() + "; " + hint);
+}
+
+SValue pyFloat(CallArgs& a) {
+  if (!a.has(0)) return SValue::real(0.0);
+  const SValue& v = a.at(0);
+  needConstexpr(a, v, "use x.to(tl.float32)");
+  if (v.kind == K::Float) return v;
+  if (v.kind == K::Int || v.kind == K::Bool) return SValue::real(double(v.i));
+  if (v.kind == K::Str) {
+    std::string s = trimmed(v.str);
+    char* end = nullptr;
+    double d = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+    bool hex = s.find_first_of("xX") != std::string::npos;
+    if (s.empty() || hex || end != s.c_str() + s.size())
+      a.fail("could not convert string to float: " + pyRepr(v));
+    return SValue::real(d);
+  }
+  a.fail("float() argument must be a string or a number, not '" + std::string(pyTypeName(v)) + "'");
+}
+
+SValue pyInt(CallArgs& a) {
+  if (!a.has(0)) return SValue::integer(0);
+  const SValue& v = a.at(0);
+  needConstexpr(a, v, "use x.to(tl.int32)");
+  if (v.kind == K::Int || v.kind == K::Bool) return SValue::integer(v.i);
+  if (v.kind == K::Float) {
+    if (std::isnan(v.f)) a.fail("cannot convert float NaN to integer");
+    if (std::isinf(v.f)) a.fail("cannot convert float infinity to integer");
+    double t = std::trunc(v.f);
+    if (t < -9223372036854775808.0 || t >= 9223372036854775808.0) a.fail("integer overflow in constant expression");
+    return SValue::integer(int64_t(t));
+  }
+  if (v.kind == K::Str) {
+    std::string s = trimmed(v.str);
+    char* end = nullptr;
+    errno = 0;
+    long long n = s.empty() ? 0 : std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || end != s.c_str() + s.size()) a.fail("invalid literal for int() with base 10: " + pyRepr(v));
+    if (errno == ERANGE) a.fail("integer overflow in constant expression");
+    return SValue::integer(n);
+  }
+  a.fail("int() argument must be a string or a number, not '" + std::string(pyTypeName(v)) + "'");
+}
+
+SValue pyBool(CallArgs& a) {
+  if (!a.has(0)) return SValue::boolean(false);
+  needConstexpr(a, a.at(0), "compare explicitly, e.g. x != 0");
+  return SValue::boolean(pyTruth(a.at(0)));
+}
+
+SValue pyAbs(CallArgs& a) {
+  const SValue& v = a.at(0);
+  if (v.isIR()) return invokeBuiltin(*a.cx, *findBuiltin("abs", kTl), "abs", {v}, {}, a.loc);
+  if (v.kind == K::Float) return SValue::real(std::fabs(v.f));
+  if (v.kind == K::Int || v.kind == K::Bool) {
+    if (v.i == std::numeric_limits<int64_t>::min()) a.fail("integer overflow in constant expression");
+    return SValue::integer(v.i < 0 ? -v.i : v.i);
+  }
+  a.fail("bad operand type for abs(): '" + std::string(pyTypeName(v)) + "'");
+}
+
+SValue pyLen(CallArgs& a) {
+  const SValue& v = a.at(0);
+  if (v.kind == K::Tuple) return SValue::integer(int64_t(v.elts.size()));
+  if (v.kind == K::Str) return SValue::integer(int64_t(v.str.size()));
+  if (v.isIR()) a.fail("len() of a tensor is not supported; use x.shape[0] or x.numel");
+  a.fail("object of type '" + std::string(pyTypeName(v)) + "' has no len()");
+}
+
+SValue pyRange(CallArgs& a) { a.fail("range() can only be used as the iterable of a for loop"); }
+SValue pyPrint(CallArgs& a) {
+  a.fail("print is not supported in kernels; use tl.static_print for compile-time values");
+}
+SValue pyIsinstance(CallArgs& a) { a.fail("isinstance is not supported in kernels"); }
+
+constexpr BuiltinDef kPython[] = {
+    {"min", kPy, "*args", pyMin},
+    {"max", kPy, "*args", pyMax},
+    {"float", kPy, "x?", pyFloat},
+    {"int", kPy, "x?", pyInt},
+    {"bool", kPy, "x?", pyBool},
+    {"abs", kPy, "x", pyAbs},
+    {"len", kPy, "obj", pyLen},
+    {"range", kPy, nullptr, pyRange},
+    {"print", kPy, nullptr, pyPrint},
+    {"isinstance", kPy, nullptr, pyIsinstance},
+};
+
+}  // namespace
+
+std::span<const BuiltinDef> pythonBuiltins() { return kPython; }
+
+}  // namespace kiln::sema

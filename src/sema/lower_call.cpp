@@ -1,0 +1,98 @@
+// Calls: builtins and methods go to callBuiltin(); calls of @jit helpers are inlined: arguments
+// bound to parameters (positional, keyword, defaults), the body lowered in a fresh scope, the
+// returned value handed back. Recursion is an error; errors inside a helper note the call site.
+#include "sema/lower.h"
+
+namespace kiln::sema {
+
+namespace {
+
+constexpr size_t kMaxInlineDepth = 64;
+
+std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+SValue Lowerer::call(const ast::Expr& e) {
+  SValue callee = expr(*e.elts[0]);
+  if (isIterationBuiltin(callee))
+    fail(e.loc, "'" + callee.str + "' can only be used as the iterable of a for loop");
+  std::vector<SValue> args;
+  for (size_t i = 1; i < e.elts.size(); ++i) args.push_back(expr(*e.elts[i]));
+  Kwargs kwargs;
+  for (const auto& kw : e.keywords) kwargs.push_back({kw.name, expr(*kw.value)});
+  switch (callee.kind) {
+    case SValue::Kind::Function: return callFunction(*callee.fn, std::move(args), std::move(kwargs), e.loc);
+    case SValue::Kind::Builtin:
+    case SValue::Kind::Method: return callBuiltin(cx_, callee, std::move(args), std::move(kwargs), e.loc);
+    case SValue::Kind::IR:
+    case SValue::Kind::Int:
+    case SValue::Kind::Float:
+    case SValue::Kind::Bool:
+    case SValue::Kind::Str:
+    case SValue::Kind::None:
+    case SValue::Kind::Dtype:
+    case SValue::Kind::Tuple:
+    case SValue::Kind::Namespace:
+    case SValue::Kind::Slice: break;
+  }
+  fail(e.elts[0]->loc, typeDescription(callee) + " is not callable");
+}
+
+SValue Lowerer::callFunction(const ast::FunctionDef& fn, std::vector<SValue> args, Kwargs kwargs,
+                             const SourceLoc& loc) {
+  // Recursion: the helpers being inlined form the chain kernel -> ... -> caller.
+  std::vector<const ast::FunctionDef*> chain;
+  for (const auto& f : frames_)
+    if (f->fn) chain.push_back(f->fn);
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i] != &fn) continue;
+    std::string path;
+    for (size_t j = i; j < chain.size(); ++j) path += chain[j]->name + " -> ";
+    CompileError err(loc, "recursive call to '" + fn.name + "' is not supported (" + path + fn.name + ")");
+    err.diag().notes.push_back(Diagnostic{Diagnostic::Kind::Note, fn.loc, "'" + fn.name + "' is defined here", {}});
+    throw err;
+  }
+  if (chain.size() > kMaxInlineDepth)
+    fail(loc, "helpers are inlined more than " + std::to_string(kMaxInlineDepth) + " levels deep");
+  countWork(loc);
+
+  // Bind the arguments like Python does.
+  const size_t n = fn.params.size();
+  const std::string who = "helper '" + fn.name + "'";
+  if (args.size() > n)
+    fail(loc, who + " takes " + plural(n, "argument") + " but " + std::to_string(args.size()) +
+                  (args.size() == 1 ? " was" : " were") + " given");
+  std::vector<std::optional<SValue>> bound(n);
+  for (size_t i = 0; i < args.size(); ++i) bound[i] = std::move(args[i]);
+  for (auto& [name, v] : kwargs) {
+    size_t i = 0;
+    while (i < n && fn.params[i].name != name) ++i;
+    if (i == n) fail(loc, who + " has no parameter named '" + name + "'");
+    if (bound[i]) fail(loc, who + " got multiple values for argument '" + name + "'");
+    bound[i] = std::move(v);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const ast::Param& p = fn.params[i];
+    if (!bound[i]) {
+      if (!p.defaultValue) fail(loc, who + " is missing the argument '" + p.name + "'");
+      bound[i] = evalInModuleScope(*p.defaultValue);
+    }
+    if (isConstexprAnnotation(p.annotation.get()) && !bound[i]->isConstexpr())
+      fail(loc, "argument '" + p.name + "' of '" + fn.name + "' must be a constexpr, got " +
+                    typeDescription(*bound[i]));
+  }
+
+  FrameGuard frame(*this, &fn);
+  for (size_t i = 0; i < n; ++i) scope().set(fn.params[i].name, std::move(*bound[i]));
+  try {
+    Flow f = stmts(fn.body, 0, nullptr, /*tail=*/true);
+    return f.returned ? f.value : SValue::none();
+  } catch (CompileError& err) {
+    err.diag().notes.push_back(
+        Diagnostic{Diagnostic::Kind::Note, loc, "in '" + fn.name + "' called from here", {}});
+    throw;
+  }
+}
+
+}  // namespace kiln::sema

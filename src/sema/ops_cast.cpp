@@ -1,0 +1,89 @@
+// Conversions between element types with Triton's cast rules: numeric casts, casts to i1 as
+// `!= 0`, pointers to and from 64-bit integers, bitcasts; and castTo for values that must keep one
+// type (loop-carried values, returns).
+#include "sema/ops_common.h"
+
+namespace kiln::sema {
+
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+
+static std::string elemName(const Type& t) { return t.element().str(); }
+
+ir::Value* truthOf(Context& cx, ir::Value* v, const SourceLoc& loc) {
+  const Type& t = v->type;
+  if (t.isBool()) return v;
+  if (t.isPtr()) fail(loc, "cannot use " + SValue::irValue(v).describe() + " as a condition (it holds pointers)");
+  ir::Value* zero = zeroOf(cx, t, loc);
+  return emit(cx, Opcode::Cmp, {v, zero}, t.withElem(Scalar::I1), loc, {ir::Attr{"pred", std::string("ne")}});
+}
+
+ir::Value* castElem(Context& cx, ir::Value* v, const Type& elem, const SourceLoc& loc, const std::string& rounding) {
+  Type src = v->type.element();
+  if (src == elem) return v;
+  bool floatDown = src.isFloat() && elem.isFloat() && ir::bitWidth(elem.elem) < ir::bitWidth(src.elem);
+  if (!rounding.empty()) {
+    if (rounding != "rtne" && rounding != "rtz")
+      fail(loc, "invalid rounding mode '" + rounding + "'; fp_downcast_rounding must be 'rtne' or 'rtz'");
+    if (!floatDown)
+      fail(loc, "fp_downcast_rounding applies only to casts to a narrower float type, not " + elemName(src) +
+                    " to " + elemName(elem));
+  }
+  Type dst = v->type.withElem(elem);
+  auto cannot = [&](const std::string& why) {
+    fail(loc, "cannot cast " + SValue::irValue(v).describe() + " to " + dtypeExpr(elem) + why);
+  };
+  if (elem.isPtr()) {
+    if (src.isPtr()) return emit(cx, Opcode::Bitcast, {v}, dst, loc);
+    if (!src.isInt()) cannot(" (only integers and pointers convert to pointers)");
+    ir::Value* wide = v;
+    if (ir::bitWidth(src.elem) != 64) wide = castElem(cx, v, Type::scalar(Scalar::I64), loc);
+    return emit(cx, Opcode::Bitcast, {wide}, dst, loc);
+  }
+  if (src.isPtr()) {
+    if (elem.isBool()) {
+      ir::Value* bits = emit(cx, Opcode::Bitcast, {v}, v->type.withElem(Scalar::I64), loc);
+      return truthOf(cx, bits, loc);
+    }
+    if (!elem.isInt() || ir::bitWidth(elem.elem) != 64) cannot(" (pointers convert only to 64-bit integers)");
+    return emit(cx, Opcode::Bitcast, {v}, dst, loc);
+  }
+  if (elem.isBool()) return truthOf(cx, v, loc);
+  std::vector<ir::Attr> attrs;
+  if (!rounding.empty()) attrs.push_back(ir::Attr{"rounding", rounding});
+  return emit(cx, Opcode::Cast, {v}, dst, loc, std::move(attrs));
+}
+
+ir::Value* bitcastElem(Context& cx, ir::Value* v, const Type& elem, const SourceLoc& loc) {
+  Type src = v->type.element();
+  if (src == elem) return v;
+  if (src.isPtr() || elem.isPtr()) return castElem(cx, v, elem, loc);
+  int ws = ir::bitWidth(src.elem), wd = ir::bitWidth(elem.elem);
+  if (ws != wd)
+    fail(loc, "cannot bitcast " + elemName(src) + " (" + std::to_string(ws) + " bits) to " + elemName(elem) + " (" +
+                  std::to_string(wd) + " bits); bitcasts keep the bit width");
+  return emit(cx, Opcode::Bitcast, {v}, v->type.withElem(elem), loc);
+}
+
+ir::Value* castTo(Context& cx, ir::Value* v, const Type& to, const SourceLoc& loc) {
+  if (v->type == to) return v;
+  if (v->type.isTensor() && !to.isTensor())
+    fail(loc, "cannot convert " + SValue::irValue(v).describe() + " to the scalar type " + to.str());
+  if (v->type.shape != to.shape) broadcastShape(v->type.shape, to.shape, loc);  // reports a mismatch
+  ir::Value* c = castElem(cx, v, to.element(), loc);
+  return broadcastTo(cx, c, to.shape, loc);
+}
+
+SValue castValue(Context& cx, const SValue& x, const Type& dtype, const std::string& rounding, bool bitcast,
+                 const SourceLoc& loc) {
+  if (dtype.isTensor()) fail(loc, "cast needs an element dtype, got " + dtypeExpr(dtype));
+  ir::Value* v = toTensor(cx, x, loc, "the value to cast");
+  if (bitcast) {
+    if (!rounding.empty()) fail(loc, "fp_downcast_rounding cannot be combined with bitcast=True");
+    return SValue::irValue(bitcastElem(cx, v, dtype, loc));
+  }
+  return SValue::irValue(castElem(cx, v, dtype, loc, rounding));
+}
+
+}  // namespace kiln::sema

@@ -1,0 +1,210 @@
+// Parser for kernel signatures in Triton's AOT syntax ("*fp32:16, i32, 1024"): one entry per
+// parameter, each a pointer type, a scalar type or a literal, with an optional ":16" hint.
+#include "sema/signature.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "support/diagnostic.h"
+
+namespace kiln::sema {
+
+std::optional<ir::Scalar> dtypeFromTritonName(std::string_view n) {
+  using S = ir::Scalar;
+  static constexpr struct {
+    std::string_view name;
+    S type;
+  } kNames[] = {
+      {"fp8e4nv", S::F8E4M3}, {"fp8e5", S::F8E5M2}, {"fp16", S::F16}, {"bf16", S::BF16},
+      {"fp32", S::F32},       {"fp64", S::F64},
+  };
+  for (const auto& k : kNames)
+    if (k.name == n) return k.type;
+  return ir::scalarFromName(n);  // i1..i64, u8..u64 and the IR spellings (f32, f8e4m3 ...)
+}
+
+namespace {
+
+// Splits at top-level commas: a comma inside a quoted string literal does not separate entries.
+std::vector<std::string_view> splitEntries(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == '\\' && i + 1 < text.size()) ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == ',') {
+      out.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  out.push_back(text.substr(start));
+  return out;
+}
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool isIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Parses one trimmed entry; `index` is 1-based for messages.
+class EntryParser {
+ public:
+  EntryParser(std::string_view text, size_t index) : s_(text), index_(index) {}
+
+  SigEntry parse() {
+    SigEntry e;
+    e.text = std::string(s_);
+    if (s_.empty()) error("empty entry (expected a type such as 'i32' or '*fp32', or a literal)");
+    char c = s_[0];
+    if (c == '*') {
+      ++pos_;
+      skipSpace();
+      std::string_view name = ident();
+      if (name.empty()) error("expected a type after '*'");
+      auto t = dtypeFromTritonName(name);
+      if (!t) error("unknown type '" + std::string(name) + "'");
+      e.kind = SigEntry::Kind::Pointer;
+      e.type = *t;
+      e.divisibleBy16 = hint();
+    } else if (c == '"' || c == '\'') {
+      e.kind = SigEntry::Kind::Literal;
+      e.litKind = SigEntry::LitKind::Str;
+      e.strValue = stringLiteral();
+    } else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+      number(e);
+    } else {
+      std::string_view name = ident();
+      if (name.empty()) error("unexpected '" + std::string(1, c) + "'");
+      if (name == "True" || name == "False") {
+        e.kind = SigEntry::Kind::Literal;
+        e.litKind = SigEntry::LitKind::Bool;
+        e.intValue = name == "True";
+        e.type = ir::Scalar::I1;
+      } else if (name == "None") {
+        e.kind = SigEntry::Kind::Literal;
+        e.litKind = SigEntry::LitKind::None;
+      } else {
+        auto t = dtypeFromTritonName(name);
+        if (!t) error("unknown type '" + std::string(name) + "'");
+        e.kind = SigEntry::Kind::Scalar;
+        e.type = *t;
+        e.divisibleBy16 = hint();
+        if (e.divisibleBy16 && (!ir::isInt(*t) || *t == ir::Scalar::I1))
+          error("the ':16' hint applies to pointers and integers, not to '" + std::string(name) + "'");
+      }
+    }
+    skipSpace();
+    if (pos_ < s_.size()) {
+      if (s_[pos_] == ':' && e.kind == SigEntry::Kind::Literal) error("a literal cannot carry a ':' hint");
+      error("unexpected '" + std::string(s_.substr(pos_)) + "' after '" + std::string(trim(s_.substr(0, pos_))) + "'");
+    }
+    return e;
+  }
+
+ private:
+  std::string_view s_;
+  size_t index_;
+  size_t pos_ = 0;
+
+  [[noreturn]] void error(const std::string& msg) const {
+    throw CompileError(SourceLoc{}, "signature entry " + std::to_string(index_) + " ('" + std::string(s_) +
+                                        "'): " + msg);
+  }
+
+  void skipSpace() {
+    while (pos_ < s_.size() && isSpace(s_[pos_])) ++pos_;
+  }
+
+  std::string_view ident() {
+    size_t start = pos_;
+    while (pos_ < s_.size() && isIdentChar(s_[pos_])) ++pos_;
+    return s_.substr(start, pos_ - start);
+  }
+
+  // An optional ":16" after a type. Triton's only divisibility hint is 16.
+  bool hint() {
+    skipSpace();
+    if (pos_ >= s_.size() || s_[pos_] != ':') return false;
+    ++pos_;
+    skipSpace();
+    std::string_view v = ident();
+    if (v == "16") return true;
+    if (v.empty()) error("expected '16' after ':'");
+    error("unsupported hint ':" + std::string(v) + "' (only ':16', divisible by 16, is a hint)");
+  }
+
+  std::string stringLiteral() {
+    char quote = s_[pos_++];
+    std::string out;
+    while (pos_ < s_.size() && s_[pos_] != quote) {
+      char c = s_[pos_++];
+      if (c == '\\') {
+        if (pos_ >= s_.size()) break;
+        char n = s_[pos_++];
+        switch (n) {
+          case 'n': out += '\n'; break;
+          case 't': out += '\t'; break;
+          case 'r': out += '\r'; break;
+          case '0': out += '\0'; break;
+          default: out += n; break;  // \\, \', \" and unknown escapes keep the character
+        }
+      } else {
+        out += c;
+      }
+    }
+    if (pos_ >= s_.size()) error("unterminated string literal");
+    ++pos_;  // closing quote
+    return out;
+  }
+
+  void number(SigEntry& e) {
+    size_t start = pos_;
+    while (pos_ < s_.size() && !isSpace(s_[pos_]) && s_[pos_] != ':') ++pos_;
+    std::string tok(s_.substr(start, pos_ - start));
+    e.kind = SigEntry::Kind::Literal;
+    bool isFloat = tok.find_first_of(".eEn") != std::string::npos;  // "inf"/"nan" contain 'n'
+    const char* begin = tok.c_str();
+    char* end = nullptr;
+    errno = 0;
+    if (!isFloat) {
+      long long v = std::strtoll(begin, &end, 10);
+      if (end == begin || *end) error("malformed integer literal '" + tok + "'");
+      if (errno == ERANGE) error("integer literal '" + tok + "' does not fit in 64 bits");
+      e.litKind = SigEntry::LitKind::Int;
+      e.intValue = v;
+      e.type = (v >= INT32_MIN && v <= INT32_MAX) ? ir::Scalar::I32 : ir::Scalar::I64;
+    } else {
+      double v = std::strtod(begin, &end);
+      if (end == begin || *end) error("malformed number '" + tok + "'");
+      e.litKind = SigEntry::LitKind::Float;
+      e.floatValue = v;
+      e.type = ir::Scalar::F32;
+    }
+  }
+};
+
+}  // namespace
+
+Signature parseSignature(std::string_view text) {
+  Signature sig;
+  sig.text = std::string(text);
+  if (trim(text).empty()) return sig;  // a kernel without parameters
+  std::vector<std::string_view> parts = splitEntries(text);
+  for (size_t i = 0; i < parts.size(); ++i)
+    sig.entries.push_back(EntryParser(trim(parts[i]), i + 1).parse());
+  return sig;
+}
+
+}  // namespace kiln::sema

@@ -1,0 +1,195 @@
+// The hand-built "every opcode" function and the structural comparison used by the IR tests.
+#include "ir_test_util.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+#include "ir/text.h"
+
+namespace kiln::ir::testing {
+
+std::unique_ptr<Module> buildEverything() {
+  auto m = std::make_unique<Module>();
+  Function& f = m->addFunction("everything");
+  Value* x = f.body.addArg(Type::ptr(Scalar::F32), "x_ptr");
+  Value* n = f.body.addArg(Type::scalar(Scalar::I32), "n");
+  Value* flag = f.body.addArg(Type::scalar(Scalar::I1), "flag");
+  Value* hp = f.body.addArg(Type::ptr(Scalar::F16), "");  // unnamed: printed as a number
+  Builder b(f.body);
+  using O = Opcode;
+  const Type i32 = Type::scalar(Scalar::I32), f32 = Type::scalar(Scalar::F32), f64 = Type::scalar(Scalar::F64);
+  const Type i1 = Type::scalar(Scalar::I1), i64 = Type::scalar(Scalar::I64);
+  const Type vi = Type::tensor({16}, Scalar::I32), vf = Type::tensor({16}, Scalar::F32);
+  const Type vb = Type::tensor({16}, Scalar::I1), vp = Type::tensor({16}, Scalar::Ptr).withElem(Type::ptr(Scalar::F32));
+
+  Value* c0 = b.intConst(0, i32);
+  Value* c1 = b.intConst(1, i32);
+  b.intConst(-3, i64);
+  b.intConst(std::numeric_limits<int64_t>::min(), i64);
+  b.intConst(1, i1);
+  b.floatConst(1e-06, f32);
+  b.floatConst(0.1, f64);
+  b.floatConst(std::numeric_limits<double>::infinity(), f64);
+  b.floatConst(-std::numeric_limits<double>::infinity(), f64);
+  b.floatConst(std::numeric_limits<double>::quiet_NaN(), f64);
+  b.floatConst(-0.0, f64);
+  b.floatConst(1e300, f64);
+  b.floatConst(5e-324, f64);
+  b.floatConst(3.0, f32);
+  Value* pid = b.create1(O::ProgramId, {}, i32, {{"axis", int64_t(0)}});
+  b.create1(O::NumPrograms, {}, i32, {{"axis", int64_t(2)}});
+  Value* r = b.create1(O::Arange, {}, vi, {{"start", int64_t(0)}, {"end", int64_t(16)}});
+  Value* s = b.create1(O::Splat, {pid}, vi);
+  Value* e = b.create1(O::ExpandDims, {r}, Type::tensor({16, 1}, Scalar::I32), {{"axis", int64_t(1)}});
+  Value* bc = b.create1(O::Broadcast, {e}, Type::tensor({16, 8}, Scalar::I32));
+  b.create1(O::Reshape, {bc}, Type::tensor({128}, Scalar::I32));
+  b.create1(O::Permute, {bc}, Type::tensor({8, 16}, Scalar::I32), {{"order", std::vector<int64_t>{1, 0}}});
+  Value* fr = b.create1(O::Cast, {r}, vf, {{"rounding", std::string("rtne")}});
+  b.create1(O::Bitcast, {fr}, vi);
+  for (O op : {O::Add, O::Sub, O::Mul, O::Div, O::Rem, O::And, O::Or, O::Xor, O::Shl, O::Shr, O::Min, O::Max,
+               O::UMulHi})
+    b.create1(op, {s, r}, vi);
+  b.create1(O::Max, {fr, fr}, vf, {{"propagate_nan", int64_t(1)}});
+  b.create1(O::Div, {fr, fr}, vf, {{"rounding", std::string("rn")}});
+  b.create1(O::Fma, {fr, fr, fr}, vf);
+  b.create1(O::Neg, {fr}, vf);
+  b.create1(O::Not, {r}, vi);
+  b.create1(O::Abs, {r}, vi);
+  for (O op : {O::Exp, O::Exp2, O::Log, O::Log2, O::Sqrt, O::Rsqrt, O::Sin, O::Cos, O::Tanh, O::Erf, O::Floor,
+               O::Ceil})
+    b.create1(op, {fr}, vf);
+  Value* ns = b.create1(O::Splat, {n}, vi);
+  Value* mask = b.create1(O::Cmp, {r, ns}, vb, {{"pred", std::string("lt")}});
+  Value* sel = b.create1(O::Select, {mask, r, ns}, vi);
+  Value* sp = b.create1(O::Splat, {x}, vp);
+  Value* pa = b.create1(O::PtrAdd, {sp, sel}, vp);
+  Value* zero = b.floatConst(0.0, vf);
+  Value* ld = b.create1(O::Load, {pa, mask, zero}, vf, {{"cache", std::string(".cg")}, {"volatile", int64_t(1)}});
+  b.create1(O::Load, {pa}, vf);
+  b.create(O::Store, {pa, ld, mask}, {}, {{"evict", std::string("evict_last")}});
+  Value* sum = b.create1(O::Reduce, {ld}, f32, {{"kind", std::string("sum")}, {"axis", int64_t(0)}});
+  b.create1(O::Reduce, {ld}, i32, {{"kind", std::string("argmax")}, {"axis", int64_t(0)}});
+  Value* da = b.floatConst(1.0, Type::tensor({16, 16}, Scalar::F16));
+  Value* acc = b.floatConst(0.0, Type::tensor({16, 16}, Scalar::F32));
+  b.create1(O::Dot, {da, da, acc}, acc->type, {{"input_precision", std::string("ieee")}});
+  b.create1(O::MultipleOf, {r}, vi, {{"values", std::vector<int64_t>{16}}});
+  b.create1(O::MaxContiguous, {n}, i32, {{"values", std::vector<int64_t>{1}}});
+  Value* hps = b.create1(O::Splat, {hp}, Type::tensor({16}, Scalar::Ptr).withElem(Type::ptr(Scalar::F16)));
+  b.create1(O::Load, {hps}, Type::tensor({16}, Scalar::F16));
+
+  // for with results, holding an if with results and an if without.
+  Op* loop = b.create(O::For, {c0, n, c1, sum, ld}, {f32, vf}, {{"num_stages", int64_t(3)}});
+  Block& body = loop->region(0);
+  Value* iv = body.addArg(i32);
+  Value* a = body.addArg(f32);
+  Value* v = body.addArg(vf);
+  {
+    Builder lb(body);
+    Value* a2 = lb.create1(O::Add, {a, sum}, f32);  // uses a value of the enclosing block
+    Value* lt = lb.create1(O::Cmp, {iv, n}, i1, {{"pred", std::string("lt")}});
+    Op* br = lb.create(O::If, {lt}, {f32});
+    Builder tb(br->region(0));
+    Value* t2 = tb.create1(O::Mul, {a2, a2}, f32);
+    tb.create(O::Yield, {t2}, {});
+    Builder eb(br->region(1));
+    eb.create(O::Yield, {a2}, {});
+    Op* noRes = lb.create(O::If, {flag}, {});
+    Builder nb(noRes->region(0));
+    nb.create(O::Assert, {flag}, {}, {{"message", std::string("tab\there \"quoted\" back\\slash\n\x01 \xc3\xa9")}});
+    nb.create(O::Yield, {}, {});
+    Builder(noRes->region(1)).create(O::Yield, {}, {});
+    lb.create(O::Yield, {br->result(0), v}, {});
+  }
+  // for without results
+  Op* loop2 = b.create(O::For, {c0, n, c1}, {});
+  loop2->region(0).addArg(i32);
+  Builder(loop2->region(0)).create(O::Yield, {}, {});
+
+  // while with results: while (i < n) i += 1
+  Op* w = b.create(O::While, {c0}, {i32});
+  Value* bi = w->region(0).addArg(i32);
+  {
+    Builder wb(w->region(0));
+    Value* go = wb.create1(O::Cmp, {bi, n}, i1, {{"pred", std::string("lt")}});
+    wb.create(O::Condition, {go, bi}, {});
+    Value* ai = w->region(1).addArg(i32);
+    Builder ab(w->region(1));
+    ab.create(O::Yield, {ab.create1(O::Add, {ai, c1}, i32)}, {});
+  }
+  // while without results
+  Op* w2 = b.create(O::While, {}, {});
+  Builder(w2->region(0)).create(O::Condition, {flag}, {});
+  Builder(w2->region(1)).create(O::Yield, {}, {});
+  b.create(O::Assert, {mask}, {}, {{"message", std::string("")}});
+  b.create(O::Return, {}, {});
+  return m;
+}
+
+std::unique_ptr<Module> parseString(const std::string& text, const std::string& name) {
+  return parseModule(makeSource(name, text));
+}
+
+namespace {
+
+bool sameAttr(const AttrValue& x, const AttrValue& y) {
+  if (x.index() != y.index()) return false;
+  if (auto* dx = std::get_if<double>(&x)) {
+    double dy = std::get<double>(y);
+    if (std::isnan(*dx)) return std::isnan(dy);
+    return std::memcmp(dx, &dy, sizeof dy) == 0;
+  }
+  return x == y;
+}
+
+struct Differ {
+  std::unordered_map<const Value*, const Value*> map;  // a's values -> b's values
+  std::string diff;
+
+  bool value(const Value* x, const Value* y, const std::string& where) {
+    map[x] = y;
+    if (x->type != y->type) diff = where + ": type " + x->type.str() + " vs " + y->type.str();
+    return diff.empty();
+  }
+
+  bool block(const Block& x, const Block& y, const std::string& where) {
+    if (x.args.size() != y.args.size()) return (diff = where + ": argument count differs"), false;
+    for (size_t i = 0; i < x.args.size(); ++i)
+      if (!value(x.args[i].get(), y.args[i].get(), where + " arg " + std::to_string(i))) return false;
+    if (x.ops.size() != y.ops.size()) return (diff = where + ": op count differs"), false;
+    for (size_t i = 0; i < x.ops.size(); ++i) {
+      const Op &p = *x.ops[i], &q = *y.ops[i];
+      std::string at = where + " op " + std::to_string(i) + " (" + p.name() + ")";
+      if (p.opcode != q.opcode) return (diff = at + ": opcode differs"), false;
+      if (p.operands.size() != q.operands.size()) return (diff = at + ": operand count differs"), false;
+      for (size_t k = 0; k < p.operands.size(); ++k) {
+        auto it = map.find(p.operands[k]);
+        if (it == map.end() || it->second != q.operands[k]) return (diff = at + ": operand " + std::to_string(k)), false;
+      }
+      if (p.attrs.size() != q.attrs.size()) return (diff = at + ": attribute count differs"), false;
+      for (const Attr& a : p.attrs) {
+        const AttrValue* o = q.findAttr(a.name);
+        if (!o || !sameAttr(a.value, *o)) return (diff = at + ": attribute " + a.name), false;
+      }
+      if (p.results.size() != q.results.size()) return (diff = at + ": result count differs"), false;
+      for (size_t k = 0; k < p.results.size(); ++k)
+        if (!value(p.results[k].get(), q.results[k].get(), at)) return false;
+      if (p.regions.size() != q.regions.size()) return (diff = at + ": region count differs"), false;
+      for (size_t k = 0; k < p.regions.size(); ++k)
+        if (!block(*p.regions[k], *q.regions[k], at + " region " + std::to_string(k))) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::string structuralDiff(const Function& a, const Function& b) {
+  if (a.name != b.name) return "function names differ";
+  Differ d;
+  d.block(a.body, b.body, "@" + a.name);
+  return d.diff;
+}
+
+}  // namespace kiln::ir::testing
