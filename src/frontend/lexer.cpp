@@ -222,6 +222,15 @@ void Lexer::scanDigits(bool (*isDigit)(char), const char* what, std::string& out
   if (pos_ < src_.size() && src_[pos_] == '_') fail(here(), std::string("invalid ") + what + " literal");
 }
 
+// Python accepts a keyword glued to a number (`1if x else 2`), with a warning.
+bool Lexer::keywordFollows() const {
+  size_t e = pos_;
+  while (e < src_.size() && isIdentChar(src_[e])) ++e;
+  std::string_view word = src_.substr(pos_, e - pos_);
+  static constexpr std::string_view kGlue[] = {"and", "else", "for", "if", "in", "is", "not", "or"};
+  return std::find(std::begin(kGlue), std::end(kGlue), word) != std::end(kGlue);
+}
+
 void Lexer::scanNumber() {
   size_t start = pos_;
   Pos at = here();
@@ -237,7 +246,7 @@ void Lexer::scanNumber() {
     scanDigits(digit, what, digits);
     if (pos_ < n && isDec(src_[pos_]))
       fail(here(), std::string("invalid digit '") + src_[pos_] + "' in " + what + " literal");
-    if (digits.empty() || (pos_ < n && isIdentChar(src_[pos_])))
+    if (digits.empty() || (pos_ < n && isIdentChar(src_[pos_]) && !keywordFollows()))
       fail(here(), std::string("invalid ") + what + " literal");
     uint64_t value = 0;
     bool fits = parseUnsigned(digits, base, value);
@@ -276,15 +285,8 @@ void Lexer::scanNumber() {
     imag = true;
     ++pos_;
   }
-  if (pos_ < n && isIdentChar(src_[pos_])) {
-    // Python accepts a keyword glued to a number (`1if x else 2`), with a warning.
-    size_t e = pos_;
-    while (e < n && isIdentChar(src_[e])) ++e;
-    std::string_view word = src_.substr(pos_, e - pos_);
-    static constexpr std::string_view kGlue[] = {"and", "else", "for", "if", "in", "is", "not", "or"};
-    if (std::find(std::begin(kGlue), std::end(kGlue), word) == std::end(kGlue))
-      fail(here(), imag ? "invalid imaginary literal" : "invalid decimal literal");
-  }
+  if (pos_ < n && isIdentChar(src_[pos_]) && !keywordFollows())
+    fail(here(), imag ? "invalid imaginary literal" : "invalid decimal literal");
   if (!isFloat && !imag && digits.size() > 1 && digits[0] == '0' &&
       digits.find_first_not_of('0') != std::string::npos)
     fail(at, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers");

@@ -32,6 +32,7 @@ class Lexer {
   void handleIndentation();
   void scanName();
   void scanNumber();
+  bool keywordFollows() const;
   void scanDigits(bool (*isDigit)(char), const char* what, std::string& out);
   void scanOperator();
 

@@ -222,7 +222,7 @@ bool Parser::parseGlobalAssign(ast::Module& m) {
   if (eqs.empty()) {
     if (!isAugAssign(toks_[start + 1])) return false;
     m.globals.push_back({std::string(name.text), loc(name), nullptr,
-                         "it is modified by an augmented assignment at module level", nullptr});
+                         "modified by an augmented assignment at module level", nullptr});
     return finish();
   }
   if (colon) {
@@ -251,7 +251,7 @@ bool Parser::parseGlobalAssign(ast::Module& m) {
       for (size_t i = segment; names && i < eq; ++i)
         if (isPlainName(toks_[i]))
           m.globals.push_back({std::string(toks_[i].text), loc(toks_[i]), nullptr,
-                               "it is assigned by unpacking at module level", nullptr});
+                               "assigned by unpacking at module level", nullptr});
     }
     segment = eq + 1;
   }

@@ -385,9 +385,9 @@ bool compareFloats(uint8_t pred, double a, double b) {
 }
 
 Elem intDivRem(bool div, Scalar t, Elem a, Elem b, bool& divByZero) {
-  if (b.u == 0) {
+  if (b.u == 0) {  // what NVIDIA GPUs return: an all-ones quotient, the dividend as remainder
     divByZero = true;
-    return intElem(0);
+    return div ? wrapInt(t, ~uint64_t(0)) : a;
   }
   if (!isSigned(t)) return wrapInt(t, div ? a.u / b.u : a.u % b.u);
   if (b.i == -1) return div ? wrapInt(t, uint64_t(0) - a.u) : intElem(0);  // INT_MIN / -1 wraps

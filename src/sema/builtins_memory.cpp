@@ -109,7 +109,13 @@ SValue store(CallArgs& a) {
     if (!ptr->type.isTensor() && v->type.isTensor())
       a.fail(a.display + "(): " + what + " must be a scalar when storing through a single pointer, got " +
              SValue::irValue(v).describe());
-    if (broadcastShape(shape, v->type.shape, a.loc) != shape)
+    const Shape& vs = v->type.shape;
+    bool ok = vs.size() <= shape.size();
+    for (size_t i = 0; ok && i < vs.size(); ++i) {
+      int64_t d = vs[vs.size() - 1 - i];
+      ok = d == 1 || d == shape[shape.size() - 1 - i];
+    }
+    if (!ok)
       a.fail(a.display + "(): " + what + " of shape " + shapeStr(v->type.shape) +
              " does not broadcast to the pointer shape " + shapeStr(shape));
   };

@@ -175,7 +175,7 @@ SValue subscriptTensor(Context& cx, const SValue& x, const std::vector<SValue>& 
     if (idx.kind == K::Slice && !fullSlice(idx))
       fail(loc, "slices with bounds are not supported on tensors; only ':' and None can index " + x.describe());
     if (idx.kind != K::Slice && idx.kind != K::None)
-      fail(loc, "unsupported tensor index " + idx.describe() + ": tensors take only ':' and None (x[:, None])");
+      fail(loc, "unsupported tensor index (" + idx.describe() + "): tensors take only ':' and None (x[:, None])");
     if (idx.kind == K::Slice) ++kept;
   }
   if (kept > rank)

@@ -110,6 +110,7 @@ TEST(Lexer, Numbers) {
             "FLOAT:0.000000 INT:0 NL END");
   EXPECT_EQ(shape("1j 2.5J"), "IMAG:1.000000 IMAG:2.500000 NL END");
   EXPECT_EQ(shape("x.y 1if x else 2"), "x . y INT:1 if x else INT:2 NL END");
+  EXPECT_EQ(shape("0b1if 0x1for 1else"), "INT:1 if INT:31 or INT:1 else NL END");
   Lexed big = lex("18446744073709551615 18446744073709551616 0x1_0000_0000_0000_0000");
   EXPECT_EQ(big[0].intValue, UINT64_MAX);
   EXPECT_FALSE(big[0].intTooLarge);

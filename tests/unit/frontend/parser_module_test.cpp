@@ -130,10 +130,10 @@ TEST(ParserModule, Globals) {
   EXPECT_EQ(value("c"), "skip: list comprehensions are not supported in kernels");
   EXPECT_EQ(value("z"), "skip: complex literals are not supported in kernels");
   EXPECT_EQ(value("s"), "skip: f-strings are not supported in kernels");
-  EXPECT_EQ(value("p"), "skip: it is assigned by unpacking at module level");
-  EXPECT_EQ(value("r"), "skip: it is assigned by unpacking at module level");
+  EXPECT_EQ(value("p"), "skip: assigned by unpacking at module level");
+  EXPECT_EQ(value("r"), "skip: assigned by unpacking at module level");
   EXPECT_EQ(value("attr"), "<none>");
-  EXPECT_EQ(value("N"), "skip: it is modified by an augmented assignment at module level");
+  EXPECT_EQ(value("N"), "skip: modified by an augmented assignment at module level");
   EXPECT_EQ(value("M"), "1");
   EXPECT_EQ(value("K"), "2");
   EXPECT_EQ(value("BIG"), "skip: integer literal is too large (it does not fit in 64 bits)");

@@ -182,10 +182,10 @@ TEST(Ints, Division) {
   EXPECT_EQ(evalI(Opcode::Div, Scalar::U32, {I(0xFFFFFFFF), I(2)}), 0x7FFFFFFF);  // unsigned
   EXPECT_EQ(evalI(Opcode::Rem, Scalar::U8, {I(255), I(10)}), 5);
   bool dbz = false;
-  EXPECT_EQ(eval(Opcode::Div, Scalar::I32, {I(5), I(0)}, {}, &dbz).i, 0);
+  EXPECT_EQ(eval(Opcode::Div, Scalar::I32, {I(5), I(0)}, {}, &dbz).i, -1);
   EXPECT_TRUE(dbz);
   dbz = false;
-  eval(Opcode::Rem, Scalar::U64, {I(5), I(0)}, {}, &dbz);
+  EXPECT_EQ(eval(Opcode::Rem, Scalar::U64, {I(5), I(0)}, {}, &dbz).i, 5);
   EXPECT_TRUE(dbz);
   dbz = false;
   eval(Opcode::Div, Scalar::F32, {F(1), F(0)}, {}, &dbz);  // floats: IEEE, no flag

@@ -1,4 +1,5 @@
 // Triton's type promotion, broadcasting and pointer arithmetic on runtime values.
+#include "sema/ops_common.h"
 #include "values_util.h"
 
 namespace kiln::sema::test {
@@ -195,8 +196,8 @@ TEST_F(ValuesArith, UnaryAndLogical) {
   EXPECT_EQ(ty(unary(cx, ast::UnaryOp::Not, x, loc)), "tensor<8xi1>");  // x == 0
   EXPECT_TRUE(has(error([&] { unary(cx, ast::UnaryOp::Invert, tile({8}, Scalar::F32), loc); }), "unary ~"));
   SValue m = tile({8}, Scalar::I1), s = scalar(Scalar::I1);
-  EXPECT_EQ(ty(logical(cx, ast::BoolOp::And, m, s)), "tensor<8xi1>");
-  EXPECT_EQ(ty(logical(cx, ast::BoolOp::Or, x, B(false))), "tensor<8xi1>");
+  EXPECT_EQ(ty(logical(cx, ast::BoolOp::And, m, s, loc)), "tensor<8xi1>");
+  EXPECT_EQ(ty(logical(cx, ast::BoolOp::Or, x, B(false), loc)), "tensor<8xi1>");
   expectValid();
 }
 
