@@ -11,6 +11,7 @@ namespace kiln::sema {
 namespace {
 
 constexpr long kMaxWork = 200000;  // statements lowered, counting every inlined and unrolled copy
+constexpr size_t kMaxGlobalChain = 256;
 
 // The dotted path an annotation names, with its first name resolved through the import aliases:
 // `tl.constexpr` -> "triton.language.constexpr". Empty when it is not a dotted name.
@@ -186,6 +187,9 @@ SValue Lowerer::global(const ast::GlobalAssign& g, const SourceLoc& useLoc) {
     throw err;
   }
   if (evaluatingGlobals_.count(&g)) fail(useLoc, "global '" + g.name + "' is defined in terms of itself");
+  if (evaluatingGlobals_.size() >= kMaxGlobalChain)
+    fail(useLoc, "globals are defined in terms of other globals more than " + std::to_string(kMaxGlobalChain) +
+                     " levels deep");
   evaluatingGlobals_.insert(&g);
   ir::Block scratch;
   SValue v;

@@ -115,6 +115,7 @@ class Lowerer {
   std::vector<std::pair<const ast::GlobalAssign*, SValue>> globalCache_;
   std::set<const ast::GlobalAssign*> evaluatingGlobals_;
   long work_ = 0;
+  int nesting_ = 0;  // blocks being lowered, through all inlined helpers: bounds the C++ stack
   int dryRunDepth_ = 0;
 
   SValue global(const ast::GlobalAssign& g, const SourceLoc& useLoc);

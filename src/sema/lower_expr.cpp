@@ -9,6 +9,18 @@ namespace kiln::sema {
 
 namespace {
 
+// Tuples are values copied on assignment: `t = (t, t)` in an unrolled loop would double their size
+// each time, so their total size is bounded.
+constexpr size_t kMaxTupleNodes = 1 << 16;
+
+bool withinNodes(const SValue& v, size_t& budget) {
+  if (budget == 0) return false;
+  --budget;
+  for (const auto& e : v.elts)
+    if (!withinNodes(e, budget)) return false;
+  return true;
+}
+
 // `a and b and c` / `a or b or c`: a constexpr left operand decides with Python semantics (the
 // result is one of the operands); otherwise both sides are evaluated and combined with logical().
 SValue boolOp(Lowerer& L, const ast::Expr& e) {
@@ -82,7 +94,12 @@ SValue Lowerer::expr(const ast::Expr& e) {
     case ast::ExprKind::Tuple:
     case ast::ExprKind::List: {
       std::vector<SValue> elts;
-      for (const auto& x : e.elts) elts.push_back(expr(*x));
+      size_t budget = kMaxTupleNodes;
+      for (const auto& x : e.elts) {
+        elts.push_back(expr(*x));
+        if (!withinNodes(elts.back(), budget))
+          fail(e.loc, "tuple too large (more than " + std::to_string(kMaxTupleNodes) + " values, nested ones included)");
+      }
       return SValue::tuple(std::move(elts));
     }
     case ast::ExprKind::BinOp: {

@@ -5,7 +5,27 @@
 
 namespace kiln::sema {
 
+namespace {
+
+constexpr int kMaxNesting = 256;
+
+struct NestingGuard {
+  int& depth;
+  NestingGuard(int& d, const SourceLoc& loc) : depth(d) {
+    if (++depth > kMaxNesting) {
+      --depth;
+      fail(loc, "blocks and helper calls are nested too deeply (more than " + std::to_string(kMaxNesting) +
+                    " levels)");
+    }
+  }
+  ~NestingGuard() { --depth; }
+};
+
+}  // namespace
+
 Flow Lowerer::stmts(const ast::Body& first, size_t start, const Continuation* k, bool tail) {
+  if (start >= first.size() && !k) return Flow{};
+  NestingGuard nesting(nesting_, start < first.size() ? first[start]->loc : SourceLoc{});
   const ast::Body* body = &first;
   for (;;) {
     for (size_t i = start; i < body->size(); ++i) {

@@ -156,7 +156,10 @@ SValue compare(Context& cx, ast::CmpOp op, const SValue& a, const SValue& b, con
     ops.first = emit(cx, Opcode::Bitcast, {ops.first}, ops.first->type.withElem(u64), loc);
     ops.second = emit(cx, Opcode::Bitcast, {ops.second}, ops.second->type.withElem(u64), loc);
   } else {
-    ops = binaryOperands(cx, a, b, BinaryRule{}, sp, loc);
+    // Triton's comparison operators turn a Python number into a tensor of its literal type first,
+    // so numbers take part in promotion here (x_i8 < 300 compares in i32).
+    auto strong = [&](const SValue& v) { return v.isNumber() ? SValue::irValue(materialize(cx, v, loc)) : v; };
+    ops = binaryOperands(cx, strong(a), strong(b), BinaryRule{}, sp, loc);
   }
   Type rt = ops.first->type.withElem(Scalar::I1);
   return SValue::irValue(emit(cx, Opcode::Cmp, {ops.first, ops.second}, rt, loc, {ir::Attr{"pred", std::string(pred)}}));

@@ -13,8 +13,10 @@ int32_t collatzSteps(int64_t x) {
   return steps;
 }
 
-TEST(ControlFlow, CollatzWhileLoop) {
-  auto k = compileExample("control_flow.py", "collatz_steps_kernel", "*i32, *i32, i32");
+class CollatzSig : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CollatzSig, WhileLoop) {
+  auto k = compileExample("control_flow.py", "collatz_steps_kernel", GetParam());
   ASSERT_TRUE(k);
   KT_RNG(rng);
   // Starting values below 10000 stay below 2^31 along their orbits (27114424 at most).
@@ -28,6 +30,8 @@ TEST(ControlFlow, CollatzWhileLoop) {
   for (int64_t i = 0; i < n; ++i) ref[i] = collatzSteps(start[i]);
   EXPECT_TRUE(allEqual(steps, ref));
 }
+
+INSTANTIATE_TEST_SUITE_P(ControlFlow, CollatzSig, ::testing::Values("*i32, *i32, i32", "*i32:16, *i32:16, i32"));
 
 template <class T>
 void checkSearch(const kiln::Kernel& k, std::vector<T> sorted, const std::vector<T>& queries) {
@@ -44,8 +48,10 @@ void checkSearch(const kiln::Kernel& k, std::vector<T> sorted, const std::vector
   EXPECT_TRUE(allEqual(out, ref));
 }
 
-TEST(ControlFlow, SearchSortedFloat) {
-  auto k = compileExample("control_flow.py", "searchsorted_kernel", "*fp32, i32, *fp32, *i32");
+class SearchSortedSig : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SearchSortedSig, Float) {
+  auto k = compileExample("control_flow.py", "searchsorted_kernel", GetParam());
   ASSERT_TRUE(k);
   KT_RNG(rng);
   auto sorted = rng.f32(1000, -10, 10);
@@ -54,6 +60,9 @@ TEST(ControlFlow, SearchSortedFloat) {
   checkSearch(*k, sorted, queries);
   checkSearch(*k, std::vector<float>{0.5f}, std::vector<float>{0.0f, 0.5f, 1.0f});  // one element
 }
+
+INSTANTIATE_TEST_SUITE_P(ControlFlow, SearchSortedSig,
+                         ::testing::Values("*fp32, i32, *fp32, *i32", "*fp32:16, i32, *fp32:16, *i32:16"));
 
 TEST(ControlFlow, SearchSortedIntWithDuplicates) {
   auto k = compileExample("control_flow.py", "searchsorted_kernel", "*i32, i32, *i32, *i32");
@@ -70,10 +79,10 @@ TEST(ControlFlow, SearchSortedEmpty) {
   checkSearch(*k, std::vector<int32_t>{}, std::vector<int32_t>{-1, 0, 5});
 }
 
-void checkPolyval(int degree, int64_t n, int64_t block) {
+void checkPolyval(int degree, int64_t n, int64_t block, bool hints = false) {
   SCOPED_TRACE("DEGREE " + std::to_string(degree) + ", n " + std::to_string(n));
-  auto k = compileExample("control_flow.py", "polyval_kernel",
-                          "*fp32, *fp32, *fp32, i32, " + std::to_string(degree) + ", " + std::to_string(block));
+  const std::string sig = hints ? "*fp32:16, *fp32:16, *fp32:16, i32:16, " : "*fp32, *fp32, *fp32, i32, ";
+  auto k = compileExample("control_flow.py", "polyval_kernel", sig + std::to_string(degree) + ", " + std::to_string(block));
   ASSERT_TRUE(k);
   KT_RNG(rng);
   auto x = rng.f32(n, -1.5, 1.5), coeff = rng.f32(degree + 1, -1, 1);
@@ -93,6 +102,7 @@ TEST(ControlFlow, StaticRangeHorner) {
   checkPolyval(0, 10, 16);  // a constant polynomial: one unrolled step
   checkPolyval(3, 1000, 256);
   checkPolyval(7, 1, 16);
+  checkPolyval(4, 992, 128, true);  // ":16" hints: n divisible by 16
 }
 
 TEST(ControlFlow, StaticRangeUnrollsInIR) {

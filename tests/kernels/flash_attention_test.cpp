@@ -11,12 +11,14 @@ using kiln::Arg;
 struct AttnCase {
   int64_t z, h, n, d, blockM, blockN;
   bool causal;
+  bool hints = false;  // ":16" on pointers and on the strides that are multiples of 16, "1" on unit strides
 };
 
 std::string attnSignature(const AttnCase& c) {
-  std::string s = "*fp16, *fp16, *fp16, fp32, *fp32, *fp16";
-  for (int i = 0; i < 16 + 2; ++i) s += ", i32";
-  return s + ", " + std::to_string(c.d) + ", " + std::to_string(c.blockM) + ", " + std::to_string(c.blockN) +
+  std::string s = c.hints ? "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16" : "*fp16, *fp16, *fp16, fp32, *fp32, *fp16";
+  // Per tensor: z, h, n strides (multiples of HEAD_DIM, itself a multiple of 16) then the unit stride.
+  for (int t = 0; t < 4; ++t) s += c.hints ? ", i32:16, i32:16, i32:16, 1" : ", i32, i32, i32, i32";
+  return s + ", i32, i32, " + std::to_string(c.d) + ", " + std::to_string(c.blockM) + ", " + std::to_string(c.blockN) +
          (c.causal ? ", True" : ", False");
 }
 
@@ -91,10 +93,23 @@ TEST(FlashAttention, BlockNLargerThanBlockM) {
   checkAttention({1, 2, 77, 16, 16, 32, false});
 }
 
+TEST(FlashAttention, AlignmentHintsAndUnitStrides) {
+  checkAttention({2, 2, 48, 32, 16, 16, true, true});
+  checkAttention({1, 2, 70, 16, 32, 16, false, true});
+}
+
 TEST(FlashAttention, SingleToken) {
   // One key: the output is exactly v (up to fp16 rounding of p = 1).
   checkAttention({1, 1, 1, 16, 16, 16, true});
   checkAttention({1, 1, 1, 16, 16, 16, false});
+}
+
+TEST(FlashAttention, RandomShapes) {
+  KT_RNG(rng);
+  for (int i = 0; i < 3; ++i) {
+    const int64_t d = rng.integer(0, 1) ? 32 : 16, bm = rng.integer(0, 1) ? 32 : 16, bn = rng.integer(0, 1) ? 32 : 16;
+    checkAttention({rng.integer(1, 2), rng.integer(1, 2), rng.integer(1, 100), d, bm, bn, rng.integer(0, 1) == 1});
+  }
 }
 
 }  // namespace

@@ -7,14 +7,19 @@ namespace {
 
 using kiln::Arg;
 
-TEST(Grid2d, Add) {
-  auto k = compileExample("grid2d.py", "add2d_kernel", "*fp32, *fp32, *fp32, i32, i32, i32, i32, i32, 16, 32");
+class Add2dSig : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Add2dSig, BothMasks) {
+  auto k = compileExample("grid2d.py", "add2d_kernel", GetParam());
   ASSERT_TRUE(k);
   KT_RNG(rng);
+  const bool hints = std::string(GetParam()).find(":16") != std::string::npos;
   struct Shape { int64_t m, n; };
   for (Shape s : {Shape{1, 1}, Shape{33, 70}, Shape{32, 64}, Shape{5, 200}}) {
     SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n));
-    const int64_t sx = s.n + 1, sy = s.n + 5, so = s.n + 2;
+    // Padded row strides; multiples of 16 when the signature promises it.
+    const int64_t sx = hints ? 16 * (s.n / 16 + 1) : s.n + 1, sy = hints ? 16 * (s.n / 16 + 2) : s.n + 5,
+                  so = hints ? 16 * (s.n / 16 + 1) : s.n + 2;
     auto x = rng.f32(s.m * sx), y = rng.f32(s.m * sy);
     std::vector<float> out(s.m * so);
     poison(out);
@@ -31,6 +36,10 @@ TEST(Grid2d, Add) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Grid2d, Add2dSig,
+                         ::testing::Values("*fp32, *fp32, *fp32, i32, i32, i32, i32, i32, 16, 32",
+                                           "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, i32:16, i32:16, 16, 32"));
+
 template <class T>
 void checkTranspose(const kiln::Kernel& k, int64_t bm, int64_t bn, int64_t M, int64_t N, std::vector<T> x) {
   SCOPED_TRACE(std::to_string(M) + " x " + std::to_string(N));
@@ -38,9 +47,9 @@ void checkTranspose(const kiln::Kernel& k, int64_t bm, int64_t bn, int64_t M, in
   const int64_t ldy = M + 3;
   std::vector<T> y(N * ldy), ref(N * ldy);
   poison(y), poison(ref);
-  ASSERT_TRUE(run(k, {cdiv(M, bm), cdiv(N, bn)},
-                  {Arg::buffer(x), Arg::buffer(y), Arg::integer(M), Arg::integer(N), Arg::integer(1), Arg::integer(M),
-                   Arg::integer(ldy), Arg::integer(1)}));
+  std::vector<Arg> args = {Arg::buffer(x), Arg::buffer(y), Arg::integer(M), Arg::integer(N), Arg::integer(1),
+                           Arg::integer(M), Arg::integer(ldy), Arg::integer(1)};
+  ASSERT_TRUE(run(k, {cdiv(M, bm), cdiv(N, bn)}, args));
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) ref[j * ldy + i] = x[i + j * M];
   // Bitwise comparison, padding included (it must stay poisoned).
@@ -63,6 +72,16 @@ TEST(Grid2d, TransposeInt) {
   ASSERT_TRUE(k);
   KT_RNG(rng);
   checkTranspose<int32_t>(*k, 8, 64, 20, 130, rng.ints<int32_t>(20 * 130, INT32_MIN, INT32_MAX));
+}
+
+TEST(Grid2d, TransposeUnitStrideSpecialized) {
+  // Triton's AOT "1": the unit strides are specialised to the constant 1 (they stay parameters
+  // whose uses see 1), with ":16" on the pointers.
+  auto k = compileExample("grid2d.py", "transpose_kernel", "*fp32:16, *fp32:16, i32, i32, 1, i32, i32, 1, 16, 16");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->params().size(), 8u);
+  KT_RNG(rng);
+  checkTranspose<float>(*k, 16, 16, 40, 17, rng.f32(40 * 17));
 }
 
 }  // namespace

@@ -92,13 +92,18 @@ inline std::string seedNote() {
 
 class Rng {
  public:
+  // Seeded from the process seed, the current test's name and how many Rngs that test has made
+  // before (so helpers called in a loop draw different inputs, reproducibly).
   Rng() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
     if (info && info->value_param()) name += info->value_param();
+    static std::string lastTest;  // test-only bookkeeping; gtest runs tests one at a time
+    static uint64_t made = 0;
+    if (name != lastTest) lastTest = name, made = 0;
     uint64_t h = 1469598103934665603ull;  // FNV-1a
     for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-    gen_.seed(processSeed() ^ h);
+    gen_.seed(processSeed() ^ h ^ (0x9e3779b97f4a7c15ull * made++));
   }
 
   double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen_); }

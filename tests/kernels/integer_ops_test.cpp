@@ -20,10 +20,10 @@ uint32_t xorshiftRef(uint32_t x, int rounds) {
   return s;
 }
 
-void checkHash(int rounds, int64_t n, int64_t block) {
+void checkHash(int rounds, int64_t n, int64_t block, bool hints = false) {
   SCOPED_TRACE("ROUNDS " + std::to_string(rounds) + ", n " + std::to_string(n));
-  auto k = compileExample("integer_ops.py", "hash_kernel",
-                          "*u32, *u32, *u32, i32, " + std::to_string(rounds) + ", " + std::to_string(block));
+  const std::string sig = hints ? "*u32:16, *u32:16, *u32:16, i32:16, " : "*u32, *u32, *u32, i32, ";
+  auto k = compileExample("integer_ops.py", "hash_kernel", sig + std::to_string(rounds) + ", " + std::to_string(block));
   ASSERT_TRUE(k);
   KT_RNG(rng);
   auto x = rng.ints<uint32_t>(n, 0, 0xffffffffll);
@@ -39,17 +39,20 @@ void checkHash(int rounds, int64_t n, int64_t block) {
 TEST(IntegerOps, HashAndXorshift) {
   checkHash(1, 1000, 256);
   checkHash(3, 2, 128);
+  checkHash(2, 4096 + 32, 1024, true);
 }
 
-TEST(IntegerOps, DivRemShiftBitsWithNegatives) {
-  auto k = compileExample("integer_ops.py", "int_arith_kernel", "*i32, *i32, *i32, *i32, *i32, *i32, i32, 512");
+class IntArithSig : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(IntArithSig, DivRemShiftBitsWithNegatives) {
+  auto k = compileExample("integer_ops.py", "int_arith_kernel", GetParam());
   ASSERT_TRUE(k);
   KT_RNG(rng);
   // Every sign combination, small and large magnitudes, exact multiples and INT32_MIN / INT32_MAX.
   std::vector<int32_t> a, b;
   for (int32_t x : {7, -7, 6, -6, 0, 1, -1, INT32_MAX, INT32_MIN})
     for (int32_t y : {2, -2, 3, -3, 7, -7, 1, INT32_MAX, INT32_MIN}) a.push_back(x), b.push_back(y);
-  for (int i = 0; i < 700; ++i) {
+  for (int i = 0; i < 703; ++i) {  // 81 + 703 = 784 = 49 * 16, for the ":16" variant
     a.push_back(static_cast<int32_t>(i % 2 ? rng.integer(-50, 50) : rng.integer(INT32_MIN, INT32_MAX)));
     int64_t y = i % 3 ? rng.integer(-40, 40) : rng.integer(INT32_MIN, INT32_MAX);
     if (y == 0 || (a.back() == INT32_MIN && y == -1)) y = 5;  // no division by zero or overflow
@@ -74,6 +77,10 @@ TEST(IntegerOps, DivRemShiftBitsWithNegatives) {
   EXPECT_TRUE(allEqual(shr, refShr)) << "a >> (b & 7)";
   EXPECT_TRUE(allEqual(bits, refBits)) << "bitwise mix";
 }
+
+INSTANTIATE_TEST_SUITE_P(IntegerOps, IntArithSig,
+                         ::testing::Values("*i32, *i32, *i32, *i32, *i32, *i32, i32, 512",
+                                           "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32:16, 512"));
 
 }  // namespace
 }  // namespace kt

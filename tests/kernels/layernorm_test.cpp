@@ -87,5 +87,15 @@ TEST(LayerNorm, AlignmentHints) {
   checkLayerNorm(*k, {5, 160, 176});
 }
 
+TEST(LayerNorm, RandomShapes) {
+  auto k = compileExample("layernorm.py", "layer_norm_fwd_kernel", "*fp16, *fp16, *fp16, *fp16, *fp32, *fp32, i32, i32, fp32, 128");
+  ASSERT_TRUE(k);
+  KT_RNG(rng);
+  for (int i = 0; i < 3; ++i) {
+    const int64_t n = rng.integer(1, 1500);
+    checkLayerNorm(*k, {rng.integer(1, 6), n, n + rng.integer(0, 9)});
+  }
+}
+
 }  // namespace
 }  // namespace kt

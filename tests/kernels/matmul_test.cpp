@@ -12,19 +12,26 @@ struct Blocks {
   int64_t m, n, k, group;
 };
 
+// With `hints`: ":16" on the pointers and the leading dimensions, and the unit strides
+// specialised to the literal 1 (Triton's AOT syntax), as a launcher would for contiguous inputs.
 std::string signature(const std::string& ab, const Blocks& b, const std::string& act, bool hints = false) {
   const std::string p = hints ? ":16, " : ", ";
-  return "*" + ab + p + "*" + ab + p + "*fp16" + p + "i32, i32, i32, i32, i32, i32, i32, i32, i32, " +
+  const std::string dims = hints ? "i32, i32, i32, i32:16, 1, 1, i32:16, i32:16, 1, " : "i32, i32, i32, i32, i32, i32, i32, i32, i32, ";
+  return "*" + ab + p + "*" + ab + p + "*fp16" + p + dims +
          std::to_string(b.m) + ", " + std::to_string(b.n) + ", " + std::to_string(b.k) + ", " +
          std::to_string(b.group) + ", \"" + act + "\"";
 }
 
 // C[M, N] = act(A[M, K] @ B[K, N]); A is row-major with a padded row, B is column-major, so
 // every stride argument matters. `fp16` selects the operand type.
-void checkMatmul(const kiln::Kernel& k, const Blocks& b, bool fp16, bool leaky, int64_t M, int64_t N, int64_t K) {
+void checkMatmul(const kiln::Kernel& k, const Blocks& b, bool fp16, bool leaky, int64_t M, int64_t N, int64_t K,
+                 bool hints = false) {
   SCOPED_TRACE("M " + std::to_string(M) + ", N " + std::to_string(N) + ", K " + std::to_string(K));
   KT_RNG(rng);
-  const int64_t lda = K + 3, ldb = K;  // A[m, k] at m*lda + k; B[k, n] at n*ldb + k
+  // A[m, k] at m*lda + k; B[k, n] at n*ldb + k; C[m, n] at m*ldc + n. Padded leading dimensions,
+  // rounded up to multiples of 16 when the signature promises it.
+  auto ld = [&](int64_t v) { return hints ? (v + 15) / 16 * 16 + 16 : v; };
+  const int64_t lda = ld(K + 3), ldb = ld(K);
   std::vector<double> a(M * lda), bm(N * ldb);
   std::vector<uint16_t> a16, b16;
   std::vector<float> a32, b32;
@@ -35,7 +42,7 @@ void checkMatmul(const kiln::Kernel& k, const Blocks& b, bool fp16, bool leaky, 
     a32 = rng.f32(a.size()), b32 = rng.f32(bm.size());
     a = toDouble(a32), bm = toDouble(b32);
   }
-  const int64_t ldc = N + 1;
+  const int64_t ldc = ld(N + 1);
   std::vector<uint16_t> c(M * ldc);
   poison(c);
   Arg A = fp16 ? Arg::buffer(a16) : Arg::buffer(a32), B = fp16 ? Arg::buffer(b16) : Arg::buffer(b32);
@@ -55,8 +62,9 @@ void checkMatmul(const kiln::Kernel& k, const Blocks& b, bool fp16, bool leaky, 
   for (int64_t i = 0; i < M; ++i) EXPECT_EQ(c[i * ldc + N], 0xffff) << "padding of row " << i << " written";
   // fp16 operands: exact products and fp32 sums, then one fp16 rounding of the result.
   // fp32 operands: the dot may round its inputs to tf32 (10-bit mantissa).
+  // The 2^-24 floor is fp16's subnormal spacing: tiny results are rounded absolutely.
   const double scale = maxAbs(ref);
-  const Tol tol = fp16 ? Tol{1e-2, 1e-3 * scale} : Tol{1e-2, 3e-3 * scale};
+  const Tol tol = fp16 ? Tol{1e-2, 1e-3 * scale + 0x1p-24} : Tol{1e-2, 3e-3 * scale + 0x1p-24};
   EXPECT_TRUE(allClose(got, ref, tol));
 }
 
@@ -112,7 +120,20 @@ TEST(Matmul, AlignmentHints) {
   const Blocks b{32, 32, 32, 4};
   auto k = compileExample("matmul.py", "matmul_kernel", signature("fp16", b, "leaky_relu", true));
   ASSERT_TRUE(k);
-  checkMatmul(*k, b, true, true, 48, 80, 64);
+  checkMatmul(*k, b, true, true, 48, 80, 64, true);
+  checkMatmul(*k, b, true, true, 33, 17, 100, true);
+}
+
+TEST(Matmul, RandomShapes) {
+  const Blocks b{32, 32, 32, 3};
+  auto plain = compileExample("matmul.py", "matmul_kernel", signature("fp16", b, ""));
+  auto leaky = compileExample("matmul.py", "matmul_kernel", signature("fp16", b, "leaky_relu"));
+  ASSERT_TRUE(plain && leaky);
+  KT_RNG(rng);
+  for (int i = 0; i < 4; ++i) {
+    const bool act = rng.integer(0, 1);
+    checkMatmul(act ? *leaky : *plain, b, true, act, rng.integer(1, 150), rng.integer(1, 150), rng.integer(1, 150));
+  }
 }
 
 }  // namespace

@@ -37,6 +37,13 @@ TEST(Reductions, Argmax) {
   checkArgmax(*k, 4, 128, 130, true);
 }
 
+TEST(Reductions, ArgmaxAlignmentHints) {
+  auto k = compileExample("reductions.py", "argmax_kernel", "*fp32:16, *i32:16, *fp32:16, i32, i32:16, 64");
+  ASSERT_TRUE(k);
+  checkArgmax(*k, 7, 50, 64, false);
+  checkArgmax(*k, 7, 64, 80, true);
+}
+
 TEST(Reductions, ArgmaxNegativeRows) {
   // All values negative: the -inf padding of the masked lanes must never win.
   auto k = compileExample("reductions.py", "argmax_kernel", "*fp32, *i32, *fp32, i32, i32, 64");
@@ -53,13 +60,15 @@ TEST(Reductions, ArgmaxNegativeRows) {
   }
 }
 
-TEST(Reductions, MeanAndVarTupleHelper) {
-  auto k = compileExample("reductions.py", "row_stats_kernel", "*fp32, *fp32, *fp32, i32, i32, 256");
+class RowStatsSig : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RowStatsSig, MeanAndVarTupleHelper) {
+  auto k = compileExample("reductions.py", "row_stats_kernel", GetParam());
   ASSERT_TRUE(k);
   KT_RNG(rng);
   for (int64_t cols : {1, 50, 256}) {
     SCOPED_TRACE("cols " + std::to_string(cols));
-    const int64_t rows = 5, stride = cols + 2;
+    const int64_t rows = 5, stride = 16 * (cols / 16 + 1);  // a multiple of 16, for the ":16" variant
     auto x = rng.f32(rows * stride, -2, 6);
     std::vector<float> mean(rows), var(rows);
     poison(mean), poison(var);
@@ -78,8 +87,14 @@ TEST(Reductions, MeanAndVarTupleHelper) {
   }
 }
 
-TEST(Reductions, SegmentSumScalarLoads) {
-  auto k = compileExample("reductions.py", "segment_sum_kernel", "*fp32, *i32, *fp32, 64");
+INSTANTIATE_TEST_SUITE_P(Reductions, RowStatsSig,
+                         ::testing::Values("*fp32, *fp32, *fp32, i32, i32, 256",
+                                           "*fp32:16, *fp32:16, *fp32:16, i32, i32:16, 256"));
+
+class SegmentSumSig : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SegmentSumSig, ScalarLoads) {
+  auto k = compileExample("reductions.py", "segment_sum_kernel", GetParam());
   ASSERT_TRUE(k);
   KT_RNG(rng);
   // Ragged segments: empty ones, shorter than, equal to and several times the block.
@@ -98,6 +113,8 @@ TEST(Reductions, SegmentSumScalarLoads) {
   EXPECT_TRUE(allClose(toDouble(out), ref, Tol{1e-5, 0}, scale));
   EXPECT_EQ(out[0], 0.0f) << "an empty segment sums to 0";
 }
+
+INSTANTIATE_TEST_SUITE_P(Reductions, SegmentSumSig, ::testing::Values("*fp32, *i32, *fp32, 64", "*fp32:16, *i32:16, *fp32:16, 64"));
 
 }  // namespace
 }  // namespace kt

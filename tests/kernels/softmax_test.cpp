@@ -50,6 +50,8 @@ TEST(Softmax, SmallBlock) {
 TEST(Softmax, WideRows) {
   auto k = compileExample("softmax.py", "softmax_kernel", "*fp32, *fp32, i32, i32, i32, i32, 1024, 3");
   ASSERT_TRUE(k);
+  // tl.range(..., num_stages=num_stages) reaches the loop as its pipelining depth.
+  EXPECT_NE(k->ir().find("num_stages = 3"), std::string::npos) << k->ir();
   checkSoftmax(*k, {7, 781, 1024, 4, 781, 781});
   checkSoftmax(*k, {2, 1024, 1024, 8, 1030, 1024});  // more programs than rows
 }
@@ -58,6 +60,16 @@ TEST(Softmax, AlignmentHints) {
   auto k = compileExample("softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32, 128, 4");
   ASSERT_TRUE(k);
   checkSoftmax(*k, {9, 100, 128, 4, 112, 128});
+}
+
+TEST(Softmax, RandomShapes) {
+  auto k = compileExample("softmax.py", "softmax_kernel", "*fp32, *fp32, i32, i32, i32, i32, 256, 2");
+  ASSERT_TRUE(k);
+  KT_RNG(rng);
+  for (int i = 0; i < 4; ++i) {
+    const int64_t rows = rng.integer(1, 30), cols = rng.integer(1, 256);
+    checkSoftmax(*k, {rows, cols, 256, rng.integer(1, 8), cols + rng.integer(0, 5), cols + rng.integer(0, 5)});
+  }
 }
 
 }  // namespace

@@ -96,5 +96,13 @@ TEST(VectorAdd, BFloat16) {
   EXPECT_TRUE(allEqual(out, ref));
 }
 
+TEST(VectorAdd, RandomSizes) {
+  // Sizes drawn from the seeded generator: a failure reproduces with the printed seed.
+  auto k = compileExample("vector_add.py", "add_kernel", "*fp32, *fp32, *fp32, i32, 512");
+  ASSERT_TRUE(k);
+  KT_RNG(rng);
+  for (int i = 0; i < 5; ++i) checkAdd(*k, 512, rng.integer(1, 5000));
+}
+
 }  // namespace
 }  // namespace kt

@@ -149,6 +149,20 @@ TEST(StructureCall, InlineDepthLimit) {
   EXPECT_TRUE(contains(d.message, "more than 64 levels deep")) << d.message;
 }
 
+TEST(StructureCall, NestingThroughHelpersIsBounded) {
+  // 60 helpers, each nesting its call 9 blocks deep: more than the 256 levels sema allows.
+  std::string src;
+  for (int i = 0; i < 60; ++i) {
+    src += "@triton.jit\ndef f" + std::to_string(i) + "(x):\n";
+    std::string indent = "    ";
+    for (int d = 0; d < 8; ++d, indent += "    ") src += indent + "if x > " + std::to_string(d) + ":\n";
+    src += indent + "x = f" + std::to_string(i + 1) + "(x)\n    return x\n\n";
+  }
+  src += "@triton.jit\ndef f60(x):\n    return x\n\n@triton.jit\ndef k(n):\n    y = f0(n)\n";
+  Diagnostic d = lowerError(src, "k", "i32");
+  EXPECT_TRUE(contains(d.message, "nested too deeply (more than 256 levels)")) << d.message;
+}
+
 TEST(StructureCall, ExponentialInliningIsBounded) {
   std::string src;
   for (int i = 0; i < 24; ++i)

@@ -182,6 +182,9 @@ TEST_F(ValuesArith, Comparisons) {
   SValue c = cmp(ast::CmpOp::Lt, x, F(0.5));
   EXPECT_EQ(ty(c), "tensor<4x8xi1>");
   EXPECT_EQ(std::get<std::string>(*last(Opcode::Cmp)->findAttr("pred")), "lt");
+  EXPECT_EQ(last(Opcode::Cmp)->operand(0)->type.str(), "tensor<4x8xf32>");  // numbers are not weak here
+  cmp(ast::CmpOp::Lt, tile({8}, Scalar::I8), I(300));  // compares in i32, no range error
+  EXPECT_EQ(last(Opcode::Cmp)->operand(1)->type.str(), "tensor<8xi32>");
   SValue isNone = cmp(ast::CmpOp::Is, x, SValue::none());
   EXPECT_EQ(isNone.kind, SValue::Kind::Bool);
   EXPECT_EQ(isNone.i, 0);

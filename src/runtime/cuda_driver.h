@@ -1,0 +1,89 @@
+// CudaDriver: the CUDA driver loaded with dlopen at first use (never linked, so kiln runs on machines
+// without a GPU), the devices it sees, one retained primary context per device, and checked calls.
+// Stream is an RAII CUDA stream. Objects that hold device resources keep the driver alive.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/cuda_api.h"
+#include "runtime/cuda_error.h"
+
+namespace kiln::runtime {
+
+// What kiln needs to know about one GPU; queried once when the driver is opened.
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int computeMajor = 0, computeMinor = 0;
+  int smCount = 0;
+  int warpSize = 32;
+  int maxThreadsPerBlock = 0;
+  int maxGridDim[3] = {0, 0, 0};
+  int maxSharedPerBlock = 0;       // without opt-in (48 KB)
+  int maxSharedPerBlockOptin = 0;  // with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
+  int maxSharedPerSm = 0;
+  size_t totalMemoryBytes = 0;
+
+  // The PTX target kiln compiles for on this device: "sm_90a" on compute capability 9.0 (Hopper's
+  // arch-specific features: wgmma, setmaxnreg), otherwise "sm_<major><minor>".
+  std::string arch() const;
+};
+
+class CudaDriver {
+ public:
+  // Loads the driver library (default "libcuda.so.1"; tests pass another path), resolves its entry
+  // points, calls cuInit and queries every device. Throws CudaError with kind NoDriver ("no CUDA
+  // driver: libcuda.so.1 could not be loaded (...)") or NoDevice ("no CUDA device found ...").
+  static std::shared_ptr<CudaDriver> open(const std::string& library = {});
+  // Like open, but returns nullptr and the reason instead of throwing; for "skip if no GPU" paths.
+  static std::shared_ptr<CudaDriver> tryOpen(std::string* whyNot = nullptr, const std::string& library = {});
+
+  CudaDriver(const CudaDriver&) = delete;
+  CudaDriver& operator=(const CudaDriver&) = delete;
+  ~CudaDriver();  // releases the primary contexts it retained; the library stays loaded (see .cpp)
+
+  const cu::DriverApi& api() const { return api_; }
+  int driverVersion() const { return driverVersion_; }  // e.g. 13000 for CUDA 13.0
+  int deviceCount() const { return static_cast<int>(devices_.size()); }
+  const DeviceInfo& device(int ordinal) const;  // throws CudaError(NoDevice) on a bad ordinal
+
+  // Retains the device's primary context on first use and makes it current on the calling thread
+  // (contexts are per host thread, so every operation calls this before touching the device).
+  void makeCurrent(int ordinal);
+  void synchronize(int ordinal);  // cuCtxSynchronize: where asynchronous kernel faults surface
+
+  // Throws CudaError::callFailed(call, result, ...) unless result is CUDA_SUCCESS.
+  void check(cu::Result result, const char* call, const std::string& kernel = {}) const;
+  std::string errorName(cu::Result result) const;         // "CUDA_ERROR_INVALID_VALUE"
+  std::string errorDescription(cu::Result result) const;  // "invalid argument"
+
+ private:
+  CudaDriver() = default;
+
+  cu::DriverApi api_;
+  int driverVersion_ = 0;
+  std::vector<DeviceInfo> devices_;
+  std::vector<cu::Device> handles_;
+  std::mutex contextsMutex_;
+  std::vector<cu::Context> contexts_;  // null until retained
+};
+
+// An RAII stream on one device (cuStreamCreate / cuStreamDestroy).
+class Stream {
+ public:
+  Stream(std::shared_ptr<CudaDriver> driver, int device);
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream();
+  cu::Stream handle() const { return stream_; }
+  void synchronize();
+
+ private:
+  std::shared_ptr<CudaDriver> driver_;
+  int device_;
+  cu::Stream stream_ = nullptr;
+};
+
+}  // namespace kiln::runtime

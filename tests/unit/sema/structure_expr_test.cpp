@@ -1,0 +1,103 @@
+// Structure tests of sema: expressions (literals, short-circuit and/or, comparison chains, calls of
+// non-callables, subscripts).
+#include "structure_util.h"
+
+namespace kiln::sema::test {
+namespace {
+
+using ir::Opcode;
+
+TEST(StructureExpr, TupleGrowthIsBounded) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n):
+    t = (n,)
+    for i in tl.static_range(40):
+        t = (t, t)
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "tuple too large")) << d.message;
+}
+
+TEST(StructureExpr, IntegerLiteralTooLarge) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n):
+    y = 18446744073709551615
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "integer literal too large")) << d.message;
+  auto m = lowerSource(R"(
+@triton.jit
+def k(n):
+    for i in tl.static_range(9223372036854775807 // 4611686018427387904):
+        n = n + 1
+)", "k", "i32");
+  EXPECT_EQ(countOps(*m, Opcode::Add), 1);
+}
+
+TEST(StructureExpr, SliceWithBounds) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n):
+    x = tl.arange(0, 16)
+    y = x[1:4]
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "slicing with bounds is not supported")) << d.message;
+}
+
+TEST(StructureExpr, NotCallable) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n):
+    y = n(3)
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "i32 is not callable")) << d.message;
+}
+
+TEST(StructureExpr, BoolOpShortCircuitsOnConstexprs) {
+  auto m = lowerSource(R"(
+@triton.jit
+def k(n, FLAG: tl.constexpr):
+    a = FLAG or undefined_name
+    b = (not FLAG) and undefined_name
+    if a and not b:
+        y = n + 1
+)", "k", "i32, True");
+  EXPECT_EQ(countOps(*m, Opcode::Add), 1);
+  EXPECT_EQ(countOps(*m, Opcode::If), 0);
+}
+
+TEST(StructureExpr, BoolOpOnValues) {
+  auto m = lowerSource(R"(
+@triton.jit
+def k(n, m):
+    if n > 0 and m > 0:
+        y = n + 1
+)", "k", "i32, i32");
+  EXPECT_EQ(countOps(*m, Opcode::Cmp), 2);
+  EXPECT_EQ(countOps(*m, Opcode::If), 1);
+}
+
+TEST(StructureExpr, CompareChains) {
+  auto m = lowerSource(R"(
+@triton.jit
+def k(n):
+    if 0 < n < 10:
+        y = n + 1
+)", "k", "i32");
+  EXPECT_EQ(countOps(*m, Opcode::Cmp), 2);
+  EXPECT_EQ(countOps(*m, Opcode::And), 1);
+  auto c = lowerSource(R"(
+@triton.jit
+def k(n):
+    if 1 > 2 < undefined_name:
+        y = n + 1
+    if 1 < 2 < 3:
+        z = n * 2
+)", "k", "i32");
+  EXPECT_EQ(countOps(*c, Opcode::Add), 0);
+  EXPECT_EQ(countOps(*c, Opcode::Mul), 1);
+  EXPECT_EQ(countOps(*c, Opcode::Cmp), 0);
+}
+
+}  // namespace
+}  // namespace kiln::sema::test
