@@ -10,11 +10,11 @@ namespace kiln::runtime {
 class CudaError : public std::exception {
  public:
   enum class Kind {
-    NoDriver,       // libcuda.so.1 missing or unusable (stub library, missing entry points)
-    NoDevice,       // the driver loaded but there is no usable GPU
-    CallFailed,     // a CUDA driver call returned an error
-    InvalidLaunch,  // kiln refused a launch that the device or kernel cannot run (checked before the call)
-    CompileFailed,  // PTX -> cubin failed (nvJitLink or driver JIT); log() holds the assembler's log
+    NoDriver,         // libcuda.so.1 missing or unusable (stub library, missing entry points)
+    NoDevice,         // the driver loaded but there is no usable GPU
+    CallFailed,       // a CUDA driver call returned an error
+    InvalidArgument,  // kiln refused a request the device or kernel cannot honour (checked before any call)
+    CompileFailed,    // PTX -> cubin failed (nvJitLink or driver JIT); log() holds the assembler's log
   };
 
   // message: the whole text after the optional "kernel 'NAME': " prefix.

@@ -1,6 +1,7 @@
 // SHA-256 as FIPS 180-4 specifies it: 64-byte blocks, big-endian words, 64 rounds per block.
 #include "runtime/sha256.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::runtime {

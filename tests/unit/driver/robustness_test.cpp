@@ -109,13 +109,40 @@ void duplicateLine(std::string& s, Rng& rng) {
   s.insert(begin, line);
 }
 
+// The [begin, end) of the identifier or number at a random position, if there is one there.
+bool wordAt(const std::string& s, Rng& rng, size_t& begin, size_t& end) {
+  begin = rng.below(s.size());
+  if (!isWordChar(s[begin])) return false;
+  end = begin + 1;
+  while (begin > 0 && isWordChar(s[begin - 1])) --begin;
+  while (end < s.size() && isWordChar(s[end])) ++end;
+  return true;
+}
+
+// Replaces a word by another word of the file (a name by another name: type and shape errors
+// deep in sema), or a number by an awkward one.
+void replaceWord(std::string& s, Rng& rng) {
+  static const char* const kNumbers[] = {"0", "1", "3", "17", "100", "1024", "65536", "2147483648",
+                                         "9223372036854775807", "99999999999999999999", "1e309", "0.5", "None"};
+  size_t begin, end, b2, e2;
+  if (!wordAt(s, rng, begin, end)) return;
+  std::string with;
+  if (s[begin] >= '0' && s[begin] <= '9') {
+    with = kNumbers[rng.below(std::size(kNumbers))];
+  } else {
+    for (int tries = 0; tries < 8 && with.empty(); ++tries)
+      if (wordAt(s, rng, b2, e2)) with = s.substr(b2, e2 - b2);
+  }
+  if (!with.empty()) s.replace(begin, end - begin, with);
+}
+
 // Applies one to three random mutations; returns a description of them.
 std::string mutate(std::string& s, Rng& rng) {
   static constexpr char kInsertable[] = "()[]:,.=+-*/'\"\n\t#@";
   std::string what;
   int edits = 1 + int(rng.below(3));
   for (int e = 0; e < edits && !s.empty(); ++e) {
-    switch (rng.below(5)) {
+    switch (rng.below(6)) {
       case 0:
         deleteToken(s, rng);
         what += "delete-token ";
@@ -135,8 +162,15 @@ std::string mutate(std::string& s, Rng& rng) {
         what += "insert ";
         break;
       case 4:
-        s.resize(rng.below(s.size() + 1));
-        what += "truncate ";
+        if (rng.below(4) == 0) {  // truncation ends the file: keep it rarer than the others
+          s.resize(rng.below(s.size() + 1));
+          what += "truncate ";
+          break;
+        }
+        [[fallthrough]];
+      case 5:
+        replaceWord(s, rng);
+        what += "replace-word ";
         break;
     }
   }

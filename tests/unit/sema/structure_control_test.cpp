@@ -147,6 +147,15 @@ def k(n, FLAG: tl.constexpr):
   EXPECT_EQ(countOps(*m, Opcode::Mul), 1);
 }
 
+TEST(StructureIf, ConditionalExpressionTypeMismatch) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(x_ptr, n):
+    a = x_ptr if n > 0 else n
+)", "k", "*fp32, i32");
+  EXPECT_EQ(d.message, "the conditional expression has type ptr<f32> in the then-branch and i32 in the else-branch");
+}
+
 TEST(StructureReturn, KernelReturns) {
   auto m = lowerSource(R"(
 @triton.jit
@@ -179,6 +188,44 @@ def k(n):
   EXPECT_EQ(countOps(ifOp->region(1), Opcode::Add), 1);
   EXPECT_EQ(countOps(ifOp->region(1), Opcode::Mul), 1);
   EXPECT_EQ(m->functions[0]->body.ops.back()->opcode, Opcode::Return);
+}
+
+TEST(StructureReturn, ReturnInElseBranchGuardsTheRest) {
+  auto m = lowerSource(R"(
+@triton.jit
+def k():
+    pid = tl.program_id(0)
+    if pid < 4:
+        a = pid + 1
+    else:
+        return
+    b = a * 2
+)", "k", "");
+  const ir::Op* ifOp = findOp(*m, Opcode::If);
+  ASSERT_TRUE(ifOp);
+  EXPECT_EQ(m->functions[0]->body.numArgs(), 0u);
+  EXPECT_EQ(countOps(ifOp->region(0), Opcode::Mul), 1);
+  EXPECT_EQ(countOps(ifOp->region(1), Opcode::Mul), 0);
+}
+
+TEST(StructureReturn, ReturnInHelperLoopIsAnError) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def f(x):
+    while x > 0:
+        if x == 3:
+            return x
+        x = x - 1
+    return x
+
+@triton.jit
+def k(n):
+    y = f(n)
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "early return is not supported")) << d.message;
+  EXPECT_EQ(srcLine(d), 5);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(srcLine(d.notes[0]), 11);
 }
 
 TEST(StructureReturn, ReturnInLoopIsAnError) {

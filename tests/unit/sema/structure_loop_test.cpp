@@ -378,6 +378,17 @@ def k(n):
   EXPECT_EQ(findOp(*m, Opcode::Mul)->operand(0), loop->result(0));
 }
 
+TEST(StructureWhile, TensorConditionIsAnError) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n):
+    x = tl.arange(0, 8)
+    while x < n:
+        x = x + 1
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "while condition must be a scalar")) << d.message;
+}
+
 TEST(StructureWhile, ConstantConditions) {
   Diagnostic d = lowerError(R"(
 @triton.jit

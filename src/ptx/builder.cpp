@@ -1,0 +1,305 @@
+// The PTX builder: register naming, operand text, entry and module printing.
+#include "ptx/builder.h"
+
+#include <bit>
+#include <cstdio>
+
+#include "support/diagnostic.h"
+
+namespace kiln::ptx {
+
+namespace {
+
+[[noreturn]] void bug(const std::string& msg) { throw InternalError({}, "ptx builder: " + msg); }
+
+std::string hex(uint64_t v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*llX", digits, static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string_view paramTypeName(ParamType t) {
+  switch (t) {
+    case ParamType::U8: return ".u8";
+    case ParamType::S8: return ".s8";
+    case ParamType::U16: return ".u16";
+    case ParamType::S16: return ".s16";
+    case ParamType::B16: return ".b16";
+    case ParamType::U32: return ".u32";
+    case ParamType::S32: return ".s32";
+    case ParamType::U64: return ".u64";
+    case ParamType::S64: return ".s64";
+    case ParamType::F32: return ".f32";
+    case ParamType::F64: return ".f64";
+    case ParamType::Ptr: return ".u64";
+  }
+  return "";
+}
+
+// The register class a parameter is loaded into: 8/16-bit integers widen to .b32 (PTX extends by
+// the parameter type's signedness), f16/bf16 bits stay .b16.
+RegClass paramRegClass(ParamType t) {
+  switch (t) {
+    case ParamType::U8: case ParamType::S8: case ParamType::U16: case ParamType::S16:
+    case ParamType::U32: case ParamType::S32:
+      return RegClass::B32;
+    case ParamType::B16: return RegClass::B16;
+    case ParamType::U64: case ParamType::S64: case ParamType::Ptr: return RegClass::B64;
+    case ParamType::F32: return RegClass::F32;
+    case ParamType::F64: return RegClass::F64;
+  }
+  return RegClass::B32;
+}
+
+bool validIdentifier(std::string_view s) {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; };
+  if (!alpha(s[0])) return false;
+  for (char c : s)
+    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+  return true;
+}
+
+std::string dims(const std::array<int, 3>& d) {
+  return std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- target, registers, operands
+
+std::string Target::name() const { return "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""); }
+
+std::optional<Target> Target::parse(std::string_view s) {
+  if (s.substr(0, 3) != "sm_" || s.size() < 5) return std::nullopt;
+  std::string_view rest = s.substr(3);
+  bool a = rest.back() == 'a';
+  if (a) rest.remove_suffix(1);
+  if (rest.empty() || rest.size() > 3) return std::nullopt;
+  int sm = 0;
+  for (char c : rest) {
+    if (c < '0' || c > '9') return std::nullopt;
+    sm = sm * 10 + (c - '0');
+  }
+  if (sm < 80) return std::nullopt;  // kiln emits mma.sync, cp.async and min.NaN: sm_80 is the floor
+  return Target{sm, a};
+}
+
+std::string_view regTypeName(RegClass c) {
+  switch (c) {
+    case RegClass::Pred: return ".pred";
+    case RegClass::B16: return ".b16";
+    case RegClass::B32: return ".b32";
+    case RegClass::B64: return ".b64";
+    case RegClass::F32: return ".f32";
+    case RegClass::F64: return ".f64";
+  }
+  return "";
+}
+
+std::string_view regPrefix(RegClass c) {
+  switch (c) {
+    case RegClass::Pred: return "%p";
+    case RegClass::B16: return "%h";
+    case RegClass::B32: return "%r";
+    case RegClass::B64: return "%rd";
+    case RegClass::F32: return "%f";
+    case RegClass::F64: return "%fd";
+  }
+  return "";
+}
+
+int regBits(RegClass c) {
+  switch (c) {
+    case RegClass::Pred: return 1;
+    case RegClass::B16: return 16;
+    case RegClass::B32: case RegClass::F32: return 32;
+    case RegClass::B64: case RegClass::F64: return 64;
+  }
+  return 0;
+}
+
+std::string Reg::str() const {
+  if (!valid()) bug("use of an unallocated register");
+  return std::string(regPrefix(cls)) + std::to_string(id);
+}
+
+Operand::Operand(Reg r) : text(r.str()) {}
+Operand::Operand(int64_t v) : text(std::to_string(v)) {}
+Operand Operand::raw(std::string t) {
+  Operand o(0);
+  o.text = std::move(t);
+  return o;
+}
+
+Operand hexImm(uint64_t v) { return Operand::raw("0x" + hex(v, 1)); }
+Operand f32Bits(uint32_t bits) { return Operand::raw("0f" + hex(bits, 8)); }
+Operand f32Imm(float v) { return f32Bits(std::bit_cast<uint32_t>(v)); }
+Operand f64Bits(uint64_t bits) { return Operand::raw("0d" + hex(bits, 16)); }
+Operand f64Imm(double v) { return f64Bits(std::bit_cast<uint64_t>(v)); }
+Operand sym(std::string_view name) { return Operand::raw(std::string(name)); }
+
+namespace {
+std::string addrText(std::string base, int64_t offset) {
+  if (offset == 0) return "[" + base + "]";
+  return "[" + base + "+" + std::to_string(offset) + "]";  // "+-4" is PTX's spelling of -4
+}
+}  // namespace
+
+Operand addr(Reg base, int64_t offset) { return Operand::raw(addrText(base.str(), offset)); }
+Operand addr(std::string_view symbol, int64_t offset) { return Operand::raw(addrText(std::string(symbol), offset)); }
+
+Operand vec(std::span<const Reg> regs) {
+  std::string s = "{";
+  for (size_t i = 0; i < regs.size(); ++i) s += (i ? ", " : "") + regs[i].str();
+  return Operand::raw(s + "}");
+}
+
+Operand vec(std::initializer_list<Operand> items) {
+  std::string s = "{";
+  bool first = true;
+  for (const Operand& o : items) {
+    s += (first ? "" : ", ") + o.text;
+    first = false;
+  }
+  return Operand::raw(s + "}");
+}
+
+// ---------------------------------------------------------------- entry
+
+int Entry::addParam(std::string_view name, ParamType type, int ptrAlign) {
+  if (!validIdentifier(name)) bug("bad parameter name '" + std::string(name) + "'");
+  if (ptrAlign < 0 || (ptrAlign & (ptrAlign - 1)) != 0) bug("pointer alignment must be a power of two");
+  std::string symbol = name_ + "_" + std::string(name);
+  for (const Param& p : params_)
+    if (p.symbol == symbol) bug("duplicate parameter '" + std::string(name) + "'");
+  params_.push_back(Param{symbol, type, type == ParamType::Ptr ? ptrAlign : 0, false});
+  return int(params_.size()) - 1;
+}
+
+int Entry::addBoolParam(std::string_view name) {
+  int i = addParam(name, ParamType::U8);
+  params_[size_t(i)].isBool = true;
+  return i;
+}
+
+Reg Entry::loadParam(int index) {
+  if (index < 0 || size_t(index) >= params_.size()) bug("no parameter " + std::to_string(index));
+  const Param& p = params_[size_t(index)];
+  Reg r = reg(paramRegClass(p.type));
+  inst("ld.param" + std::string(paramTypeName(p.type)), {r, addr(p.symbol)});
+  if (!p.isBool) return r;
+  Reg b = reg(RegClass::Pred);
+  inst("setp.ne.u32", {b, r, 0});
+  return b;
+}
+
+void Entry::setMaxNtid(int x, int y, int z) {
+  if (reqNtid_[0]) bug(".maxntid and .reqntid exclude each other");
+  maxNtid_ = {x, y, z};
+}
+
+void Entry::setReqNtid(int x, int y, int z) {
+  if (maxNtid_[0]) bug(".maxntid and .reqntid exclude each other");
+  reqNtid_ = {x, y, z};
+}
+
+std::string Entry::addShared(std::string_view name, int64_t bytes, int align) {
+  if (!validIdentifier(name)) bug("bad shared array name '" + std::string(name) + "'");
+  if (bytes <= 0 || align <= 0 || (align & (align - 1)) != 0) bug("bad shared array size or alignment");
+  std::string symbol = name_ + "_" + std::string(name);
+  sharedDecls_.push_back(".shared .align " + std::to_string(align) + " .b8 " + symbol + "[" +
+                         std::to_string(bytes) + "];");
+  return symbol;
+}
+
+Reg Entry::dynamicSharedBase() {
+  usesDynamicShared_ = true;
+  Reg r = reg(RegClass::B32);
+  inst("mov.u32", {r, sym(kDynamicShared)});
+  return r;
+}
+
+Reg Entry::reg(RegClass c) { return Reg{c, regCount_[size_t(c)]++}; }
+
+void Entry::inst(std::string_view opcode, const std::vector<Operand>& operands, Guard guard) {
+  std::string line = "    ";
+  if (guard.active()) line += (guard.negate ? "@!" : "@") + guard.pred.str() + " ";
+  line += opcode;
+  for (size_t i = 0; i < operands.size(); ++i) line += (i ? ", " : " ") + operands[i].text;
+  addLine(line + ";");
+}
+
+void Entry::comment(std::string_view text) { addLine("    // " + std::string(text)); }
+
+Label Entry::newLabel(std::string_view hint) {
+  std::string n = "$L" + std::to_string(labelCount_++);
+  if (!hint.empty()) {
+    if (!validIdentifier(hint)) bug("bad label hint '" + std::string(hint) + "'");
+    n += "_" + std::string(hint);
+  }
+  return Label{n};
+}
+
+void Entry::label(const Label& l) { addLine(l.name + ":"); }
+void Entry::bra(const Label& target, Guard guard) { inst("bra", {sym(target.name)}, guard); }
+void Entry::braUni(const Label& target) { inst("bra.uni", {sym(target.name)}); }
+void Entry::ret() { inst("ret"); }
+
+std::string Entry::str() const {
+  std::string s = ".visible .entry " + name_ + "(";
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Param& p = params_[i];
+    s += i ? ",\n" : "\n";
+    s += "    .param " + std::string(paramTypeName(p.type));
+    if (p.type == ParamType::Ptr) {
+      s += " .ptr .global";
+      if (p.ptrAlign) s += " .align " + std::to_string(p.ptrAlign);
+    }
+    s += " " + p.symbol;
+  }
+  s += params_.empty() ? ")\n" : "\n)\n";
+  if (maxNtid_[0]) s += ".maxntid " + dims(maxNtid_) + "\n";
+  if (reqNtid_[0]) s += ".reqntid " + dims(reqNtid_) + "\n";
+  if (minNCtaPerSm_) s += ".minnctapersm " + std::to_string(minNCtaPerSm_) + "\n";
+  if (maxNReg_) s += ".maxnreg " + std::to_string(maxNReg_) + "\n";
+  s += "{\n";
+  bool decls = false;
+  for (int c = 0; c < kNumRegClasses; ++c) {
+    if (!regCount_[size_t(c)]) continue;
+    RegClass rc = RegClass(c);
+    s += "    .reg " + std::string(regTypeName(rc)) + " " + std::string(regPrefix(rc)) + "<" +
+         std::to_string(regCount_[size_t(c)]) + ">;\n";
+    decls = true;
+  }
+  for (const std::string& d : sharedDecls_) {
+    s += "    " + d + "\n";
+    decls = true;
+  }
+  if (decls && !body_.empty()) s += "\n";
+  for (const std::string& line : body_) s += line + "\n";
+  return s + "}\n";
+}
+
+// ---------------------------------------------------------------- module
+
+Entry& Module::addEntry(std::string name) {
+  if (!validIdentifier(name)) bug("bad entry name '" + name + "'");
+  for (const auto& e : entries_)
+    if (e->name() == name) bug("duplicate entry '" + name + "'");
+  entries_.push_back(std::make_unique<Entry>(std::move(name), target_));
+  return *entries_.back();
+}
+
+std::string Module::str() const {
+  std::string s = ".version " + std::string(kPtxVersion) + "\n.target " + target_.name() + "\n.address_size 64\n";
+  for (const auto& e : entries_) {
+    if (!e->usesDynamicShared()) continue;
+    s += "\n.extern .shared .align 16 .b8 " + std::string(Entry::kDynamicShared) + "[];\n";
+    break;
+  }
+  for (const auto& e : entries_) s += "\n" + e->str();
+  return s;
+}
+
+}  // namespace kiln::ptx

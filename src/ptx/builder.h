@@ -1,0 +1,162 @@
+// The PTX builder: virtual registers, operands, one `.entry` under construction and the module
+// that prints them. Output is deterministic text (unit tests compare it exactly); see docs/ptx.md.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::ptx {
+
+// The GPU a module is assembled for: sm_80 (runs on sm_80 and later) or sm_90a (Hopper only).
+struct Target {
+  int sm = 80;                // compute capability x 10
+  bool archSpecific = false;  // the "a" suffix: wgmma, setmaxnreg
+  std::string name() const;   // "sm_80", "sm_90a"
+  static std::optional<Target> parse(std::string_view name);
+  bool operator==(const Target&) const = default;
+};
+inline constexpr Target kSm80{80, false};
+inline constexpr Target kSm90a{90, true};
+
+// Register classes. Floats live in .f32/.f64 registers, f16/bf16/fp8 in .b16 and every integer
+// of 8..32 bits in .b32 (see docs/ptx.md).
+enum class RegClass : uint8_t { Pred, B16, B32, B64, F32, F64 };
+inline constexpr int kNumRegClasses = 6;
+std::string_view regTypeName(RegClass c);  // ".pred", ".b16", ".b32", ".b64", ".f32", ".f64"
+std::string_view regPrefix(RegClass c);    // "%p", "%h", "%r", "%rd", "%f", "%fd"
+int regBits(RegClass c);                   // 1, 16, 32, 64, 32, 64
+
+struct Reg {
+  RegClass cls = RegClass::B32;
+  int id = -1;  // -1: no register
+  bool valid() const { return id >= 0; }
+  std::string str() const;  // "%r3"
+  bool operator==(const Reg&) const = default;
+};
+
+// An instruction operand as text: a register, an integer immediate, or one of the forms below.
+struct Operand {
+  std::string text;
+  Operand(Reg r);       // NOLINT: registers are the common case
+  Operand(int64_t v);   // NOLINT: decimal immediate
+  Operand(int v) : Operand(int64_t(v)) {}  // NOLINT
+  static Operand raw(std::string text);
+};
+Operand hexImm(uint64_t v);                          // 0x1F
+Operand f32Imm(float v);                             // 0f3F800000 (exact bits, NaN payloads kept)
+Operand f32Bits(uint32_t bits);                      // 0f3F800000
+Operand f64Bits(uint64_t bits);                      // 0d3FF0000000000000
+Operand f64Imm(double v);
+Operand sym(std::string_view name);                  // a symbol: parameter, shared array, label
+Operand addr(Reg base, int64_t offset = 0);          // [%rd1], [%rd1+16], [%rd1+-4]
+Operand addr(std::string_view symbol, int64_t offset = 0);  // [smem+64]
+Operand vec(std::span<const Reg> regs);              // {%r1, %r2}
+Operand vec(std::initializer_list<Operand> items);
+
+// An optional guard predicate: `@%p1` (when) or `@!%p1` (unless).
+struct Guard {
+  Reg pred;
+  bool negate = false;
+  bool active() const { return pred.valid(); }
+};
+inline Guard when(Reg p) { return Guard{p, false}; }
+inline Guard unless(Reg p) { return Guard{p, true}; }
+
+struct Label {
+  std::string name;  // "$L3_loop"
+};
+
+// Kernel parameter types (`.param .TYPE`). Booleans travel as U8 and are tested with setp: PTX has
+// no .pred parameters. Ptr is `.u64 .ptr .global .align N`.
+enum class ParamType : uint8_t { U8, S8, U16, S16, B16, U32, S32, U64, S64, F32, F64, Ptr };
+
+struct Param {
+  std::string symbol;  // "<entry>_<name>"
+  ParamType type = ParamType::U32;
+  int ptrAlign = 0;  // Ptr: the alignment promised for the pointee (0: no .align attribute)
+  bool isBool = false;  // loadParam gives a .pred (value != 0)
+};
+
+// One `.visible .entry` under construction: parameters, directives, registers and the body.
+class Entry {
+ public:
+  Entry(std::string name, Target target) : name_(std::move(name)), target_(target) {}
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
+
+  const std::string& name() const { return name_; }
+  const Target& target() const { return target_; }
+
+  // Parameters in signature order; returns the index. The PTX symbol is "<entry>_<name>".
+  int addParam(std::string_view name, ParamType type, int ptrAlign = 0);
+  int addBoolParam(std::string_view name);  // `.param .u8`, loaded as a .pred
+  const std::vector<Param>& params() const { return params_; }
+  // ld.param into a fresh register: B32 for 8..32-bit integers (sign/zero extended), B16, B64 for
+  // 64-bit integers and pointers, F32/F64 for floats, Pred for bool parameters.
+  Reg loadParam(int index);
+
+  // Performance-tuning directives; 0 leaves a directive out. maxntid and reqntid exclude each other.
+  void setMaxNtid(int x, int y = 1, int z = 1);
+  void setReqNtid(int x, int y = 1, int z = 1);
+  void setMinNCtaPerSm(int n) { minNCtaPerSm_ = n; }
+  void setMaxNReg(int n) { maxNReg_ = n; }
+
+  // A static shared array declared in the entry; returns its symbol "<entry>_<name>".
+  std::string addShared(std::string_view name, int64_t bytes, int align = 16);
+  // The dynamic shared memory `smem` (declared once per module, sized at launch): marks it used
+  // and returns a fresh .b32 register holding its shared-window address.
+  Reg dynamicSharedBase();
+  bool usesDynamicShared() const { return usesDynamicShared_; }
+  static constexpr std::string_view kDynamicShared = "smem";
+
+  Reg reg(RegClass c);
+  int numRegs(RegClass c) const { return regCount_[size_t(c)]; }
+
+  // `opcode operands;` (operands joined by ", "), optionally guarded.
+  void inst(std::string_view opcode, const std::vector<Operand>& operands = {}, Guard guard = {});
+  void comment(std::string_view text);
+  Label newLabel(std::string_view hint = "");
+  void label(const Label& l);
+  void bra(const Label& target, Guard guard = {});  // divergent branch
+  void braUni(const Label& target);                 // branch taken by the whole warp together
+  void ret();
+
+  std::string str() const;  // the whole `.visible .entry ... { ... }` text
+
+ private:
+  void addLine(std::string line) { body_.push_back(std::move(line)); }
+
+  std::string name_;
+  Target target_;
+  std::vector<Param> params_;
+  std::array<int, 3> maxNtid_{0, 0, 0}, reqNtid_{0, 0, 0};
+  int minNCtaPerSm_ = 0, maxNReg_ = 0;
+  std::vector<std::string> sharedDecls_;
+  bool usesDynamicShared_ = false;
+  std::array<int, kNumRegClasses> regCount_{};
+  int labelCount_ = 0;
+  std::vector<std::string> body_;
+};
+
+// A PTX module: header, the dynamic shared declaration if any entry uses it, then the entries.
+class Module {
+ public:
+  explicit Module(Target target) : target_(target) {}
+  const Target& target() const { return target_; }
+  Entry& addEntry(std::string name);  // stays valid while the module lives
+  const std::vector<std::unique_ptr<Entry>>& entries() const { return entries_; }
+  std::string str() const;
+
+ private:
+  Target target_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+};
+
+inline constexpr std::string_view kPtxVersion = "9.0";
+
+}  // namespace kiln::ptx

@@ -1,0 +1,316 @@
+// PTX -> cubin through nvJitLink or the driver's JIT linker, and the parser for ptxas' resource log.
+#include "runtime/cubin.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+#include "runtime/cuda_driver.h"
+
+namespace kiln::runtime {
+
+namespace {
+
+// nvJitLinkResult names, indexed by value (nvJitLink.h, CUDA 13.0).
+constexpr const char* kNvJitLinkResultNames[] = {
+    "NVJITLINK_SUCCESS",
+    "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+    "NVJITLINK_ERROR_MISSING_ARCH",
+    "NVJITLINK_ERROR_INVALID_INPUT",
+    "NVJITLINK_ERROR_PTX_COMPILE",
+    "NVJITLINK_ERROR_NVVM_COMPILE",
+    "NVJITLINK_ERROR_INTERNAL",
+    "NVJITLINK_ERROR_THREADPOOL",
+    "NVJITLINK_ERROR_UNRECOGNIZED_INPUT",
+    "NVJITLINK_ERROR_FINALIZE",
+    "NVJITLINK_ERROR_NULL_INPUT",
+    "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
+    "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE",
+    "NVJITLINK_ERROR_ARCH_MISMATCH",
+    "NVJITLINK_ERROR_OUTDATED_LIBRARY",
+    "NVJITLINK_ERROR_MISSING_FATBIN",
+    "NVJITLINK_ERROR_UNRECOGNIZED_ARCH",
+    "NVJITLINK_ERROR_UNSUPPORTED_ARCH",
+    "NVJITLINK_ERROR_LTO_NOT_ENABLED",
+};
+
+std::string nvJitLinkResultName(cu::NvJitLinkResult r) {
+  if (r >= 0 && size_t(r) < std::size(kNvJitLinkResultNames)) return kNvJitLinkResultNames[r];
+  return "nvJitLink error " + std::to_string(r);
+}
+
+struct NvJitLinkLibrary {
+  cu::NvJitLinkApi api;
+  bool loaded = false;
+  std::string whyNot;
+};
+
+NvJitLinkLibrary loadNvJitLink() {
+  NvJitLinkLibrary lib;
+  std::vector<std::string> candidates = {"libnvJitLink.so.13"};
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home)
+    candidates.push_back(std::string(home) + "/lib64/libnvJitLink.so.13");
+  candidates.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
+  void* handle = nullptr;
+  for (const std::string& path : candidates) {
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle) break;
+    const char* err = dlerror();
+    lib.whyNot += (lib.whyNot.empty() ? "" : "; ") + std::string(err ? err : path + ": not loadable");
+  }
+  if (!handle) {
+    lib.whyNot = "libnvJitLink.so.13 could not be loaded (" + lib.whyNot + ")";
+    return lib;
+  }
+  std::string missing;
+#define KILN_RESOLVE(member, name, symbol, ret, params)                      \
+  {                                                                          \
+    void* p = dlsym(handle, #symbol);                                        \
+    if (!p) p = dlsym(handle, #name);                                        \
+    lib.api.member = reinterpret_cast<decltype(lib.api.member)>(p);          \
+    if (!p) missing += std::string(missing.empty() ? "" : ", ") + #symbol;   \
+  }
+  KILN_NVJITLINK_FUNCTIONS(KILN_RESOLVE)
+#undef KILN_RESOLVE
+  if (!missing.empty()) {
+    lib.whyNot = "libnvJitLink.so.13 lacks " + missing;
+    return lib;
+  }
+  lib.loaded = true;
+  return lib;
+}
+
+// The one process-wide object of the runtime: the nvJitLink library handle and entry points, loaded
+// on first use (a function-local static: initialisation is thread-safe) and immutable afterwards.
+// It is never unloaded: reloading the ~50 MB library for each compile would cost milliseconds.
+const NvJitLinkLibrary& nvJitLink() {
+  static const NvJitLinkLibrary lib = loadNvJitLink();
+  return lib;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+CudaError compileFailed(const std::string& arch, const std::string& call, int code, const std::string& codeName,
+                        const std::string& log, const std::string& kernel) {
+  return CudaError(CudaError::Kind::CompileFailed,
+                   "PTX -> cubin for " + arch + " failed: " + call + ": " + codeName, kernel, call, code,
+                   codeName, log);
+}
+
+Cubin viaNvJitLink(const std::string& ptx, const std::string& arch, const CubinOptions& options) {
+  const cu::NvJitLinkApi& api = nvJitLink().api;
+  std::vector<std::string> args = {"-arch=" + arch, "-O" + std::to_string(options.optLevel), "-verbose"};
+  if (options.maxRegisters > 0) args.push_back("-maxrregcount=" + std::to_string(options.maxRegisters));
+  if (options.lineInfo) args.push_back("-lineinfo");
+  args.insert(args.end(), options.extraNvJitLinkOptions.begin(), options.extraNvJitLinkOptions.end());
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+
+  cu::NvJitLinkHandle handle = nullptr;
+  cu::NvJitLinkResult r = api.create(&handle, std::uint32_t(argv.size()), argv.data());
+  if (r != cu::kNvJitLinkSuccess)
+    throw compileFailed(arch, "nvJitLinkCreate", r, nvJitLinkResultName(r), "options: " + joined(args),
+                        options.kernelName);
+  std::unique_ptr<cu::NvJitLinkHandle, void (*)(cu::NvJitLinkHandle*)> guard(&handle, [](cu::NvJitLinkHandle* h) {
+    nvJitLink().api.destroy(h);
+  });
+  auto log = [&](auto sizeFn, auto textFn) {
+    size_t size = 0;
+    if (sizeFn(handle, &size) != cu::kNvJitLinkSuccess || size == 0) return std::string();
+    std::string text(size, '\0');
+    if (textFn(handle, text.data()) != cu::kNvJitLinkSuccess) return std::string();
+    while (!text.empty() && text.back() == '\0') text.pop_back();
+    return text;
+  };
+  // Check every step: AddData can fail on bad PTX while Complete still returns success with a stub
+  // cubin (PTX-NOTES.md §13).
+  r = api.addData(handle, cu::kNvJitLinkInputPtx, ptx.data(), ptx.size(), "kernel.ptx");
+  const char* call = "nvJitLinkAddData";
+  if (r == cu::kNvJitLinkSuccess) {
+    r = api.complete(handle);
+    call = "nvJitLinkComplete";
+  }
+  if (r != cu::kNvJitLinkSuccess)
+    throw compileFailed(arch, call, r, nvJitLinkResultName(r), log(api.getErrorLogSize, api.getErrorLog),
+                        options.kernelName);
+
+  Cubin out;
+  out.arch = arch;
+  out.backend = "nvJitLink";
+  size_t size = 0;
+  r = api.getLinkedCubinSize(handle, &size);
+  if (r == cu::kNvJitLinkSuccess) {
+    out.image.resize(size);
+    r = api.getLinkedCubin(handle, out.image.data());
+  }
+  if (r != cu::kNvJitLinkSuccess || size == 0)
+    throw compileFailed(arch, "nvJitLinkGetLinkedCubin", r, nvJitLinkResultName(r), "", options.kernelName);
+  out.infoLog = log(api.getInfoLogSize, api.getInfoLog);
+  return out;
+}
+
+Cubin viaDriver(const std::string& ptx, const std::string& arch, const CubinOptions& options,
+                CudaDriver& driver, int device) {
+  const cu::DriverApi& api = driver.api();
+  driver.makeCurrent(device);
+  std::vector<char> infoLog(1 << 16, '\0'), errorLog(1 << 16, '\0');
+  std::vector<int> keys;
+  std::vector<void*> values;
+  auto option = [&](int key, std::uintptr_t value) {
+    keys.push_back(key);
+    values.push_back(reinterpret_cast<void*>(value));
+  };
+  option(cu::kJitInfoLogBuffer, reinterpret_cast<std::uintptr_t>(infoLog.data()));
+  option(cu::kJitInfoLogBufferSizeBytes, infoLog.size() - 1);
+  option(cu::kJitErrorLogBuffer, reinterpret_cast<std::uintptr_t>(errorLog.data()));
+  option(cu::kJitErrorLogBufferSizeBytes, errorLog.size() - 1);
+  option(cu::kJitLogVerbose, 1);
+  // The driver's levels run 0..4 with 4 the default and highest; ptxas -O3 is its top level.
+  option(cu::kJitOptimizationLevel, options.optLevel >= 3 ? 4 : std::uintptr_t(std::max(options.optLevel, 0)));
+  option(cu::kJitTarget, std::uintptr_t(jitTargetFor(arch)));
+  if (options.maxRegisters > 0) option(cu::kJitMaxRegisters, std::uintptr_t(options.maxRegisters));
+  if (options.lineInfo) option(cu::kJitGenerateLineInfo, 1);
+
+  cu::LinkState state = nullptr;
+  driver.check(api.linkCreate(unsigned(keys.size()), keys.data(), values.data(), &state), "cuLinkCreate",
+               options.kernelName);
+  struct LinkGuard {  // the link state owns the image: destroy it only after the copy below
+    const cu::DriverApi& api;
+    cu::LinkState state;
+    ~LinkGuard() { api.linkDestroy(state); }
+  } guard{api, state};
+  auto fail = [&](cu::Result r, const char* call) {
+    return compileFailed(arch, call, r, driver.errorName(r), errorLog.data(), options.kernelName);
+  };
+  // The PTX is passed with its terminating NUL, as the driver's JIT expects.
+  cu::Result r = api.linkAddData(state, cu::kJitInputPtx, const_cast<char*>(ptx.c_str()), ptx.size() + 1,
+                                 "kernel.ptx", 0, nullptr, nullptr);
+  if (r != cu::kSuccess) throw fail(r, "cuLinkAddData");
+  void* image = nullptr;
+  size_t size = 0;
+  r = api.linkComplete(state, &image, &size);
+  if (r != cu::kSuccess || !image || size == 0) throw fail(r, "cuLinkComplete");
+  Cubin out;
+  out.arch = arch;
+  out.backend = "driver";
+  // The image belongs to the link state: copy it before cuLinkDestroy.
+  out.image.assign(static_cast<const std::uint8_t*>(image), static_cast<const std::uint8_t*>(image) + size);
+  out.infoLog = infoLog.data();
+  return out;
+}
+
+// The number written just before `word` in line ("12 registers" -> 12), or -1.
+int numberBefore(const std::string& line, const std::string& word) {
+  size_t at = line.find(word);
+  if (at == std::string::npos) return -1;
+  size_t end = at;
+  while (end > 0 && line[end - 1] == ' ') --end;
+  size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(line[begin - 1]))) --begin;
+  if (begin == end || end - begin > 9) return -1;
+  return std::atoi(line.substr(begin, end - begin).c_str());
+}
+
+// The name after `marker` in line, with quotes and a trailing ':' removed; empty if absent.
+std::string nameAfter(const std::string& line, const std::string& marker) {
+  size_t at = line.find(marker);
+  if (at == std::string::npos) return {};
+  std::string name = line.substr(at + marker.size());
+  size_t end = name.find_first_of("' :\r");
+  return name.substr(0, end);
+}
+
+}  // namespace
+
+bool nvJitLinkAvailable(std::string* whyNot) {
+  const NvJitLinkLibrary& lib = nvJitLink();
+  if (!lib.loaded && whyNot) *whyNot = lib.whyNot;
+  return lib.loaded;
+}
+
+int jitTargetFor(const std::string& arch) {
+  if (arch.size() < 5 || arch.compare(0, 3, "sm_") != 0) return -1;
+  bool accelerated = arch.back() == 'a';
+  std::string digits = arch.substr(3, arch.size() - 3 - (accelerated ? 1 : 0));
+  if (digits.empty() || digits.size() > 4) return -1;
+  for (char c : digits)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
+  int number = std::atoi(digits.c_str());
+  return accelerated ? cu::kJitAcceleratedTargetBase + number : number;
+}
+
+std::vector<KernelResources> parseResourceUsage(const std::string& log) {
+  std::vector<KernelResources> kernels;
+  KernelResources* current = nullptr;
+  std::istringstream lines(log);
+  std::string line;
+  auto find = [&](const std::string& name) -> KernelResources* {
+    for (KernelResources& k : kernels)
+      if (k.kernel == name) return &k;
+    return nullptr;
+  };
+  while (std::getline(lines, line)) {
+    if (std::string name = nameAfter(line, "Compiling entry function '"); !name.empty()) {
+      current = find(name);
+      if (!current) {
+        kernels.push_back(KernelResources{name});
+        current = &kernels.back();
+      }
+      continue;
+    }
+    if (std::string name = nameAfter(line, "Function properties for "); !name.empty()) {
+      if (name.front() == '\'') name = nameAfter(line, "Function properties for '");
+      current = find(name);  // null for a non-entry .func: its numbers are not a kernel's
+      continue;
+    }
+    if (!current) continue;
+    auto set = [&](int& field, const char* word) {
+      if (int v = numberBefore(line, word); v >= 0) field = v;
+    };
+    set(current->registers, "registers");
+    set(current->barriers, "barriers");
+    set(current->stackFrameBytes, "bytes stack frame");
+    set(current->spillStoreBytes, "bytes spill stores");
+    set(current->spillLoadBytes, "bytes spill loads");
+    set(current->sharedBytes, "bytes smem");
+  }
+  return kernels;
+}
+
+Cubin compileToCubin(const std::string& ptx, const std::string& arch, const CubinOptions& options,
+                     CudaDriver* driver, int device) {
+  if (jitTargetFor(arch) < 0)
+    throw CudaError(CudaError::Kind::CompileFailed,
+                    "PTX -> cubin: unknown target architecture '" + arch + "' (expected e.g. sm_80, sm_90a)",
+                    options.kernelName);
+  using Backend = CubinOptions::Backend;
+  std::string whyNoJitLink;
+  bool useJitLink = options.backend != Backend::Driver && nvJitLinkAvailable(&whyNoJitLink);
+  Cubin out;
+  if (useJitLink) {
+    out = viaNvJitLink(ptx, arch, options);
+  } else if (options.backend != Backend::NvJitLink && driver) {
+    out = viaDriver(ptx, arch, options, *driver, device);
+  } else if (options.backend == Backend::Driver) {
+    throw CudaError(CudaError::Kind::NoDriver, "PTX -> cubin through the driver needs a CUDA driver",
+                    options.kernelName);
+  } else {
+    throw CudaError(CudaError::Kind::NoDriver,
+                    "no PTX assembler: " + whyNoJitLink +
+                        (options.backend == Backend::Auto ? ", and no CUDA driver to JIT with" : ""),
+                    options.kernelName);
+  }
+  out.resources = parseResourceUsage(out.infoLog);
+  return out;
+}
+
+}  // namespace kiln::runtime

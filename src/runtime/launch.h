@@ -1,0 +1,76 @@
+// A kernel loaded on a device (module + function + what the driver says about it, unloaded on
+// destruction) and its checked launch through cuLaunchKernelEx.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/cache.h"
+#include "runtime/cuda_driver.h"
+
+namespace kiln::runtime {
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+// cuFuncGetAttribute's view of the loaded function, read once at load.
+struct KernelAttributes {
+  int numRegs = 0;               // registers per thread
+  int localBytes = 0;            // local memory per thread: spills and stack
+  int staticSharedBytes = 0;     // .shared declared with a size
+  int constBytes = 0;
+  int maxThreadsPerBlock = 0;    // the kernel's launch bound (.maxntid/.reqntid, or register-limited)
+  int maxDynamicSharedBytes = 0;  // dynamic shared-memory limit at load (48 KB - static); launch raises it
+  int ptxVersion = 0, binaryVersion = 0;  // e.g. 90 and 90
+  int paramCount = -1;           // number of kernel parameters; -1 if the driver cannot say
+};
+
+class LoadedKernel {
+ public:
+  // Loads a cubin (or fatbin) for the device and finds the entry function kernelName.
+  static std::unique_ptr<LoadedKernel> fromImage(std::shared_ptr<CudaDriver> driver, int device,
+                                                 const Bytes& image, const std::string& kernelName);
+  // Loads PTX text, which the driver JIT-compiles for the device (no disk cache on this path).
+  static std::unique_ptr<LoadedKernel> fromPtx(std::shared_ptr<CudaDriver> driver, int device,
+                                               const std::string& ptx, const std::string& kernelName);
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+  ~LoadedKernel();  // cuModuleUnload
+
+  const std::string& name() const { return name_; }
+  int device() const { return device_; }
+  const KernelAttributes& attributes() const { return attributes_; }
+  cu::Function function() const { return function_; }
+  CudaDriver& driver() const { return *driver_; }
+  const std::string& loadLog() const { return loadLog_; }  // the driver JIT's info log (PTX loads)
+
+ private:
+  LoadedKernel(std::shared_ptr<CudaDriver> driver, int device, std::string name);
+  void load(const void* image);
+
+  friend void launch(LoadedKernel&, Dim3, unsigned, size_t, cu::Stream, const std::vector<void*>&);
+
+  std::shared_ptr<CudaDriver> driver_;
+  int device_;
+  std::string name_;
+  cu::Module module_ = nullptr;
+  cu::Function function_ = nullptr;
+  KernelAttributes attributes_;
+  std::string loadLog_;
+  std::mutex sharedLimitMutex_;  // guards dynamicSharedLimit_
+  int dynamicSharedLimit_ = 0;   // the function's MAX_DYNAMIC_SHARED_SIZE_BYTES as last set
+};
+
+// Launches kernel on grid x blockThreads threads with dynamicSharedBytes of dynamic shared memory on
+// stream (nullptr = the legacy default stream). args[i] points at the value of parameter i (for a
+// pointer parameter: at a cu::DevicePtr). Checks the grid, block, shared memory and argument count
+// against the device and the kernel first, and raises the kernel's dynamic shared-memory limit when
+// it needs more than the default 48 KB. Throws CudaError naming the kernel. The launch is
+// asynchronous: faults inside the kernel surface at the next synchronization.
+void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes, cu::Stream stream,
+            const std::vector<void*>& args);
+
+}  // namespace kiln::runtime
