@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/axis_info.h"
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "support/diagnostic.h"
@@ -17,11 +18,13 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [-o OUT]\n"
+    "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [--print-axis-info] [-o OUT]\n"
     "  Parses Tile IR text (stdin when FILE is '-' or absent), verifies it, runs the passes in\n"
     "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
     "  --pass=a,b     run passes a then b on every function (the flag may repeat)\n"
     "  --verify-each  verify after every pass, naming the pass that broke the IR\n"
+    "  --print-axis-info  after the passes, print each integer and pointer value's contiguity,\n"
+    "                 divisibility and constancy as a comment on the line defining it\n"
     "  -o OUT         write the output to OUT\n"
     "  --help         show this text\n";
 
@@ -30,6 +33,7 @@ struct Options {
   std::string output;  // empty: stdout
   std::vector<std::string> passes;
   bool verifyEach = false;
+  bool printAxisInfo = false;
 };
 
 std::string knownPasses() {
@@ -48,6 +52,8 @@ int parseArgs(int argc, char** argv, Options& o) {
       return -1;
     } else if (a == "--verify-each") {
       o.verifyEach = true;
+    } else if (a == "--print-axis-info") {
+      o.printAxisInfo = true;
     } else if (a.rfind("--pass=", 0) == 0) {
       std::string list = a.substr(7);
       size_t start = 0;
@@ -139,7 +145,15 @@ int run(int argc, char** argv) {
     for (const auto& f : module->functions)
       if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after the passes (use --verify-each to find which)");
 
-  std::string out = kiln::ir::print(*module);
+  std::string out;
+  if (o.printAxisInfo) {
+    for (size_t i = 0; i < module->functions.size(); ++i) {
+      const kiln::ir::Function& f = *module->functions[i];
+      out += (i ? "\n" : "") + kiln::analysis::printWithAxisInfo(f, kiln::analysis::AxisInfoAnalysis(f));
+    }
+  } else {
+    out = kiln::ir::print(*module);
+  }
   if (o.output.empty()) {
     std::cout << out;
     std::cout.flush();

@@ -118,7 +118,8 @@ int compileCommand(const std::vector<std::string>& args) {
   }
   kiln::Result<kiln::Kernel> compiled = kiln::compile(source.value(), kernel, signature, options);
   if (!compiled.ok()) {
-    std::fputs(compiled.error().text.c_str(), stderr);
+    const std::string& text = compiled.error().text;  // may hold a NUL byte from the source line
+    std::fwrite(text.data(), 1, text.size(), stderr);
     return 1;
   }
   for (const std::string& pass : options.dump_after) {

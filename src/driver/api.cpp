@@ -1,4 +1,7 @@
 // The rest of the public API: sources, kernel accessors, the interpreter entry point, errors.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -16,14 +19,23 @@ Error toError(const Diagnostic& d) {
   e.col = d.loc.col;
   e.internal = d.kind == Diagnostic::Kind::Internal;
   e.text = d.render();
+  // An error about a whole file (no line, e.g. an unknown kernel name) still names the file.
+  if (d.loc.file && !d.loc.known()) e.text = d.loc.file->name + ": " + e.text;
   return e;
 }
 
 Result<Source> Source::fromFile(const std::string& path) {
+  auto cannot = [&](const std::string& why) {
+    return toError(Diagnostic{Diagnostic::Kind::Error, {}, "cannot read '" + path + "': " + why, {}});
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return cannot("it is a directory");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return toError(Diagnostic{Diagnostic::Kind::Error, {}, "cannot open '" + path + "'", {}});
+  if (!in) return cannot(errno ? std::strerror(errno) : "cannot open it");
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad()) return cannot("read error");
   return Source{path, text.str()};
 }
 

@@ -45,7 +45,8 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     if (const ast::FunctionDef* def = module->findFunction(impl->name)) impl->ast = frontend::dump(*def);
 
     // 2. sema: specialize for the signature and lower to Tile IR
-    sema::Signature sig = sema::parseSignature(signature);
+    // Errors in the signature point into it, shown as a source of its own: "<signature>:1:8".
+    sema::Signature sig = sema::parseSignature(signature, makeSource("<signature>", std::string(signature)));
     sema::Options semaOptions{options.num_warps, options.num_stages};
     impl->module = sema::lowerKernel(*module, kernel, sig, semaOptions);
     ir::Function& fn = *impl->module->functions.front();

@@ -3,6 +3,7 @@
 // reported wherever they are, host code included.
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -45,6 +46,60 @@ bool parseUnsigned(const std::string& digits, unsigned base, uint64_t& out) {
     out = out * base + d;
   }
   return true;
+}
+
+// The UTF-8 character at s[p]: its length in bytes and code point; 0 when the bytes are not UTF-8.
+size_t decodeUtf8(std::string_view s, size_t p, uint32_t& cp) {
+  unsigned char c = static_cast<unsigned char>(s[p]);
+  size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (len == 0 || p + len > s.size()) return 0;
+  cp = len == 1 ? c : c & (0x7F >> len);
+  for (size_t i = 1; i < len; ++i) {
+    unsigned char k = static_cast<unsigned char>(s[p + i]);
+    if ((k & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (k & 0x3F);
+  }
+  static constexpr uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;  // overlong, surrogate
+  return len;
+}
+
+// Non-ASCII characters that cannot be part of a name: invisible ones (Python: "invalid
+// non-printable character") and the punctuation and symbols that arrive when code is copied from
+// a document (typographic quotes and dashes, non-breaking spaces, math symbols, emoji).
+enum class CharClass { Letter, Invisible, Symbol };
+CharClass classify(uint32_t cp) {
+  struct Range {
+    uint32_t lo, hi;
+    CharClass cls;
+  };
+  static constexpr Range kRanges[] = {
+      {0x80, 0xA0, CharClass::Invisible},     {0xA1, 0xA9, CharClass::Symbol},
+      {0xAB, 0xAC, CharClass::Symbol},        {0xAD, 0xAD, CharClass::Invisible},
+      {0xAE, 0xB4, CharClass::Symbol},        {0xB6, 0xB6, CharClass::Symbol},
+      {0xB8, 0xB9, CharClass::Symbol},        {0xBB, 0xBF, CharClass::Symbol},
+      {0xD7, 0xD7, CharClass::Symbol},        {0xF7, 0xF7, CharClass::Symbol},
+      {0x1680, 0x1680, CharClass::Invisible}, {0x2000, 0x200F, CharClass::Invisible},
+      {0x2010, 0x2027, CharClass::Symbol},    {0x2028, 0x202F, CharClass::Invisible},
+      {0x2030, 0x205E, CharClass::Symbol},    {0x205F, 0x206F, CharClass::Invisible},
+      {0x20A0, 0x20CF, CharClass::Symbol},    {0x2190, 0x23FF, CharClass::Symbol},
+      {0x2500, 0x27BF, CharClass::Symbol},    {0x2E00, 0x2E7F, CharClass::Symbol},
+      {0x3000, 0x3000, CharClass::Invisible}, {0x3001, 0x3004, CharClass::Symbol},
+      {0x3008, 0x3020, CharClass::Symbol},    {0xFE30, 0xFE4F, CharClass::Symbol},
+      {0xFEFF, 0xFEFF, CharClass::Invisible}, {0xFF01, 0xFF0F, CharClass::Symbol},
+      {0xFF1A, 0xFF20, CharClass::Symbol},    {0xFF3B, 0xFF40, CharClass::Symbol},
+      {0xFF5B, 0xFF65, CharClass::Symbol},    {0xFFF0, 0xFFFF, CharClass::Invisible},
+      {0x1F000, 0x1FAFF, CharClass::Symbol},
+  };
+  for (const Range& r : kRanges)
+    if (cp >= r.lo && cp <= r.hi) return r.cls;
+  return CharClass::Letter;
+}
+
+std::string hexCodePoint(uint32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", unsigned(cp));
+  return buf;
 }
 
 constexpr std::string_view kOps3[] = {"**=", "//=", ">>=", "<<=", "..."};
@@ -193,6 +248,22 @@ void Lexer::scanName() {
   size_t start = pos_;
   Pos at = here();
   while (pos_ < src_.size() && isIdentChar(src_[pos_])) ++pos_;
+  for (size_t p = start; p < pos_;) {  // non-ASCII bytes: only UTF-8 letters make names
+    uint32_t cp = 0;
+    size_t len = decodeUtf8(src_, p, cp);
+    Pos at{line_, colAt(p)};
+    if (len == 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "invalid UTF-8 in the source (byte 0x%02X)",
+                    unsigned(static_cast<unsigned char>(src_[p])));
+      fail(at, buf);
+    }
+    CharClass cls = classify(cp);
+    if (len > 1 && cls == CharClass::Invisible) fail(at, "invalid non-printable character " + hexCodePoint(cp));
+    if (len > 1 && cls == CharClass::Symbol)
+      fail(at, "invalid character '" + std::string(src_.substr(p, len)) + "' (" + hexCodePoint(cp) + ")");
+    p += len;
+  }
   std::string_view word = src_.substr(start, pos_ - start);
   if (pos_ < src_.size() && (src_[pos_] == '\'' || src_[pos_] == '"') && word.size() <= 2) {
     std::string lower;

@@ -25,10 +25,18 @@ bool isAugAssign(const Token& t) {
 void Parser::fail(const Token& at, std::string message) const {
   SourceLoc where = loc(at);
   size_t index = size_t(&at - toks_.data());
-  if ((at.kind == TokKind::Newline || at.kind == TokKind::End) && index > 0 && index < toks_.size()) {
-    const Token& prev = toks_[index - 1];
-    if (prev.kind != TokKind::Newline && prev.kind != TokKind::Indent && prev.kind != TokKind::Dedent)
-      where = SourceLoc{file_, prev.endLine, prev.endCol};
+  auto layout = [](const Token& t) {
+    return t.kind == TokKind::Newline || t.kind == TokKind::Indent || t.kind == TokKind::Dedent;
+  };
+  bool atEnd = index < toks_.size();  // only dedents and the end of input follow
+  for (size_t i = index; atEnd && i < toks_.size(); ++i)
+    atEnd = toks_[i].kind == TokKind::Dedent || toks_[i].kind == TokKind::End;
+  if ((at.kind == TokKind::Newline || atEnd) && index > 0 && index < toks_.size()) {
+    // At the end of the input, go back over the final newline and dedents too: the caret then
+    // stands after the last token instead of on a line that does not exist.
+    size_t prev = index - 1;
+    while (atEnd && prev > 0 && layout(toks_[prev])) --prev;
+    if (!layout(toks_[prev])) where = SourceLoc{file_, toks_[prev].endLine, toks_[prev].endCol};
   }
   throw CompileError(where, std::move(message));
 }
@@ -174,7 +182,7 @@ void Parser::parseDecorated(ast::Module& m) {
   const Token& t = peek();
   if (jit.empty() || t.isName("class")) return skipStatement();
   if (t.isName("async")) fail(t, "'async' functions are not supported in kernels");
-  if (!t.isName("def")) fail(t, "invalid syntax");
+  if (!t.isName("def")) fail(t, "expected a function definition ('def') after the @jit decorator");
   m.functions.push_back(parseFunctionDef(std::move(jit)));
 }
 

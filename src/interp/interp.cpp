@@ -107,7 +107,8 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       }
       case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
       case Opcode::Bitcast: case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
-      case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::If: case Opcode::Yield:
+      case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::If:
+      case Opcode::Yield:
       case Opcode::Condition: case Opcode::Return: case Opcode::Assert:
         break;
     }
@@ -208,7 +209,8 @@ void Machine::exec(const Inst& in) {
     }
     case Opcode::Broadcast: broadcast(in); return;
     case Opcode::Permute: permute(in); return;
-    case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::MultipleOf: case Opcode::MaxContiguous: {
+    case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::MultipleOf: case Opcode::MaxContiguous:
+    case Opcode::ConvertLayout: {
       const std::vector<Elem>& src = val(in.in[0]);
       std::vector<Elem>& r = result(in);
       if (src.size() != r.size())

@@ -8,6 +8,7 @@
 
 #include "ir/text.h"
 #include "ir/text_lexer.h"
+#include "layout/linear_layout.h"
 
 namespace kiln::ir {
 
@@ -318,6 +319,38 @@ class Parser {
     return Type::scalar(*sc);
   }
 
+  // A GPU IR layout, `{ins...} -> [outs...]` (docs/layouts.md), after a tensor type's element type.
+  std::shared_ptr<const layout::LinearLayout> layoutAt(size_t& p) const {
+    const std::string& s = lex_.text();
+    while (p < s.size() && s[p] == ' ') ++p;
+    size_t start = p;
+    auto skipBalanced = [&](char open, char close) {
+      if (p >= s.size() || s[p] != open) lex_.error(p, std::string("expected '") + open + "' in a layout");
+      int depth = 0;
+      for (; p < s.size() && s[p] != '\n'; ++p) {
+        if (s[p] == open) ++depth;
+        if (s[p] == close && --depth == 0) {
+          ++p;
+          return;
+        }
+      }
+      lex_.error(start, "unterminated layout");
+    };
+    skipBalanced('{', '}');
+    while (p < s.size() && s[p] == ' ') ++p;
+    if (s.compare(p, 2, "->") != 0) lex_.error(p, "expected '->' in a layout");
+    p += 2;
+    while (p < s.size() && s[p] == ' ') ++p;
+    skipBalanced('[', ']');
+    try {
+      return std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(s.substr(start, p - start)));
+    } catch (const CompileError& e) {
+      lex_.error(start, e.diag().message);
+    } catch (const InternalError& e) {
+      lex_.error(start, e.diag().message);
+    }
+  }
+
   Type typeAt(size_t& p) const {
     const std::string& s = lex_.text();
     size_t start = p;
@@ -343,8 +376,10 @@ class Parser {
     }
     if (shape.empty()) lex_.error(p, "expected a tensor dimension");
     Type elem = elementAt(p);
+    Type t = elem.withShape(std::move(shape));
+    if (p < s.size() && s[p] == ',') t = t.withLayout(layoutAt(++p));
     charAt(p, '>', "to close 'tensor<'");
-    return elem.withShape(std::move(shape));
+    return t;
   }
 };
 

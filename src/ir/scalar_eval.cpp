@@ -327,7 +327,7 @@ bool decodeElementwise(const Op& attrOp, Scalar t, ElementwiseFn& out) {
     case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
     case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
     case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
     case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
     case Opcode::Assert:
       return false;
@@ -472,7 +472,7 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& di
     case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
     case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
     case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
     case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
     case Opcode::Assert:
       break;

@@ -1,6 +1,8 @@
 // Scalar kinds and the text form of types.
 #include "ir/types.h"
 
+#include "layout/linear_layout.h"
+
 namespace kiln::ir {
 
 bool isInt(Scalar s) { return s <= Scalar::U64; }
@@ -52,12 +54,24 @@ int64_t Type::numel() const {
   return n;
 }
 
+bool Type::sameShapeAndElement(const Type& o) const {
+  return elem == o.elem && shape == o.shape && (elem != Scalar::Ptr || pointee == o.pointee);
+}
+
+bool Type::operator==(const Type& o) const {
+  if (!sameShapeAndElement(o)) return false;
+  if (layout == o.layout) return true;
+  return layout && o.layout && *layout == *o.layout;
+}
+
 std::string Type::str() const {
   std::string e = isPtr() ? "ptr<" + std::string(name(pointee)) + ">" : std::string(name(elem));
   if (shape.empty()) return e;
   std::string s = "tensor<";
   for (int64_t d : shape) s += std::to_string(d) + "x";
-  return s + e + ">";
+  s += e;
+  if (layout) s += ", " + layout->str();
+  return s + ">";
 }
 
 }  // namespace kiln::ir

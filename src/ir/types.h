@@ -1,12 +1,18 @@
 // Tile IR types: scalars (i1..u64, fp8, f16, bf16, f32, f64), pointers to a scalar element type,
 // and tiles (a shape over one of those). Text form: i32, f16, ptr<f32>, tensor<64x32xf16>,
-// tensor<128xptr<f32>>.
+// tensor<128xptr<f32>>. In GPU IR a tile type also carries its register layout (a linear layout,
+// docs/layouts.md): tensor<64x64xf32, {register=[...], lane=[...], warp=[...]} -> [dim0=64, dim1=64]>.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace kiln::layout {
+class LinearLayout;
+}
 
 namespace kiln::ir {
 
@@ -28,10 +34,13 @@ struct Type {
   Scalar elem = Scalar::I32;
   Scalar pointee = Scalar::I32;  // meaningful only when elem == Ptr
   std::vector<int64_t> shape;    // empty: a scalar
+  // GPU IR: how the tile's elements are spread over registers, lanes and warps. Null in Tile IR and
+  // for scalars. Compared by value.
+  std::shared_ptr<const layout::LinearLayout> layout;
 
-  static Type scalar(Scalar s) { return Type{s, Scalar::I32, {}}; }
-  static Type ptr(Scalar pointee) { return Type{Scalar::Ptr, pointee, {}}; }
-  static Type tensor(std::vector<int64_t> shape, Scalar s) { return Type{s, Scalar::I32, std::move(shape)}; }
+  static Type scalar(Scalar s) { return Type{s, Scalar::I32, {}, nullptr}; }
+  static Type ptr(Scalar pointee) { return Type{Scalar::Ptr, pointee, {}, nullptr}; }
+  static Type tensor(std::vector<int64_t> shape, Scalar s) { return Type{s, Scalar::I32, std::move(shape), nullptr}; }
 
   bool isTensor() const { return !shape.empty(); }
   bool isPtr() const { return elem == Scalar::Ptr; }
@@ -41,15 +50,18 @@ struct Type {
   int64_t numel() const;  // 1 for scalars
   int rank() const { return int(shape.size()); }
 
-  Type element() const { return Type{elem, pointee, {}}; }  // the scalar type of one element
-  Type withShape(std::vector<int64_t> s) const { return Type{elem, pointee, std::move(s)}; }
-  Type withElem(Scalar s) const { return Type{s, Scalar::I32, shape}; }          // non-pointer element
-  Type withElem(const Type& scalar) const { return Type{scalar.elem, scalar.pointee, shape}; }
+  Type element() const { return Type{elem, pointee, {}, nullptr}; }  // the scalar type of one element
+  // A new shape drops the layout (it described the old shape); a new element type keeps it.
+  Type withShape(std::vector<int64_t> s) const { return Type{elem, pointee, std::move(s), nullptr}; }
+  Type withElem(Scalar s) const { return Type{s, Scalar::I32, shape, layout}; }  // non-pointer element
+  Type withElem(const Type& scalar) const { return Type{scalar.elem, scalar.pointee, shape, layout}; }
+  Type withLayout(std::shared_ptr<const layout::LinearLayout> l) const { return Type{elem, pointee, shape, std::move(l)}; }
+  Type withoutLayout() const { return Type{elem, pointee, shape, nullptr}; }
 
-  bool operator==(const Type& o) const {
-    return elem == o.elem && shape == o.shape && (elem != Scalar::Ptr || pointee == o.pointee);
-  }
+  bool operator==(const Type& o) const;
   bool operator!=(const Type& o) const { return !(*this == o); }
+  // Equal but for layouts.
+  bool sameShapeAndElement(const Type& o) const;
 
   std::string str() const;  // the text form above
 };

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "ir/text.h"
+#include "layout/linear_layout.h"
 #include "ir/verifier_rules.h"
 
 namespace kiln::ir {
@@ -98,6 +99,30 @@ class Verifier {
     if (t.isPtr() && t.pointee == Scalar::Ptr) fail(loc, "pointer to pointer type is not supported");
     for (int64_t d : t.shape)
       if (d <= 0) fail(loc, "tensor dimensions must be positive in " + t.str());
+    if (t.layout) {
+      if (!t.isTensor()) fail(loc, "a scalar type cannot carry a layout: " + t.str());
+      std::string why = layoutMismatch(*t.layout, t.shape);
+      if (!why.empty()) fail(loc, "layout does not fit " + t.withoutLayout().str() + ": " + why);
+    }
+  }
+
+  // A register layout of a tile: in dims register, lane, warp (in that order, each may be absent),
+  // out dims dim0..dimN-1 with exactly the tile's sizes.
+  static std::string layoutMismatch(const layout::LinearLayout& l, const std::vector<int64_t>& shape) {
+    const char* order[] = {"register", "lane", "warp"};
+    size_t next = 0;
+    for (const auto& in : l.ins()) {
+      while (next < 3 && in.name != order[next]) ++next;
+      if (next == 3) return "input dimension '" + in.name + "' is not one of register, lane, warp (in that order)";
+      ++next;
+    }
+    if (l.outs().size() != shape.size())
+      return std::to_string(l.outs().size()) + " output dimensions for a rank-" + std::to_string(shape.size()) + " tile";
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (l.outs()[i].name != layout::dimName(int(i)) || l.outs()[i].size != shape[i])
+        return "output dimension " + std::to_string(i) + " is " + l.outs()[i].name + "=" +
+               std::to_string(l.outs()[i].size) + ", expected " + layout::dimName(int(i)) + "=" + std::to_string(shape[i]);
+    return "";
   }
 
   void op(const Op& op, const Block& parent, bool last) {

@@ -252,6 +252,12 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       return;
     }
 
+    case Opcode::ConvertLayout:
+      require(R().isTensor() && R().sameShapeAndElement(T(0)), op,
+              "keeps shape and element type: result must be " + T(0).withoutLayout().str() + " with a layout, got " +
+                  R().str());
+      return;
+
     case Opcode::For: {
       const Type& lb = T(0);
       require(!lb.isTensor() && lb.isInt() && !lb.isBool(), op, "bounds must be scalar integers, got " + lb.str());

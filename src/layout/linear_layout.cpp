@@ -77,8 +77,10 @@ static std::vector<OutDim> inferOuts(const std::vector<InDim>& ins, const std::v
   return outs;
 }
 
-LinearLayout::LinearLayout(std::vector<InDim> ins, const std::vector<std::string>& outNames)
-    : LinearLayout(ins, inferOuts(ins, outNames)) {}
+LinearLayout LinearLayout::withInferredOuts(std::vector<InDim> ins, const std::vector<std::string>& outNames) {
+  std::vector<OutDim> outs = inferOuts(ins, outNames);
+  return LinearLayout(std::move(ins), std::move(outs));
+}
 
 LinearLayout LinearLayout::identity1D(int32_t size, std::string_view inDim, std::string_view outDim) {
   return strided1D(size, 1, inDim, outDim);
@@ -260,7 +262,7 @@ LinearLayout LinearLayout::operator*(const LinearLayout& other) const {
     int j = findOut(o.name);
     if (j >= 0) {
       where.push_back(j);
-      shift.push_back(log2Of(outs[j].size));
+      shift.push_back(0);
       if (int64_t(outs[j].size) * o.size > (1 << 30)) layoutBug("product: '" + o.name + "' exceeds 2^30");
       outs[j].size *= o.size;
     } else {

@@ -56,7 +56,7 @@ class LinearLayout {
   // Throws InternalError when the dims are malformed (see validate()).
   LinearLayout(std::vector<InDim> ins, std::vector<OutDim> outs);
   // Out-dim sizes inferred: the smallest power of two holding every basis coordinate.
-  LinearLayout(std::vector<InDim> ins, const std::vector<std::string>& outNames);
+  static LinearLayout withInferredOuts(std::vector<InDim> ins, const std::vector<std::string>& outNames);
 
   // "" when (ins, outs) form a valid layout, else what is wrong: unique non-empty names, power-of-two
   // out sizes up to 2^30, one coordinate per out dim in range, at most 62 input and 62 output bits.

@@ -182,7 +182,7 @@ LinearLayout sharedSwizzled(const std::vector<int64_t>& shape, int32_t vec, int3
                             const std::vector<int32_t>& order) {
   size_t rank = shape.size();
   checkPow2s(shape, rank, "sharedSwizzled: shape");
-  checkPow2s({vec, perPhase, maxPhase}, 3, "sharedSwizzled: vec/perPhase/maxPhase");
+  checkPow2s(std::vector<int32_t>{vec, perPhase, maxPhase}, 3, "sharedSwizzled: vec/perPhase/maxPhase");
   checkOrder(order, rank);
   std::vector<OutDim> outs;
   for (size_t d = 0; d < rank; ++d) outs.push_back({dimName(int(d)), int32_t(shape[d])});

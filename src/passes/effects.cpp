@@ -20,7 +20,7 @@ Effect effectOf(const ir::Op& op) {
     case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
     case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
     case Opcode::Select: case Opcode::PtrAdd: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout:
       return Effect::Pure;
     case Opcode::Load:
       return op.intAttrOr("volatile", 0) != 0 ? Effect::Write : Effect::Read;
@@ -48,7 +48,7 @@ bool isElementwise(Opcode op) {
     case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
     case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
     case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
     case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
     case Opcode::Assert:
       return false;

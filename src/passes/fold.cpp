@@ -87,7 +87,7 @@ ir::Value* foldConstant(ir::Op& op, ir::Builder& b) {
     // their values are unknown at compile time or they have effects.
     case Opcode::Select: case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms:
     case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
     case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
     case Opcode::Assert:
       return nullptr;

@@ -215,7 +215,7 @@ Value* simplify(ir::Op& op, ir::Builder& b, bool& modified) {
     case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Constant:
     case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
     case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
     case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
     case Opcode::Assert:
       return nullptr;

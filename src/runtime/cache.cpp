@@ -21,9 +21,6 @@ constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'C', 'A', 'C', 'H'};
 // A cubin is kilobytes to a few megabytes; a length past this is a corrupt header, not a payload.
 constexpr std::uint64_t kMaxPayloadBytes = std::uint64_t(1) << 32;
 
-void putU32(Bytes& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-}
 void putU64(Bytes& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
 }
@@ -92,25 +89,28 @@ CacheKey CacheKey::of(const std::vector<std::string>& parts) {
 }
 
 Bytes encodeCacheFile(const CacheKey& key, const Bytes& payload) {
-  Bytes out;
-  out.reserve(kCacheHeaderBytes + payload.size());
-  out.insert(out.end(), kMagic, kMagic + 8);
-  putU32(out, kCacheFormatVersion);
-  putU32(out, std::uint32_t(kCacheHeaderBytes));
-  out.insert(out.end(), key.digest.begin(), key.digest.end());
-  putU64(out, payload.size());
   Sha256 h;
   h.update(payload.data(), payload.size());
-  Sha256::Digest sum = h.finish();
-  out.insert(out.end(), sum.begin(), sum.end());
-  out.insert(out.end(), payload.begin(), payload.end());
+  const Sha256::Digest sum = h.finish();
+  Bytes out(kCacheHeaderBytes + payload.size());
+  auto setLE = [&](size_t at, std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) out[at + i] = std::uint8_t(v >> (8 * i));
+  };
+  std::memcpy(out.data(), kMagic, 8);
+  setLE(8, kCacheFormatVersion, 4);
+  setLE(12, kCacheHeaderBytes, 4);
+  std::memcpy(out.data() + 16, key.digest.data(), 32);
+  setLE(48, payload.size(), 8);
+  std::memcpy(out.data() + 56, sum.data(), 32);
+  if (!payload.empty()) std::memcpy(out.data() + kCacheHeaderBytes, payload.data(), payload.size());
   return out;
 }
 
 std::optional<Bytes> decodeCacheFile(const Bytes& file, const CacheKey& key) {
   if (file.size() < kCacheHeaderBytes) return std::nullopt;
   if (std::memcmp(file.data(), kMagic, 8) != 0) return std::nullopt;
-  if (getLE(file, 8, 4) != kCacheFormatVersion || getLE(file, 12, 4) != kCacheHeaderBytes) return std::nullopt;
+  if (getLE(file, 8, 4) != kCacheFormatVersion || getLE(file, 12, 4) != kCacheHeaderBytes)
+    return std::nullopt;
   if (std::memcmp(file.data() + 16, key.digest.data(), 32) != 0) return std::nullopt;
   std::uint64_t length = getLE(file, 48, 8);
   if (length != file.size() - kCacheHeaderBytes) return std::nullopt;
@@ -181,8 +181,9 @@ void Cache::writeDisk(const CacheKey& key, const Bytes& payload) {
     const Bytes file = encodeCacheFile(key, payload);
     // A unique temporary in the same directory (rename is atomic only within one file system):
     // process id, thread and a per-cache counter; O_EXCL guards against any remaining clash.
-    const std::string base = directory_ + "/." + key.hex() + ".tmp." + std::to_string(::getpid()) + "." +
-                             std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) % 1000000);
+    const std::string base =
+        directory_ + "/." + key.hex() + ".tmp." + std::to_string(::getpid()) + "." +
+        std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) % 1000000);
     int fd = -1;
     std::string temp;
     for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {

@@ -63,7 +63,7 @@ class Cache {
   // and, best effort, to disk. If build() throws, nothing is stored and every waiter gets the error.
   Bytes getOrBuild(const CacheKey& key, const std::function<Bytes()>& build);
 
-  std::optional<Bytes> lookup(const CacheKey& key);    // memory, then disk (a disk hit is remembered)
+  std::optional<Bytes> lookup(const CacheKey& key);       // memory, then disk (a disk hit is remembered)
   void store(const CacheKey& key, const Bytes& payload);  // memory and, best effort, disk
 
   const std::string& directory() const { return directory_; }
@@ -78,8 +78,8 @@ class Cache {
 
   const std::string directory_;
   mutable std::mutex mutex_;
-  std::map<std::string, Bytes> memory_;                              // by key hex
-  std::map<std::string, std::shared_future<Bytes>> inFlight_;        // builds under way
+  std::map<std::string, Bytes> memory_;                        // by key hex
+  std::map<std::string, std::shared_future<Bytes>> inFlight_;  // builds under way
   bool diskWritable_ = true;
   std::string diskProblem_;
   Stats stats_;

@@ -68,12 +68,12 @@ NvJitLinkLibrary loadNvJitLink() {
     return lib;
   }
   std::string missing;
-#define KILN_RESOLVE(member, name, symbol, ret, params)                      \
-  {                                                                          \
-    void* p = dlsym(handle, #symbol);                                        \
-    if (!p) p = dlsym(handle, #name);                                        \
-    lib.api.member = reinterpret_cast<decltype(lib.api.member)>(p);          \
-    if (!p) missing += std::string(missing.empty() ? "" : ", ") + #symbol;   \
+#define KILN_RESOLVE(member, name, symbol, ret, params)                    \
+  {                                                                        \
+    void* p = dlsym(handle, #symbol);                                      \
+    if (!p) p = dlsym(handle, #name);                                      \
+    lib.api.member = reinterpret_cast<decltype(lib.api.member)>(p);        \
+    if (!p) missing += std::string(missing.empty() ? "" : ", ") + #symbol; \
   }
   KILN_NVJITLINK_FUNCTIONS(KILN_RESOLVE)
 #undef KILN_RESOLVE
@@ -99,8 +99,8 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-CudaError compileFailed(const std::string& arch, const std::string& call, int code, const std::string& codeName,
-                        const std::string& log, const std::string& kernel) {
+CudaError compileFailed(const std::string& arch, const std::string& call, int code,
+                        const std::string& codeName, const std::string& log, const std::string& kernel) {
   return CudaError(CudaError::Kind::CompileFailed,
                    "PTX -> cubin for " + arch + " failed: " + call + ": " + codeName, kernel, call, code,
                    codeName, log);
@@ -108,7 +108,10 @@ CudaError compileFailed(const std::string& arch, const std::string& call, int co
 
 Cubin viaNvJitLink(const std::string& ptx, const std::string& arch, const CubinOptions& options) {
   const cu::NvJitLinkApi& api = nvJitLink().api;
-  std::vector<std::string> args = {"-arch=" + arch, "-O" + std::to_string(options.optLevel), "-verbose"};
+  // nvJitLink's own -O takes only 0 or 3 and concerns LTO; PTX input is ptxas' job, so its level goes
+  // to ptxas directly.
+  const int level = std::clamp(options.optLevel, 0, 3);
+  std::vector<std::string> args = {"-arch=" + arch, "-Xptxas=-O" + std::to_string(level), "-verbose"};
   if (options.maxRegisters > 0) args.push_back("-maxrregcount=" + std::to_string(options.maxRegisters));
   if (options.lineInfo) args.push_back("-lineinfo");
   args.insert(args.end(), options.extraNvJitLinkOptions.begin(), options.extraNvJitLinkOptions.end());
@@ -120,9 +123,8 @@ Cubin viaNvJitLink(const std::string& ptx, const std::string& arch, const CubinO
   if (r != cu::kNvJitLinkSuccess)
     throw compileFailed(arch, "nvJitLinkCreate", r, nvJitLinkResultName(r), "options: " + joined(args),
                         options.kernelName);
-  std::unique_ptr<cu::NvJitLinkHandle, void (*)(cu::NvJitLinkHandle*)> guard(&handle, [](cu::NvJitLinkHandle* h) {
-    nvJitLink().api.destroy(h);
-  });
+  std::unique_ptr<cu::NvJitLinkHandle, void (*)(cu::NvJitLinkHandle*)> guard(
+      &handle, [](cu::NvJitLinkHandle* h) { nvJitLink().api.destroy(h); });
   auto log = [&](auto sizeFn, auto textFn) {
     size_t size = 0;
     if (sizeFn(handle, &size) != cu::kNvJitLinkSuccess || size == 0) return std::string();
@@ -175,7 +177,8 @@ Cubin viaDriver(const std::string& ptx, const std::string& arch, const CubinOpti
   option(cu::kJitErrorLogBufferSizeBytes, errorLog.size() - 1);
   option(cu::kJitLogVerbose, 1);
   // The driver's levels run 0..4 with 4 the default and highest; ptxas -O3 is its top level.
-  option(cu::kJitOptimizationLevel, options.optLevel >= 3 ? 4 : std::uintptr_t(std::max(options.optLevel, 0)));
+  option(cu::kJitOptimizationLevel,
+         options.optLevel >= 3 ? 4 : std::uintptr_t(std::max(options.optLevel, 0)));
   option(cu::kJitTarget, std::uintptr_t(jitTargetFor(arch)));
   if (options.maxRegisters > 0) option(cu::kJitMaxRegisters, std::uintptr_t(options.maxRegisters));
   if (options.lineInfo) option(cu::kJitGenerateLineInfo, 1);

@@ -13,12 +13,12 @@ class CudaDriver;
 
 struct CubinOptions {
   enum class Backend { Auto, NvJitLink, Driver };
-  Backend backend = Backend::Auto;  // Auto: nvJitLink when it loads, else the driver
-  int optLevel = 3;                 // ptxas -O0..-O3
-  int maxRegisters = 0;             // 0 = no cap (-maxrregcount)
-  bool lineInfo = false;            // -lineinfo
+  Backend backend = Backend::Auto;                 // Auto: nvJitLink when it loads, else the driver
+  int optLevel = 3;                                // ptxas -O0..-O3
+  int maxRegisters = 0;                            // 0 = no cap (-maxrregcount)
+  bool lineInfo = false;                           // -lineinfo
   std::vector<std::string> extraNvJitLinkOptions;  // passed verbatim, e.g. "-Xptxas=-warn-spills"
-  std::string kernelName;  // only names the kernel in error messages
+  std::string kernelName;                          // only names the kernel in error messages
 };
 
 // What ptxas reported for one entry function; -1 where the log did not say.
@@ -33,10 +33,10 @@ struct KernelResources {
 };
 
 struct Cubin {
-  Bytes image;          // an ELF ("\x7f" "ELF"), ready for cuModuleLoadData
-  std::string arch;     // "sm_90a"
-  std::string backend;  // "nvJitLink" or "driver"
-  std::string infoLog;  // the assembler's verbose log
+  Bytes image;                             // an ELF ("\x7f" "ELF"), ready for cuModuleLoadData
+  std::string arch;                        // "sm_90a"
+  std::string backend;                     // "nvJitLink" or "driver"
+  std::string infoLog;                     // the assembler's verbose log
   std::vector<KernelResources> resources;  // from infoLog
 };
 

@@ -19,19 +19,32 @@ using GetProcAddressFn = cu::Result (*)(const char*, void**, int, std::uint64_t,
 // or a call that failed before cuGetErrorName was resolved).
 const char* fallbackErrorName(cu::Result r) {
   switch (r) {
-    case cu::kSuccess: return "CUDA_SUCCESS";
-    case cu::kErrorInvalidValue: return "CUDA_ERROR_INVALID_VALUE";
-    case cu::kErrorOutOfMemory: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case cu::kErrorNotInitialized: return "CUDA_ERROR_NOT_INITIALIZED";
-    case cu::kErrorStubLibrary: return "CUDA_ERROR_STUB_LIBRARY";
-    case cu::kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
-    case cu::kErrorInvalidDevice: return "CUDA_ERROR_INVALID_DEVICE";
-    case cu::kErrorInvalidImage: return "CUDA_ERROR_INVALID_IMAGE";
-    case cu::kErrorNoBinaryForGpu: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
-    case cu::kErrorInvalidPtx: return "CUDA_ERROR_INVALID_PTX";
-    case cu::kErrorUnsupportedPtxVersion: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
-    case cu::kErrorNotFound: return "CUDA_ERROR_NOT_FOUND";
-    case cu::kErrorLaunchOutOfResources: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+    case cu::kSuccess:
+      return "CUDA_SUCCESS";
+    case cu::kErrorInvalidValue:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case cu::kErrorOutOfMemory:
+      return "CUDA_ERROR_OUT_OF_MEMORY";
+    case cu::kErrorNotInitialized:
+      return "CUDA_ERROR_NOT_INITIALIZED";
+    case cu::kErrorStubLibrary:
+      return "CUDA_ERROR_STUB_LIBRARY";
+    case cu::kErrorNoDevice:
+      return "CUDA_ERROR_NO_DEVICE";
+    case cu::kErrorInvalidDevice:
+      return "CUDA_ERROR_INVALID_DEVICE";
+    case cu::kErrorInvalidImage:
+      return "CUDA_ERROR_INVALID_IMAGE";
+    case cu::kErrorNoBinaryForGpu:
+      return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case cu::kErrorInvalidPtx:
+      return "CUDA_ERROR_INVALID_PTX";
+    case cu::kErrorUnsupportedPtxVersion:
+      return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+    case cu::kErrorNotFound:
+      return "CUDA_ERROR_NOT_FOUND";
+    case cu::kErrorLaunchOutOfResources:
+      return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
   }
   return nullptr;
 }
@@ -73,14 +86,15 @@ std::shared_ptr<CudaDriver> CudaDriver::open(const std::string& library) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* err = dlerror();
-    throw noDriver("no CUDA driver: " + path + " could not be loaded (" + (err ? err : "unknown reason") + ")");
+    throw noDriver("no CUDA driver: " + path + " could not be loaded (" + (err ? err : "unknown reason") +
+                   ")");
   }
 
   std::shared_ptr<CudaDriver> driver(new CudaDriver());
   cu::DriverApi& api = driver->api_;
   auto getProc = reinterpret_cast<GetProcAddressFn>(dlsym(handle, "cuGetProcAddress_v2"));
   std::string missing;
-#define KILN_RESOLVE(member, name, symbol, ret, params)                                        \
+#define KILN_RESOLVE(member, name, symbol, ret, params)                                          \
   api.member = reinterpret_cast<decltype(api.member)>(resolve(handle, getProc, #symbol, #name)); \
   if (!api.member) missing += std::string(missing.empty() ? "" : ", ") + #symbol;
   KILN_CUDA_DRIVER_FUNCTIONS(KILN_RESOLVE)
@@ -155,8 +169,8 @@ void CudaDriver::makeCurrent(int ordinal) {
   cu::Context ctx = nullptr;
   {
     std::lock_guard<std::mutex> lock(contextsMutex_);
-    if (!contexts_[ordinal]) check(api_.primaryCtxRetain(&contexts_[ordinal], handles_[ordinal]),
-                                   "cuDevicePrimaryCtxRetain");
+    if (!contexts_[ordinal])
+      check(api_.primaryCtxRetain(&contexts_[ordinal], handles_[ordinal]), "cuDevicePrimaryCtxRetain");
     ctx = contexts_[ordinal];
   }
   cu::Context current = nullptr;

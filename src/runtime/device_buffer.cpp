@@ -46,8 +46,8 @@ void DeviceBuffer::checkRange(const char* what, size_t bytes, size_t offset) con
   if (offset > bytes_ || bytes > bytes_ - offset)
     throw CudaError(CudaError::Kind::InvalidArgument, std::string(what) + " of " + std::to_string(bytes) +
                                                           " bytes at offset " + std::to_string(offset) +
-                                                          " runs past the end of a " + std::to_string(bytes_) +
-                                                          "-byte device buffer");
+                                                          " runs past the end of a " +
+                                                          std::to_string(bytes_) + "-byte device buffer");
 }
 
 void DeviceBuffer::upload(const void* host, size_t bytes, size_t offset) {

@@ -15,7 +15,9 @@ CudaError invalid(const LoadedKernel& kernel, std::string message) {
   return CudaError(CudaError::Kind::InvalidArgument, std::move(message), kernel.name());
 }
 
-std::string deviceName(const DeviceInfo& d) { return "device " + std::to_string(d.ordinal) + " (" + d.name + ")"; }
+std::string deviceName(const DeviceInfo& d) {
+  return "device " + std::to_string(d.ordinal) + " (" + d.name + ")";
+}
 
 }  // namespace
 
@@ -45,8 +47,8 @@ void LoadedKernel::load(const void* image) {
   std::vector<char> infoLog(1 << 14, '\0'), errorLog(1 << 14, '\0');
   int keys[] = {cu::kJitInfoLogBuffer, cu::kJitInfoLogBufferSizeBytes, cu::kJitErrorLogBuffer,
                 cu::kJitErrorLogBufferSizeBytes};
-  void* values[] = {infoLog.data(), reinterpret_cast<void*>(std::uintptr_t(infoLog.size() - 1)), errorLog.data(),
-                    reinterpret_cast<void*>(std::uintptr_t(errorLog.size() - 1))};
+  void* values[] = {infoLog.data(), reinterpret_cast<void*>(std::uintptr_t(infoLog.size() - 1)),
+                    errorLog.data(), reinterpret_cast<void*>(std::uintptr_t(errorLog.size() - 1))};
   cu::Result r = api.moduleLoadDataEx(&module_, image, 4, keys, values);
   if (r != cu::kSuccess)
     throw CudaError::callFailed("cuModuleLoadDataEx", r, d.errorName(r), d.errorDescription(r), name_,
@@ -87,8 +89,8 @@ LoadedKernel::~LoadedKernel() {
   driver_->api().moduleUnload(module_);
 }
 
-void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes, cu::Stream stream,
-            const std::vector<void*>& args) {
+void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes,
+            cu::Stream stream, const std::vector<void*>& args) {
   CudaDriver& d = *kernel.driver_;
   const DeviceInfo& dev = d.device(kernel.device_);
   const KernelAttributes& attrs = kernel.attributes_;
@@ -97,7 +99,8 @@ void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynam
   for (int i = 0; i < 3; ++i) {
     const char axis = "xyz"[i];
     if (dims[i] < 1)
-      throw invalid(kernel, std::string("grid dimension ") + axis + " is 0; every grid dimension must be at least 1");
+      throw invalid(kernel,
+                    std::string("grid dimension ") + axis + " is 0; every grid dimension must be at least 1");
     if (dims[i] > unsigned(dev.maxGridDim[i]))
       throw invalid(kernel, std::string("grid dimension ") + axis + " = " + std::to_string(dims[i]) +
                                 " exceeds the limit of " + std::to_string(dev.maxGridDim[i]) + " on " +
@@ -106,19 +109,21 @@ void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynam
   if (blockThreads < 1) throw invalid(kernel, "a block of 0 threads cannot be launched");
   if (blockThreads > unsigned(dev.maxThreadsPerBlock))
     throw invalid(kernel, "a block of " + std::to_string(blockThreads) + " threads exceeds the limit of " +
-                              std::to_string(dev.maxThreadsPerBlock) + " threads per block on " + deviceName(dev));
+                              std::to_string(dev.maxThreadsPerBlock) + " threads per block on " +
+                              deviceName(dev));
   if (blockThreads > unsigned(attrs.maxThreadsPerBlock))
-    throw invalid(kernel, "a block of " + std::to_string(blockThreads) + " threads exceeds this kernel's limit of " +
+    throw invalid(kernel, "a block of " + std::to_string(blockThreads) +
+                              " threads exceeds this kernel's limit of " +
                               std::to_string(attrs.maxThreadsPerBlock) +
                               " threads per block (set by .maxntid/.reqntid or by its " +
                               std::to_string(attrs.numRegs) + " registers per thread)");
   const size_t staticShared = size_t(attrs.staticSharedBytes);
   if (staticShared + dynamicSharedBytes > size_t(dev.maxSharedPerBlockOptin))
-    throw invalid(kernel, "asks for " + std::to_string(dynamicSharedBytes) + " bytes of dynamic shared memory (+ " +
-                              std::to_string(staticShared) + " static = " +
-                              std::to_string(staticShared + dynamicSharedBytes) + " bytes per block), but " +
-                              deviceName(dev) + " allows at most " + std::to_string(dev.maxSharedPerBlockOptin) +
-                              " bytes per block");
+    throw invalid(kernel, "asks for " + std::to_string(dynamicSharedBytes) +
+                              " bytes of dynamic shared memory (+ " + std::to_string(staticShared) +
+                              " static = " + std::to_string(staticShared + dynamicSharedBytes) +
+                              " bytes per block), but " + deviceName(dev) + " allows at most " +
+                              std::to_string(dev.maxSharedPerBlockOptin) + " bytes per block");
   if (attrs.paramCount >= 0 && args.size() != size_t(attrs.paramCount))
     throw invalid(kernel, "takes " + std::to_string(attrs.paramCount) + " arguments, but " +
                               std::to_string(args.size()) + " were given");

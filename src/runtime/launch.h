@@ -18,14 +18,14 @@ struct Dim3 {
 
 // cuFuncGetAttribute's view of the loaded function, read once at load.
 struct KernelAttributes {
-  int numRegs = 0;               // registers per thread
-  int localBytes = 0;            // local memory per thread: spills and stack
-  int staticSharedBytes = 0;     // .shared declared with a size
+  int numRegs = 0;            // registers per thread
+  int localBytes = 0;         // local memory per thread: spills and stack
+  int staticSharedBytes = 0;  // .shared declared with a size
   int constBytes = 0;
-  int maxThreadsPerBlock = 0;    // the kernel's launch bound (.maxntid/.reqntid, or register-limited)
+  int maxThreadsPerBlock = 0;     // the kernel's launch bound (.maxntid/.reqntid, or register-limited)
   int maxDynamicSharedBytes = 0;  // dynamic shared-memory limit at load (48 KB - static); launch raises it
   int ptxVersion = 0, binaryVersion = 0;  // e.g. 90 and 90
-  int paramCount = -1;           // number of kernel parameters; -1 if the driver cannot say
+  int paramCount = -1;                    // number of kernel parameters; -1 if the driver cannot say
 };
 
 class LoadedKernel {
@@ -70,7 +70,7 @@ class LoadedKernel {
 // against the device and the kernel first, and raises the kernel's dynamic shared-memory limit when
 // it needs more than the default 48 KB. Throws CudaError naming the kernel. The launch is
 // asynchronous: faults inside the kernel surface at the next synchronization.
-void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes, cu::Stream stream,
-            const std::vector<void*>& args);
+void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes,
+            cu::Stream stream, const std::vector<void*>& args);
 
 }  // namespace kiln::runtime

@@ -14,6 +14,7 @@ ir::Value* expandDims(Context& cx, ir::Value* v, int64_t axis, const SourceLoc& 
   if (axis < 0 || axis > int64_t(s.size()))
     throw InternalError(loc, "expand_dims axis " + std::to_string(axis) + " out of range for " + v->type.str());
   s.insert(s.begin() + axis, 1);
+  validateShape(s, loc);  // the rank bound
   if (!v->type.isTensor()) return emit(cx, Opcode::Splat, {v}, v->type.withShape(s), loc);
   return emit(cx, Opcode::ExpandDims, {v}, v->type.withShape(s), loc, {{"axis", axis}});
 }

@@ -187,6 +187,12 @@ ir::Value* broadcastTo(Context& cx, ir::Value* v, const Shape& shape, const Sour
 
 void validateShape(const Shape& s, const SourceLoc& loc) {
   constexpr int64_t kMaxNumel = int64_t(1) << 20;  // Triton's TRITON_MAX_TENSOR_NUMEL
+  // Size-1 dimensions cost nothing in numel, so only a rank bound keeps x[None, None, ...] (each
+  // None one more dimension) from building types and ops quadratic in the number of indices.
+  constexpr size_t kMaxRank = 32;
+  if (s.size() > kMaxRank)
+    fail(loc, "a tensor has at most " + std::to_string(kMaxRank) + " dimensions, this one would have " +
+                  std::to_string(s.size()));
   int64_t numel = 1;
   for (size_t i = 0; i < s.size(); ++i) {
     int64_t d = s[i];

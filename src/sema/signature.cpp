@@ -2,6 +2,7 @@
 // parameter, each a pointer type, a scalar type or a literal, with an optional ":16" hint.
 #include "sema/signature.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -61,7 +62,9 @@ std::string_view trim(std::string_view s) {
 // Parses one trimmed entry; `index` is 1-based for messages.
 class EntryParser {
  public:
-  EntryParser(std::string_view text, size_t index) : s_(text), index_(index) {}
+  // `where` locates the entry's first character in its source; unknown (line 0) when there is none.
+  EntryParser(std::string_view text, size_t index, SourceLoc where)
+      : s_(text), index_(index), where_(std::move(where)) {}
 
   SigEntry parse() {
     SigEntry e;
@@ -116,10 +119,11 @@ class EntryParser {
  private:
   std::string_view s_;
   size_t index_;
+  SourceLoc where_;
   size_t pos_ = 0;
 
   [[noreturn]] void error(const std::string& msg) const {
-    throw CompileError(SourceLoc{}, "signature entry " + std::to_string(index_) + " ('" + std::string(s_) +
+    throw CompileError(where_, "signature entry " + std::to_string(index_) + " ('" + std::string(s_) +
                                         "'): " + msg);
   }
 
@@ -197,14 +201,28 @@ class EntryParser {
 
 }  // namespace
 
-Signature parseSignature(std::string_view text) {
+Signature parseSignature(std::string_view text, const std::shared_ptr<const SourceFile>& shownAs) {
   Signature sig;
   sig.text = std::string(text);
   if (trim(text).empty()) return sig;  // a kernel without parameters
   std::vector<std::string_view> parts = splitEntries(text);
-  for (size_t i = 0; i < parts.size(); ++i)
-    sig.entries.push_back(EntryParser(trim(parts[i]), i + 1).parse());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string_view entry = trim(parts[i]);
+    SourceLoc where;
+    if (shownAs) {  // line and column of the entry's first character (an empty one: where it would be)
+      size_t offset = size_t(entry.data() - text.data());
+      if (entry.empty()) offset = size_t(parts[i].data() - text.data());
+      std::string_view before = text.substr(0, offset);
+      size_t lineStart = before.rfind('\n');
+      lineStart = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+      int line = int(std::count(before.begin(), before.end(), '\n')) + 1;
+      where = SourceLoc{shownAs, line, int(offset - lineStart) + 1};
+    }
+    sig.entries.push_back(EntryParser(entry, i + 1, where).parse());
+  }
   return sig;
 }
+
+Signature parseSignature(std::string_view text) { return parseSignature(text, nullptr); }
 
 }  // namespace kiln::sema

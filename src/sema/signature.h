@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/types.h"
+#include "support/source.h"
 
 namespace kiln::sema {
 
@@ -35,6 +36,9 @@ struct Signature {
 
 // Parses a signature; throws CompileError (naming the entry) on malformed input.
 Signature parseSignature(std::string_view text);
+// The same, with errors located in `shownAs` (a source holding `text`, e.g. named "<signature>")
+// at the offending entry, so that they render with the signature and a caret under the entry.
+Signature parseSignature(std::string_view text, const std::shared_ptr<const SourceFile>& shownAs);
 
 // Triton dtype spellings used in signatures: fp16 bf16 fp32 fp64 fp8e4nv fp8e5 i1 i8 .. i64
 // u8 .. u64 (also "f32"-style IR names). Nullopt when unknown.

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ir/text.h"
+#include "layout/linear_layout.h"
 
 namespace kiln::ir::testing {
 
@@ -76,6 +77,13 @@ std::unique_ptr<Module> buildEverything() {
   b.create1(O::Dot, {da, da, acc}, acc->type, {{"input_precision", std::string("ieee")}});
   b.create1(O::MultipleOf, {r}, vi, {{"values", std::vector<int64_t>{16}}});
   b.create1(O::MaxContiguous, {n}, i32, {{"values", std::vector<int64_t>{1}}});
+  // GPU IR: a tile type carrying a layout, and a conversion between two layouts.
+  auto rows = std::make_shared<const layout::LinearLayout>(
+      layout::LinearLayout::parse("{register=[[1],[2]], lane=[[4],[8]], warp=[]} -> [dim0=16]"));
+  auto cols = std::make_shared<const layout::LinearLayout>(
+      layout::LinearLayout::parse("{register=[[4],[8]], lane=[[1],[2]], warp=[]} -> [dim0=16]"));
+  Value* lr = b.create1(O::ConvertLayout, {r}, vi.withLayout(rows));
+  b.create1(O::ConvertLayout, {lr}, vi.withLayout(cols));
   Value* hps = b.create1(O::Splat, {hp}, Type::tensor({16}, Scalar::Ptr).withElem(Type::ptr(Scalar::F16)));
   b.create1(O::Load, {hps}, Type::tensor({16}, Scalar::F16));
 

@@ -1,0 +1,79 @@
+// ldmatrix as linear layouts and the search for an ldmatrix plan: the instruction's own layout, inverted
+// and composed with the register-to-shared map, must put each fragment row in 16 contiguous bytes.
+#include "layout/ldmatrix.h"
+
+#include <bit>
+
+#include "layout/conversions.h"
+#include "layout/gf2.h"
+
+namespace kiln::layout {
+namespace {
+
+using L = LinearLayout;
+
+void checkArgs(int numMatrices, int elemBits) {
+  if (numMatrices != 1 && numMatrices != 2 && numMatrices != 4) layoutBug("ldmatrix: numMatrices must be 1, 2 or 4");
+  if (elemBits != 8 && elemBits != 16 && elemBits != 32) layoutBug("ldmatrix: elemBits must be 8, 16 or 32");
+}
+
+const std::vector<std::string> kMatrixDims = {std::string(kMatrix), std::string(kRow), std::string(kCol)};
+
+}  // namespace
+
+LinearLayout ldmatrixTile(int numMatrices, int elemBits, bool trans) {
+  checkArgs(numMatrices, elemBits);
+  if (trans && elemBits != 16) layoutBug("ldmatrix: .trans needs 16-bit elements");
+  L l;
+  if (!trans) {
+    l = L::identity1D(32 / elemBits, kRegister, kCol) * L::identity1D(4, kLane, kCol) *
+        L::identity1D(8, kLane, kRow);
+  } else {
+    l = L::identity1D(2, kRegister, kRow) * L::identity1D(4, kLane, kRow) * L::identity1D(8, kLane, kCol);
+  }
+  l *= L::identity1D(numMatrices, kRegister, kMatrix);
+  return l.transposeOuts(kMatrixDims);
+}
+
+LinearLayout ldmatrixRowAddresses(int numMatrices, int elemBits) {
+  checkArgs(numMatrices, elemBits);
+  L l = L::identity1D(8, kLane, kRow) * L::identity1D(numMatrices, kLane, kMatrix) *
+        L::zeros1D(4 / numMatrices, kLane, kCol, 128 / elemBits);
+  return l.transposeOuts(kMatrixDims);
+}
+
+std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearLayout& shared, int elemBits) {
+  checkArgs(1, elemBits);
+  if (!regs.hasInDim(kRegister) || !regs.hasInDim(kLane) || regs.getInDimSize(kLane) != 32) return std::nullopt;
+  L offsets = sharedOffsets(regs, shared);  // (register, lane, warp) -> offset
+  const std::vector<Basis>& regBases = offsets.ins()[offsets.inDimIndex(kRegister)].bases;
+  int rowBits = std::countr_zero(unsigned(128 / elemBits));
+  int perRegBits = std::countr_zero(unsigned(32 / elemBits));
+  auto aligned = [&](const Basis& b) { return (b[0] & ((1 << rowBits) - 1)) == 0; };
+  for (int num : {4, 2, 1}) {
+    int consumed = perRegBits + std::countr_zero(unsigned(num));
+    if (int(regBases.size()) < consumed) continue;
+    // The part of `offsets` one instruction covers: its registers and all lanes.
+    std::vector<Basis> first(regBases.begin(), regBases.begin() + consumed);
+    L instr({InDim{std::string(kRegister), first}, offsets.ins()[offsets.inDimIndex(kLane)]}, offsets.outs());
+    for (bool trans : {false, true}) {
+      if (trans && elemBits != 16) continue;
+      L rowsToOffsets = ldmatrixTile(num, elemBits, trans).invert().compose(instr);  // (matrix,row,col) -> offset
+      bool ok = true;
+      for (int b = 0; b < rowBits; ++b) ok = ok && rowsToOffsets.basis(kCol, b) == Basis{int32_t(1) << b};
+      for (std::string_view d : {kMatrix, kRow})
+        for (const Basis& b : rowsToOffsets.ins()[rowsToOffsets.inDimIndex(d)].bases) ok = ok && aligned(b);
+      std::vector<InDim> ins{{std::string(kRegister), {regBases.begin() + consumed, regBases.end()}}};
+      ins.push_back(ldmatrixRowAddresses(num, elemBits).compose(rowsToOffsets).ins()[0]);
+      for (const InDim& d : offsets.ins())
+        if (d.name != kRegister && d.name != kLane) ins.push_back(d);
+      for (const InDim& d : ins)
+        if (d.name != kLane)
+          for (const Basis& b : d.bases) ok = ok && aligned(b);
+      if (ok) return LdmatrixPlan{num, trans, int32_t(1) << consumed, L(std::move(ins), offsets.outs())};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::layout
