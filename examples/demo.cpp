@@ -1,11 +1,13 @@
-// The kiln demo: compiles the example kernels and runs each on the CPU interpreter, checking the
-// result against a plain double-precision reference and printing the compile and run times.
+// The kiln demo: compiles the example kernels and runs each on the GPU when there is one (else on the
+// CPU interpreter), checking the result against a plain double-precision reference and printing the
+// compile and run times.
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -64,10 +66,13 @@ struct Outcome {
   std::string failure;  // a kiln error, if the run failed
 };
 
-// Runs the kernel on the interpreter and times it.
+// The GPU the demo runs on, when there is one.
+std::optional<kiln::Gpu> gpu;
+
+// Runs the kernel on the GPU (or the interpreter) and times it, first use (compile + load) included.
 bool launch(const kiln::Kernel& k, kiln::Grid grid, const std::vector<kiln::Arg>& args, Outcome& out) {
   auto t = Clock::now();
-  kiln::Status s = kiln::interpret(k, grid, args);
+  kiln::Status s = gpu ? gpu->run(k, grid, args) : kiln::interpret(k, grid, args);
   out.runMs = msSince(t);
   if (!s) out.failure = s.error->text;
   return s.ok();
@@ -214,7 +219,15 @@ const DemoKernel kDemo[] = {
 }  // namespace
 
 int main() {
-  std::printf("kiln demo: example kernels compiled by kiln and run on the CPU interpreter (no GPU backend yet)\n\n");
+  kiln::Result<kiln::Gpu> device = kiln::Gpu::open();
+  if (device.ok()) {
+    gpu = device.value();
+    std::printf("kiln demo: example kernels compiled by kiln and run on %s (%s, %d SMs)\n\n", gpu->name().c_str(),
+                gpu->arch().c_str(), gpu->smCount());
+  } else {
+    std::printf("kiln demo: no GPU (%s); running the example kernels on the CPU interpreter\n\n",
+                device.error().message.c_str());
+  }
   std::printf("%-24s %-34s %10s %10s  %s\n", "kernel", "problem", "compile", "run", "check against float64 reference");
   int failures = 0;
   for (const DemoKernel& d : kDemo) {

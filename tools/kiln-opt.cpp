@@ -12,19 +12,25 @@
 
 #include "analysis/axis_info.h"
 #include "ir/text.h"
+#include "lower/assign_layouts.h"
 #include "passes/passes.h"
+#include "ptx/builder.h"
 #include "support/diagnostic.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [--print-axis-info] [-o OUT]\n"
+    "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [--print-axis-info]\n"
+    "                [--assign-layouts[=NUM_WARPS]] [--arch=sm_80|sm_90a] [-o OUT]\n"
     "  Parses Tile IR text (stdin when FILE is '-' or absent), verifies it, runs the passes in\n"
     "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
     "  --pass=a,b     run passes a then b on every function (the flag may repeat)\n"
     "  --verify-each  verify after every pass, naming the pass that broke the IR\n"
     "  --print-axis-info  after the passes, print each integer and pointer value's contiguity,\n"
     "                 divisibility and constancy as a comment on the line defining it\n"
+    "  --assign-layouts[=NUM_WARPS]  after the passes, run axis info and layout assignment\n"
+    "                 (NUM_WARPS warps, default 4) and print the GPU IR\n"
+    "  --arch=ARCH    the target of --assign-layouts: sm_80 (default) or sm_90a\n"
     "  -o OUT         write the output to OUT\n"
     "  --help         show this text\n";
 
@@ -34,6 +40,8 @@ struct Options {
   std::vector<std::string> passes;
   bool verifyEach = false;
   bool printAxisInfo = false;
+  int assignLayoutsWarps = 0;  // 0: no layout assignment
+  std::string arch = "sm_80";
 };
 
 std::string knownPasses() {
@@ -54,6 +62,24 @@ int parseArgs(int argc, char** argv, Options& o) {
       o.verifyEach = true;
     } else if (a == "--print-axis-info") {
       o.printAxisInfo = true;
+    } else if (a == "--assign-layouts") {
+      o.assignLayoutsWarps = 4;
+    } else if (a.rfind("--assign-layouts=", 0) == 0) {
+      std::string n = a.substr(17);
+      int w = 0;
+      for (char c : n) w = (c >= '0' && c <= '9' && w <= 32) ? w * 10 + (c - '0') : 1000;
+      if (n.empty() || w < 1 || w > 32 || (w & (w - 1))) {
+        std::cerr << "kiln-opt: error: --assign-layouts needs a number of warps that is a power of two from 1 to 32, got '"
+                  << n << "'\n";
+        return 1;
+      }
+      o.assignLayoutsWarps = w;
+    } else if (a.rfind("--arch=", 0) == 0) {
+      o.arch = a.substr(7);
+      if (!kiln::ptx::Target::parse(o.arch)) {
+        std::cerr << "kiln-opt: error: unknown target '" << o.arch << "' (expected sm_80 or sm_90a)\n";
+        return 1;
+      }
     } else if (a.rfind("--pass=", 0) == 0) {
       std::string list = a.substr(7);
       size_t start = 0;
@@ -144,6 +170,17 @@ int run(int argc, char** argv) {
   if (!o.passes.empty() && !o.verifyEach)  // the final IR is always checked; --verify-each says which pass
     for (const auto& f : module->functions)
       if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after the passes (use --verify-each to find which)");
+
+  if (o.assignLayoutsWarps > 0) {
+    kiln::ptx::Target target = *kiln::ptx::Target::parse(o.arch);
+    for (const auto& f : module->functions) {
+      {
+        kiln::analysis::AxisInfoAnalysis axis(*f);
+        kiln::lower::assignLayouts(*f, axis, o.assignLayoutsWarps, target);
+      }
+      if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after layout assignment on @" + f->name);
+    }
+  }
 
   std::string out;
   if (o.printAxisInfo) {

@@ -18,7 +18,8 @@ const char* const kUsage =
     "Triton's AOT syntax (e.g. \"*fp32:16, *fp32:16, i32, 1024\"), and prints one stage.\n"
     "\n"
     "options:\n"
-    "  --emit STAGE        ast | ir-before-passes | ir (default: ir)\n"
+    "  --emit STAGE        ast | ir-before-passes | ir | gpu-ir | ptx | cubin (default: ir)\n"
+    "  --arch ARCH         GPU target for gpu-ir, ptx and cubin: sm_80 or sm_90a (default sm_90a)\n"
     "  --num-warps N       warps per program (default 4)\n"
     "  --num-stages S      software pipelining depth (default 3)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
@@ -55,7 +56,7 @@ std::vector<std::string> splitCommas(const std::string& s) {
 }
 
 int compileCommand(const std::vector<std::string>& args) {
-  std::string file, kernel, signature, emit = "ir", output;
+  std::string file, kernel, signature, emit = "ir", output, arch = "sm_90a";
   bool haveSignature = false;
   kiln::CompileOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -82,6 +83,9 @@ int compileCommand(const std::vector<std::string>& args) {
       haveSignature = true;
     } else if (arg == "--emit") {
       if (!takeValue(emit)) return usageError("--emit needs a stage");
+    } else if (arg == "--arch") {
+      if (!takeValue(arch)) return usageError("--arch needs a target (sm_80 or sm_90a)");
+      if (arch != "sm_80" && arch != "sm_90a") return usageError("unknown --arch '" + arch + "' (sm_80 or sm_90a)");
     } else if (arg == "-o") {
       if (!takeValue(output)) return usageError("-o needs a file name");
     } else if (arg == "--num-warps" || arg == "--num-stages") {
@@ -106,8 +110,11 @@ int compileCommand(const std::vector<std::string>& args) {
   if (file.empty()) return usageError("no input file");
   if (kernel.empty()) return usageError("--kernel is required");
   if (!haveSignature) return usageError("--signature is required");
-  if (emit != "ast" && emit != "ir" && emit != "ir-before-passes")
-    return usageError("unknown stage '" + emit + "' for --emit (ast, ir-before-passes, ir)");
+  const bool gpuStage = emit == "gpu-ir" || emit == "ptx" || emit == "cubin";
+  if (emit != "ast" && emit != "ir" && emit != "ir-before-passes" && !gpuStage)
+    return usageError("unknown stage '" + emit + "' for --emit (ast, ir-before-passes, ir, gpu-ir, ptx, cubin)");
+  if (emit == "cubin" && output.empty()) return usageError("--emit cubin writes a binary: name the file with -o");
+  if (gpuStage) options.arch = arch;
   if ((options.num_warps & (options.num_warps - 1)) != 0)
     return usageError("--num-warps must be a power of two");
 
@@ -127,7 +134,17 @@ int compileCommand(const std::vector<std::string>& args) {
     if (text.empty()) std::fprintf(stderr, "kiln: warning: no pass named '%s' ran\n", pass.c_str());
     else std::fprintf(stderr, "// ----- IR after %s -----\n%s", pass.c_str(), text.c_str());
   }
-  std::string text = compiled->stage(emit);
+  std::string text;
+  if (emit == "cubin") {
+    kiln::Result<std::vector<uint8_t>> cubin = kiln::assembleCubin(compiled.value(), arch);
+    if (!cubin.ok()) {
+      std::fputs(cubin.error().text.c_str(), stderr);
+      return 1;
+    }
+    text.assign(cubin.value().begin(), cubin.value().end());
+  } else {
+    text = compiled->stage(emit);
+  }
   if (output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;

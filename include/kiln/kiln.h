@@ -60,6 +60,9 @@ struct CompileOptions {
   int num_stages = 3;
   bool optimize = true;  // run the Tile IR passes (canonicalize, cse, licm, dce)
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
+  // Also generate GPU code for this target ("sm_80" or "sm_90a"): stages "gpu-ir" and "ptx".
+  // Empty: Tile IR only; Gpu::run compiles for its device on first use.
+  std::string arch;
 };
 
 // One kernel parameter of a compiled kernel, as the launcher must supply it.
@@ -79,7 +82,8 @@ class Kernel {
   const std::string& ir() const;             // Tile IR text after the passes
   const std::string& irBeforePasses() const;
   // Text of the stage called `stage` ("ast", "ir", "ir-before-passes", "after-<pass>" for the
-  // passes named in CompileOptions::dump_after); empty if unknown.
+  // passes named in CompileOptions::dump_after, and with CompileOptions::arch "gpu-ir" and "ptx");
+  // empty if unknown.
   std::string stage(std::string_view stage) const;
 
   struct Impl;
@@ -122,5 +126,37 @@ struct Arg {
 // Runs the kernel over the grid on the interpreter, one program after another. An out-of-bounds
 // access or a failed device assert is an Error naming the kernel and the source line.
 Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args);
+
+// ---- GPU
+
+// The kernel's PTX for `arch` ("sm_80", "sm_90a") assembled into a cubin (an ELF image) with
+// nvJitLink, which needs no GPU; an Error when nvJitLink is not installed or rejects the PTX.
+Result<std::vector<uint8_t>> assembleCubin(const Kernel& kernel, const std::string& arch);
+
+// One CUDA device: the driver (loaded with dlopen at open(); kiln needs no CUDA at build time), its
+// primary context, and the kernels compiled and loaded for it. Cheap to copy (shared).
+class Gpu {
+ public:
+  // Opens device `ordinal`. An Error (never a crash) when there is no driver or no such device.
+  static Result<Gpu> open(int ordinal = 0);
+
+  const std::string& name() const;  // "NVIDIA H200"
+  const std::string& arch() const;  // the PTX target kiln compiles for: "sm_90a", "sm_80", ...
+  int smCount() const;
+
+  // Runs `kernel` over `grid` with host buffers: every Buffer argument is copied to device memory,
+  // the kernel runs (compiled for this device on first use; the cubin is cached in memory and on disk
+  // under $KILN_CACHE_DIR), then every buffer is copied back. Blocks until done.
+  Status run(const Kernel& kernel, Grid grid, std::span<const Arg> args);
+
+  // The PTX and resource usage kiln produced for this device (compiling if needed).
+  Result<std::string> ptx(const Kernel& kernel);
+
+  struct Impl;
+  explicit Gpu(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
 
 }  // namespace kiln

@@ -52,6 +52,10 @@ std::string Kernel::stage(std::string_view stage) const {
   if (stage == "ast") return impl_->ast;
   if (stage == "ir") return impl_->ir;
   if (stage == "ir-before-passes") return impl_->irBeforePasses;
+  if ((stage == "gpu-ir" || stage == "ptx") && !impl_->options.arch.empty()) {
+    std::shared_ptr<const GpuCode> code = impl_->gpuCode(impl_->options.arch);
+    return stage == "ptx" ? code->ptx : code->gpuIr;
+  }
   auto it = impl_->dumps.find(std::string(stage));
   return it == impl_->dumps.end() ? std::string() : it->second;
 }

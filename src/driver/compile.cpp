@@ -2,11 +2,14 @@
 // verified after sema and after every pass, so a broken pass is caught where it breaks.
 #include "driver/compile.h"
 
+#include "analysis/axis_info.h"
 #include "driver/errors.h"
 #include "frontend/ast_dump.h"
 #include "frontend/parser.h"
 #include "ir/text.h"
+#include "lower/assign_layouts.h"
 #include "passes/passes.h"
+#include "ptx/builder.h"
 #include "sema/sema.h"
 #include "sema/signature.h"
 
@@ -32,12 +35,43 @@ std::vector<Param> paramsOf(const ir::Function& fn) {
 
 }  // namespace
 
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps) {
+  std::optional<ptx::Target> target = ptx::Target::parse(arch);
+  if (!target) throw CompileError(SourceLoc{}, "unknown GPU target '" + arch + "' (expected sm_80 or sm_90a)");
+  GpuCode code;
+  code.arch = arch;
+  std::unique_ptr<ir::Function> fn = ir::clone(tileIr);
+
+  // a. layouts: every tile gets a register layout; conversions where an op needs another one
+  analysis::AxisInfoAnalysis tileAxis(*fn);
+  lower::assignLayouts(*fn, tileAxis, numWarps, *target);
+  verifyOrThrow(*fn, "layout assignment");
+  code.gpuIr = ir::print(*fn);
+
+  // b. PTX: per-thread code for every op
+  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry);
+  return code;
+}
+
+std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch) const {
+  std::lock_guard<std::mutex> lock(gpuMutex_);
+  auto it = gpu_.find(arch);
+  if (it != gpu_.end()) return it->second;
+  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options.num_warps));
+  gpu_[arch] = code;
+  return code;
+}
+
 Result<Kernel> compile(const Source& source, std::string_view kernel, std::string_view signature,
                        const CompileOptions& options) {
   return guarded<Kernel>([&]() -> Kernel {
     auto impl = std::make_shared<Kernel::Impl>();
     impl->name = std::string(kernel);
     impl->signature = std::string(signature);
+    impl->options = options;
+    if (options.num_warps < 1 || options.num_warps > 32 || (options.num_warps & (options.num_warps - 1)))
+      throw CompileError(SourceLoc{}, "num_warps must be a power of two from 1 to 32, got " +
+                                          std::to_string(options.num_warps));
 
     // 1. front end: Python source -> AST
     auto file = makeSource(source.name, source.text);
@@ -64,6 +98,9 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     }
     impl->ir = ir::print(*impl->module);
     impl->params = paramsOf(fn);
+
+    // 4. GPU code, when a target is named: layouts, then PTX
+    if (!options.arch.empty()) impl->gpuCode(options.arch);
     return Kernel(std::move(impl));
   });
 }

@@ -1,26 +1,47 @@
-// The compilation pipeline behind kiln::compile, as one straight-line function (compile.cpp).
+// The compilation pipeline behind kiln::compile, as straight-line functions (compile.cpp).
 #pragma once
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "ir/ir.h"
 #include "kiln/kiln.h"
+#include "lower/codegen.h"
 
 namespace kiln {
+
+// A kernel's code for one GPU target.
+struct GpuCode {
+  std::string arch;
+  std::string gpuIr;
+  std::string ptx;
+  lower::EntryInfo entry;
+};
 
 // Everything a compiled kernel keeps: the stage texts and the optimised Tile IR module.
 struct Kernel::Impl {
   std::string name;
   std::string signature;
+  CompileOptions options;
   std::vector<Param> params;
   std::string ast;
   std::string irBeforePasses;
   std::string ir;
   std::map<std::string, std::string> dumps;  // "after-<pass>" -> IR text, for --dump-after
-  std::unique_ptr<ir::Module> module;
+  std::unique_ptr<ir::Module> module;        // Tile IR after the passes (never modified afterwards)
   const ir::Function& function() const { return *module->functions.front(); }
+
+  // GPU code by target, generated at compile time for options.arch or on first use by a Gpu.
+  std::shared_ptr<const GpuCode> gpuCode(const std::string& arch) const;
+
+ private:
+  mutable std::mutex gpuMutex_;
+  mutable std::map<std::string, std::shared_ptr<const GpuCode>> gpu_;
 };
+
+// Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a"). Throws CompileError/InternalError.
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps);
 
 }  // namespace kiln

@@ -102,7 +102,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
               "needs start < end within i32, got start " + std::to_string(start) + ", end " + std::to_string(end));
       int64_t n = end - start;
       require((n & (n - 1)) == 0, op, "length end - start must be a power of two, got " + std::to_string(n));
-      require(R() == Type::tensor({n}, Scalar::I32), op,
+      require(R().withoutLayout() == Type::tensor({n}, Scalar::I32), op,
               "produces tensor<" + std::to_string(n) + "xi32>, got " + R().str());
       return;
     }
@@ -122,7 +122,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       require(axis >= 0 && axis <= T(0).rank(), op, "axis " + std::to_string(axis) + " out of range for " + T(0).str());
       std::vector<int64_t> s = T(0).shape;
       s.insert(s.begin() + axis, 1);
-      require(R() == T(0).withShape(s), op, "of " + T(0).str() + " at axis " + std::to_string(axis) + " produces " +
+      require(R().withoutLayout() == T(0).withShape(s), op, "of " + T(0).str() + " at axis " + std::to_string(axis) + " produces " +
                                                 T(0).withShape(s).str() + ", got " + R().str());
       return;
     }
@@ -139,7 +139,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       require(perm, op, "order " + shapeText(order) + " is not a permutation of the dims of " + T(0).str());
       std::vector<int64_t> s;
       for (int64_t o : order) s.push_back(T(0).shape[size_t(o)]);
-      require(R() == T(0).withShape(s), op, "of " + T(0).str() + " by " + shapeText(order) + " produces " +
+      require(R().withoutLayout() == T(0).withShape(s), op, "of " + T(0).str() + " by " + shapeText(order) + " produces " +
                                                 T(0).withShape(s).str() + ", got " + R().str());
       return;
     }

@@ -262,7 +262,7 @@ LinearLayout LinearLayout::operator*(const LinearLayout& other) const {
     int j = findOut(o.name);
     if (j >= 0) {
       where.push_back(j);
-      shift.push_back(0);
+      shift.push_back(log2Of(outs[j].size));
       if (int64_t(outs[j].size) * o.size > (1 << 30)) layoutBug("product: '" + o.name + "' exceeds 2^30");
       outs[j].size *= o.size;
     } else {

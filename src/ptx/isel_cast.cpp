@@ -6,6 +6,7 @@ namespace kiln::ptx {
 
 using ir::Scalar;
 using detail::isFp8;
+using detail::f64ToF32Odd;
 using detail::isHalf;
 
 namespace {
@@ -47,9 +48,9 @@ void mov(Entry& e, Reg d, Reg s) {
   e.inst(kMov[size_t(d.cls)], {d, s});
 }
 
-// x (f64) rounded toward zero to f32 with the last bit set when inexact ("round to odd"): a
-// following rounding to a format of <= 22 bits then equals a single rounding of x.
-Reg f64ToF32Odd(Entry& e, Reg x) {
+}  // namespace
+
+Reg detail::f64ToF32Odd(Entry& e, Reg x) {
   Reg t = e.reg(RegClass::F32), back = e.reg(RegClass::F64), bits = e.reg(RegClass::B32);
   Reg inexact = e.reg(RegClass::Pred);
   e.inst("cvt.rz.f32.f64", {t, x});
@@ -60,6 +61,8 @@ Reg f64ToF32Odd(Entry& e, Reg x) {
   e.inst("mov.b32", {t, bits});
   return t;
 }
+
+namespace {
 
 // A 64-bit integer rounded to odd at f64's 53 bits (then rounding to f32/f16/bf16 is exact once).
 Reg i64ToF64Odd(Entry& e, Scalar from, Reg x) {
@@ -86,20 +89,27 @@ void intToInt(Entry& e, Scalar from, Scalar to, Reg d, Reg s) {
   if (!fits) normalizeInt(e, to, d);
 }
 
-// Float (f32/f64) to integer: cvt.rzi truncates, saturates to the range and maps NaN to 0; 8/16-bit
-// targets saturate at their own range by clamping the 32-bit result.
+// Float (f32/f64) to integer: cvt.rzi truncates and saturates to the range; 8/16-bit targets
+// saturate at their own range by clamping the 32-bit result. NaN must give 0, which cvt does only
+// for some pairs (an H200 gives INT64_MIN for f32 -> s64 and INT_MIN for f64 -> s32): select it.
 void floatToInt(Entry& e, Scalar from, Scalar to, Reg d, Reg s) {
   std::string ft = cvtType(from);
   int w = ir::bitWidth(to);
   bool sgn = ir::isSigned(to);
-  if (w >= 32) return e.inst("cvt.rzi" + cvtType(to) + ft, {d, s});
-  e.inst(sgn ? "cvt.rzi.s32" + ft : "cvt.rzi.u32" + ft, {d, s});
-  if (sgn) {
-    e.inst("max.s32", {d, d, w == 8 ? -128 : -32768});
-    e.inst("min.s32", {d, d, w == 8 ? 127 : 32767});
+  if (w >= 32) {
+    e.inst("cvt.rzi" + cvtType(to) + ft, {d, s});
   } else {
-    e.inst("min.u32", {d, d, w == 8 ? 255 : 65535});
+    e.inst(sgn ? "cvt.rzi.s32" + ft : "cvt.rzi.u32" + ft, {d, s});
+    if (sgn) {
+      e.inst("max.s32", {d, d, w == 8 ? -128 : -32768});
+      e.inst("min.s32", {d, d, w == 8 ? 127 : 32767});
+    } else {
+      e.inst("min.u32", {d, d, w == 8 ? 255 : 65535});
+    }
   }
+  Reg nan = e.reg(RegClass::Pred);
+  e.inst("setp.nan" + ft, {nan, s, s});
+  e.inst(w == 64 ? "selp.b64" : "selp.b32", {d, 0, d, nan});
 }
 
 void intToFloat(Entry& e, Scalar from, Scalar to, bool rtz, Reg d, Reg s, const SourceLoc& loc) {

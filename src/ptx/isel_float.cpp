@@ -29,7 +29,6 @@ constexpr WideRule kWideRules[] = {
     {Opcode::Ceil, "cvt.rpi.f32.f32", nullptr, "cvt.rpi.f64.f64", nullptr},
     {Opcode::Sqrt, "sqrt.approx.f32", "sqrt.rn.f32", "sqrt.rn.f64", "sqrt.rn.f64"},
     {Opcode::Exp2, "ex2.approx.f32", nullptr, nullptr, nullptr},
-    {Opcode::Log2, "lg2.approx.f32", nullptr, nullptr, nullptr},
     {Opcode::Rsqrt, "rsqrt.approx.f32", nullptr, nullptr, nullptr},
 };
 
@@ -99,6 +98,19 @@ void selectWide(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s) {
 
 // f16/bf16/fp8 through f32: widen every operand exactly, compute in f32, round once.
 void viaF32(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s) {
+  if (op.op == Opcode::Fma && isFp8(op.type)) {
+    // a*b+c of fp8 values is exact in f64 (at most 48 bits wide), so one rounding remains; in f32
+    // the sum would round once more (the interpreter rounds once).
+    std::vector<Reg> w;
+    for (Reg x : s) {
+      Reg x64 = e.reg(RegClass::F64);
+      e.inst("cvt.f64.f32", {x64, widenToF32(e, op.type, x, op.loc)});
+      w.push_back(x64);
+    }
+    Reg r = e.reg(RegClass::F64);
+    e.inst("fma.rn.f64", {r, w[0], w[1], w[2]});
+    return narrowFromF32(e, op.type, d, f64ToF32Odd(e, r), false, op.loc);
+  }
   std::vector<Reg> w;
   for (Reg x : s) w.push_back(widenToF32(e, op.type, x, op.loc));
   ElementOp f = op;

@@ -33,6 +33,10 @@ void selectFloatOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s)
 // f32/f64 math without a single instruction (isel_math.cpp); t is F32 or F64.
 void selectFloatMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s);
 
+// x (.f64) rounded toward zero to a fresh .f32 with its last bit set when inexact ("round to
+// odd"): a following rounding to a format of at most 22 significant bits equals one rounding of x.
+Reg f64ToF32Odd(Entry& e, Reg x);
+
 // Commonly used f32 bit patterns.
 inline constexpr uint32_t kF32One = 0x3F800000, kF32Inf = 0x7F800000, kF32NaN = 0x7FFFFFFF;
 inline constexpr uint64_t kF64Inf = 0x7FF0000000000000ull, kF64NaN = 0x7FFFFFFFFFFFFFFFull;

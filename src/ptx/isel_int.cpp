@@ -23,7 +23,6 @@ constexpr std::pair<Opcode, IntRule> kIntRules[] = {
     {Opcode::Sub, {"sub", Sfx::Typed, true}},
     {Opcode::Mul, {"mul.lo", Sfx::Typed, true}},
     {Opcode::Div, {"div", Sfx::Typed, true}},  // i8: -128 / -1 = 128 wraps to -128
-    {Opcode::Rem, {"rem", Sfx::Typed, false}},
     {Opcode::And, {"and", Sfx::Bits, false}},
     {Opcode::Or, {"or", Sfx::Bits, false}},
     {Opcode::Xor, {"xor", Sfx::Bits, false}},
@@ -106,6 +105,12 @@ void selectIntOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s) {
   if (op.op == Opcode::Shl) return shift(e, true, t, d, s[0], s[1]);
   if (op.op == Opcode::Shr) return shift(e, false, t, d, s[0], s[1]);
   if (op.op == Opcode::UMulHi) return umulhi(e, t, d, s[0], s[1]);
+  if (op.op == Opcode::Rem) {  // x % 0 is x (docs/semantics.md); the GPU's rem gives all ones there
+    Reg r = e.reg(wide ? RegClass::B64 : RegClass::B32), zero = e.reg(RegClass::Pred);
+    e.inst("rem" + std::string(intSuffix(t)), {r, s[0], s[1]});
+    e.inst(wide ? "setp.eq.s64" : "setp.eq.s32", {zero, s[1], 0});
+    return e.inst(wide ? "selp.b64" : "selp.b32", {d, s[0], r, zero});
+  }
   if (op.op == Opcode::Abs) {
     if (!ir::isSigned(t)) return e.inst(wide ? "mov.b64" : "mov.b32", {d, s[0]});
     e.inst(wide ? "abs.s64" : "abs.s32", {d, s[0]});

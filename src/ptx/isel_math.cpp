@@ -1,5 +1,6 @@
-// f32/f64 math without a single PTX instruction: exp, log, sin, cos, tanh and erf as short fixed
-// sequences around the .approx instructions, fmod as an exact loop. Accuracies: docs/ptx.md.
+// f32/f64 math without a single accurate PTX instruction: exp, log, log2, sin, cos, tanh and erf
+// as short fixed sequences (polynomials, range reductions, the .approx instructions where they are
+// accurate), fmod as an exact loop. Accuracies (measured on an H200): docs/ptx.md.
 #include <array>
 
 #include "ptx/isel_impl.h"
@@ -11,12 +12,23 @@ using ir::Scalar;
 
 namespace {
 
-constexpr uint32_t kLog2E = 0x3FB8AA3B;     // log2(e)
-constexpr uint32_t kLn2 = 0x3F317218;       // ln(2)
+constexpr uint32_t kLog2E = 0x3FB8AA3B;    // log2(e) rounded to f32 ...
+constexpr uint32_t kLog2ELo = 0x32A57060;  // ... and the rest: log2(e) - kLog2E
+constexpr uint32_t kLn2 = 0x3F317218;      // ln(2)
+constexpr uint32_t kLn2Hi = 0x3F317200;    // ln(2) = hi + lo, hi with trailing zeros (e * hi is exact)
+constexpr uint32_t kLn2Lo = 0x35BFBE8E;
 constexpr uint32_t kTwoLog2E = 0x4038AA3B;  // 2 log2(e)
-constexpr uint32_t kInv2Pi = 0x3E22F983;    // 1 / (2 pi)
-constexpr uint32_t k2PiHi = 0x40C90FDB;     // 2 pi = hi + lo (Cody-Waite)
-constexpr uint32_t k2PiLo = 0xB43BBD2E;
+constexpr uint32_t kMinNormal = 0x00800000;  // 2^-126
+
+// log1p(f) = f + f^2 Q(f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]: Chebyshev fit, low coefficient first.
+constexpr std::array<uint32_t, 9> kLog1pQ = {0xBEFFFFFF, 0x3EAAAAAA, 0xBE800106, 0x3E4CD009, 0xBE2A41C1,
+                                             0x3E11752D, 0xBE066D19, 0x3E0247B9, 0xBD9D27FB};
+// sin(r) = r + r s S(s), cos(r) = 1 + s C(s), s = r^2, |r| <= pi/4 (Chebyshev fits).
+constexpr std::array<uint32_t, 4> kSinS = {0xBE2AAAAB, 0x3C088887, 0xB95009D4, 0x3636DEF7};
+constexpr std::array<uint32_t, 4> kCosC = {0xBF000000, 0x3D2AAAA6, 0xBAB60704, 0x37CD3783};
+// x - k pi/2 in three parts (Cody-Waite, with fma), and 2/pi.
+constexpr uint32_t kNegPiHalf1 = 0xBFC90FDB, kNegPiHalf2 = 0x333BBD2E, kNegPiHalf3 = 0x26F72CED;
+constexpr uint32_t kTwoOverPi = 0x3F22F983;
 
 // tanh(x) = x + x s R(s), s = x^2, for |x| < 0.55: Chebyshev fit of (tanh(x)/x - 1)/s, low first.
 constexpr uint32_t kTanhCut = 0x3F0CCCCD;  // 0.55
@@ -40,28 +52,88 @@ Reg horner(Entry& e, Reg x, std::span<const uint32_t> c) {
 
 Reg f32(Entry& e) { return e.reg(RegClass::F32); }
 
-void exp(Entry& e, Reg d, Reg x) {  // as Triton: 2^(x log2 e)
-  Reg t = f32(e);
+// exp(x) = 2^t (1 + err ln 2), t = x log2(e) rounded and err its exact rounding error: without the
+// correction the rounding of t costs |x|/2 ulp (50 ulp near x = 88; Triton's plain ex2 of x log2 e).
+void exp(Entry& e, Reg d, Reg x) {
+  Reg t = f32(e), err = f32(e), r = f32(e), c = f32(e), y = f32(e);
+  Reg edge = e.reg(RegClass::Pred);
   e.inst("mul.rn.f32", {t, x, f32Bits(kLog2E)});
-  e.inst("ex2.approx.f32", {d, t});
+  e.inst("neg.f32", {err, t});
+  e.inst("fma.rn.f32", {err, x, f32Bits(kLog2E), err});
+  e.inst("fma.rn.f32", {err, x, f32Bits(kLog2ELo), err});
+  e.inst("ex2.approx.f32", {r, t});
+  e.inst("mul.rn.f32", {c, err, f32Bits(kLn2)});
+  e.inst("fma.rn.f32", {y, r, c, r});
+  e.inst("setp.eq.f32", {edge, r, f32Bits(kF32Inf)});  // 0 and inf stay (err may be NaN for +-inf x)
+  e.inst("setp.eq.or.f32", {edge, r, f32Bits(0), edge});
+  e.inst("selp.f32", {d, r, y, edge});
 }
 
-void log(Entry& e, Reg d, Reg x) {
-  Reg t = f32(e);
-  e.inst("lg2.approx.f32", {t, x});
-  e.inst("mul.rn.f32", {d, t, f32Bits(kLn2)});
+// log(x) and log2(x): x = m 2^k with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact), log1p(f) by
+// polynomial: ~1 ulp everywhere, where lg2.approx's absolute error (2^-22) ruins results near
+// x = 1. Zero, subnormal, negative, inf and NaN inputs take lg2.approx (exact enough there).
+void logarithm(Entry& e, bool base2, Reg d, Reg x) {
+  Reg i = e.reg(RegClass::B32), k = e.reg(RegClass::B32), iy = e.reg(RegClass::B32);
+  Reg m = f32(e), f = f32(e), kf = f32(e), l = f32(e), r = f32(e), g = f32(e);
+  Reg normal = e.reg(RegClass::Pred);
+  e.inst("mov.b32", {i, x});
+  e.inst("sub.s32", {i, i, hexImm(0x3F3504F3)});
+  e.inst("shr.s32", {k, i, 23});
+  e.inst("and.b32", {iy, i, hexImm(0x007FFFFF)});
+  e.inst("add.s32", {iy, iy, hexImm(0x3F3504F3)});
+  e.inst("mov.b32", {m, iy});
+  e.inst("sub.rn.f32", {f, m, f32Bits(kF32One)});
+  Reg p = horner(e, f, kLog1pQ);
+  e.inst("mul.rn.f32", {p, p, f});
+  e.inst("mul.rn.f32", {p, p, f});
+  e.inst("cvt.rn.f32.s32", {kf, k});
+  if (base2) {
+    e.inst("add.rn.f32", {l, p, f});
+    e.inst("fma.rn.f32", {r, l, f32Bits(0x3FB8AA3B), kf});
+    e.inst("lg2.approx.f32", {g, x});
+  } else {
+    e.inst("fma.rn.f32", {p, kf, f32Bits(kLn2Lo), p});
+    e.inst("add.rn.f32", {l, p, f});
+    e.inst("fma.rn.f32", {r, kf, f32Bits(kLn2Hi), l});
+    e.inst("lg2.approx.f32", {g, x});
+    e.inst("mul.rn.f32", {g, g, f32Bits(kLn2)});
+  }
+  e.inst("setp.ge.f32", {normal, x, f32Bits(kMinNormal)});
+  e.inst("setp.lt.and.f32", {normal, x, f32Bits(kF32Inf), normal});
+  e.inst("selp.f32", {d, r, g, normal});
 }
 
-// sin/cos.approx reduce their argument with a single-precision product, which loses ~|x| 2^-24 of
-// the angle; a Cody-Waite reduction to [-pi, pi] first keeps the error at the instruction's own.
+// sin/cos: k = rint(x 2/pi), r = x - k pi/2 in [-pi/4, pi/4] (three-part reduction, accurate for
+// |x| up to ~1e5), then the sin or cos polynomial by the quadrant k mod 4; ~1.5 ulp.
+// sin.approx is only accurate in absolute terms (2^-21), hundreds of ulp near its zeros.
 void sinCos(Entry& e, bool sin, Reg d, Reg x) {
-  Reg k = f32(e), r = f32(e);
-  e.inst("mul.rn.f32", {k, x, f32Bits(kInv2Pi)});
+  Reg k = f32(e), r = f32(e), s = f32(e), sn = f32(e), cs = f32(e), v = f32(e), nv = f32(e);
+  Reg q = e.reg(RegClass::B32), bit = e.reg(RegClass::B32);
+  Reg odd = e.reg(RegClass::Pred), neg = e.reg(RegClass::Pred);
+  e.inst("mul.rn.f32", {k, x, f32Bits(kTwoOverPi)});
   e.inst("cvt.rni.f32.f32", {k, k});
-  e.inst("neg.f32", {k, k});
-  e.inst("fma.rn.f32", {r, k, f32Bits(k2PiHi), x});
-  e.inst("fma.rn.f32", {r, k, f32Bits(k2PiLo), r});
-  e.inst(sin ? "sin.approx.f32" : "cos.approx.f32", {d, r});
+  e.inst("fma.rn.f32", {r, k, f32Bits(kNegPiHalf1), x});
+  e.inst("fma.rn.f32", {r, k, f32Bits(kNegPiHalf2), r});
+  e.inst("fma.rn.f32", {r, k, f32Bits(kNegPiHalf3), r});
+  e.inst("cvt.rzi.s32.f32", {q, k});
+  if (!sin) e.inst("add.s32", {q, q, 1});  // cos(x) = sin(x + pi/2)
+  e.inst("mul.rn.f32", {s, r, r});
+  Reg ps = horner(e, s, kSinS);
+  e.inst("mul.rn.f32", {ps, ps, s});
+  e.inst("fma.rn.f32", {sn, ps, r, r});
+  Reg pc = horner(e, s, kCosC);
+  e.inst("fma.rn.f32", {cs, pc, s, f32Bits(kF32One)});
+  e.inst("and.b32", {bit, q, 1});
+  e.inst("setp.ne.u32", {odd, bit, 0});
+  e.inst("selp.f32", {v, cs, sn, odd});
+  e.inst("and.b32", {bit, q, 2});
+  e.inst("setp.ne.u32", {neg, bit, 0});
+  e.inst("neg.f32", {nv, v});
+  if (!sin) return e.inst("selp.f32", {d, nv, v, neg});
+  Reg zero = e.reg(RegClass::Pred), w = f32(e);
+  e.inst("selp.f32", {w, nv, v, neg});
+  e.inst("setp.eq.f32", {zero, x, f32Bits(0)});  // the reduction turns -0 into +0: sin(-0) = -0
+  e.inst("selp.f32", {d, x, w, zero});
 }
 
 // tanh.approx.f32 is only good to 2^-11; this sequence is within ~2 ulp. The sign is copied from x
@@ -157,13 +229,13 @@ void selectFloatMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> 
   using Seq = void (*)(Entry&, Reg, Reg);
   static constexpr std::pair<Opcode, Seq> kSequences[] = {
       {Opcode::Exp, exp},
-      {Opcode::Log, log},
+      {Opcode::Log, [](Entry& e, Reg d, Reg x) { logarithm(e, false, d, x); }},
+      {Opcode::Log2, [](Entry& e, Reg d, Reg x) { logarithm(e, true, d, x); }},
       {Opcode::Sin, [](Entry& e, Reg d, Reg x) { sinCos(e, true, d, x); }},
       {Opcode::Cos, [](Entry& e, Reg d, Reg x) { sinCos(e, false, d, x); }},
       {Opcode::Tanh, tanh},
       {Opcode::Erf, erf},
       {Opcode::Exp2, nullptr},  // one instruction on f32 (isel_float.cpp)
-      {Opcode::Log2, nullptr},
       {Opcode::Rsqrt, nullptr},
   };
   for (const auto& [o, seq] : kSequences) {

@@ -232,6 +232,10 @@ TEST(Algebra, InvertAndComposePrefersRegistersAndHandlesOutOrder) {
   L narrow({{"register", {{0, 1}}}}, {{"dim0", 2}, {"dim1", 2}});
   EXPECT_THROW(self.invertAndCompose(narrow), InternalError);
   EXPECT_THROW(self.invertAndCompose(L::identity1D(2, "register", "dim0")), InternalError);
+  // A coordinate beyond other's out size is not in its image, even where its bits would alias.
+  L src({{"register", {{0, 1}}}}, {{"dim0", 2}, {"dim1", 2}});
+  L wide({{"register", {{2, 0}}}}, {{"dim0", 4}, {"dim1", 2}});
+  EXPECT_THROW(wide.invertAndCompose(src), InternalError);
 }
 
 TEST(Algebra, InvertAndComposeOfInvertibleIsComposeWithInverse) {

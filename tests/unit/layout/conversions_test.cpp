@@ -231,5 +231,14 @@ TEST(Conversions, RandomConversionsAgreeWithBruteForce) {
   EXPECT_GT(found, 100);
 }
 
+TEST(Conversions, CoordinatesOutsideTheSourceAreNotFound) {
+  // dst reaches dim0 = 2, which src (dim0 of size 2) does not hold, though src holds (0, 1).
+  L src({{"register", {{0, 1}}}}, {{"dim0", 2}, {"dim1", 2}});
+  L dst({{"register", {{2, 0}}}}, {{"dim0", 4}, {"dim1", 2}});
+  EXPECT_FALSE(conversionKeeping(src, dst, {}).has_value());
+  EXPECT_TRUE(conversionKeeping(dst, dst, {}).has_value());
+  EXPECT_THROW(conversionKeeping(src, L::identity1D(2, "register", "dim0"), {}), InternalError);
+}
+
 }  // namespace
 }  // namespace kiln::layout::test

@@ -101,6 +101,16 @@ TEST(Ldmatrix, PlansForMmaOperands) {
   }
 }
 
+TEST(Ldmatrix, MmaAOperandAddressesAsInPtxNotes) {
+  // m16n8k16 A from a row-major 16x16 tile: lane l points at row l % 16, column 8 * (l / 16).
+  std::optional<LdmatrixPlan> plan = planLdmatrix(mmaV2Operand(0, {16, 16}, {1, 1}, 16), sharedPlain({16, 16}, {1, 0}), 16);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->elemsPerInstr, 8);
+  EXPECT_EQ(plan->rowOffsets.getInDimSize("register"), 1);
+  for (int32_t l = 0; l < 32; ++l)
+    EXPECT_EQ(plan->rowOffsets.apply(std::vector<int32_t>{0, l, 0})[0], (l % 16) * 16 + 8 * (l / 16));
+}
+
 TEST(Ldmatrix, NoPlanWhenRowsAreNotContiguous) {
   // 8-bit B with N contiguous would need .trans, which ldmatrix has only for 16-bit elements.
   EXPECT_FALSE(planLdmatrix(mmaV2Operand(1, {64, 32}, {2, 2}, 8), sharedPlain({64, 32}, {1, 0}), 8).has_value());

@@ -65,7 +65,7 @@ Coord operandFormula(int opIdx, int bits, const std::vector<int64_t>& shape, con
   return {(c.row + kTile * repK) % shape[0], (c.col + 8 * (wn + wpc[1] * repN)) % shape[1]};
 }
 
-std::vector<std::vector<int32_t>> kWarpShapes = {{1, 1}, {2, 1}, {1, 2}, {2, 2}, {4, 1}, {1, 4}, {4, 2}, {2, 4}, {8, 1}};
+const std::vector<std::vector<int32_t>> kWarpShapes = {{1, 1}, {2, 1}, {1, 2}, {2, 2}, {4, 1}, {1, 4}, {4, 2}, {2, 4}, {8, 1}};
 
 TEST(MmaV2, AccumulatorMatchesFragmentFormula) {
   for (int64_t m : {16, 32, 64, 128})

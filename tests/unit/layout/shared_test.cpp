@@ -66,14 +66,19 @@ TEST(Shared, Swizzle128BytesMatchesTheHardwarePattern) {
       int64_t phys = addr ^ (((addr >> 7) & 7) << 4);
       ASSERT_EQ(int64_t(inv.apply(std::vector<int32_t>{r, c})[0]) * 2, phys);
     }
-  // 64-byte swizzle of 32 bf16 per row: M = 3, rows pair up in 128-byte lines (perPhase 2).
-  L l64 = sharedSwizzled({32, 32}, 8, 2, 4, {1, 0});
-  L inv64 = l64.invert();
-  for (int32_t r = 0; r < 32; ++r)
-    for (int32_t c = 0; c < 32; ++c) {
-      int64_t addr = r * 64 + c * 2;
-      int64_t phys = addr ^ (((addr >> 7) & 3) << 4);
-      ASSERT_EQ(int64_t(inv64.apply(std::vector<int32_t>{r, c})[0]) * 2, phys);
+  // All three modes with rows as wide as the swizzle span, for 1-, 2- and 4-byte elements:
+  // vec = 16 bytes, maxPhase = span / 16, perPhase = 128 / span; M = maxPhase - 1.
+  for (int64_t span : {32, 64, 128})
+    for (int64_t elemBytes : {1, 2, 4}) {
+      int64_t cols = span / elemBytes;
+      L sw = sharedSwizzled({64, cols}, int32_t(16 / elemBytes), int32_t(128 / span), int32_t(span / 16), {1, 0});
+      L swInv = sw.invert();
+      for (int32_t r = 0; r < 64; ++r)
+        for (int32_t c = 0; c < cols; ++c) {
+          int64_t addr = r * span + c * elemBytes;
+          int64_t phys = addr ^ (((addr >> 7) & (span / 16 - 1)) << 4);
+          ASSERT_EQ(int64_t(swInv.apply(std::vector<int32_t>{r, c})[0]) * elemBytes, phys) << span << " " << elemBytes;
+        }
     }
 }
 

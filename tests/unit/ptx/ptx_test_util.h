@@ -107,4 +107,73 @@ inline const std::vector<ir::Scalar>& allScalars() {
 // A name fragment for a type: "i32", "f8e4m3".
 inline std::string tname(ir::Scalar t) { return std::string(ir::name(t)); }
 
+// ---- the element-wise ops, the types each takes, their attribute variants
+
+inline const std::vector<ir::Opcode>& elementwiseOps() {
+  static const std::vector<ir::Opcode> k = [] {
+    std::vector<ir::Opcode> v;
+    for (int i = 0; i < ir::numOpcodes(); ++i)
+      if (isElementwise(ir::Opcode(i))) v.push_back(ir::Opcode(i));
+    return v;
+  }();
+  return k;
+}
+
+inline bool intOnly(ir::Opcode op) {
+  return op == ir::Opcode::And || op == ir::Opcode::Or || op == ir::Opcode::Xor || op == ir::Opcode::Shl || op == ir::Opcode::Shr ||
+         op == ir::Opcode::Not || op == ir::Opcode::UMulHi;
+}
+inline bool floatOnly(ir::Opcode op) {
+  return op == ir::Opcode::Fma || op == ir::Opcode::Exp || op == ir::Opcode::Exp2 || op == ir::Opcode::Log || op == ir::Opcode::Log2 ||
+         op == ir::Opcode::Sqrt || op == ir::Opcode::Rsqrt || op == ir::Opcode::Sin || op == ir::Opcode::Cos ||
+         op == ir::Opcode::Tanh || op == ir::Opcode::Erf || op == ir::Opcode::Floor || op == ir::Opcode::Ceil;
+}
+
+// The types the verifier allows for an element-wise op (Cmp and Select also take pointers).
+inline std::vector<ir::Scalar> typesFor(ir::Opcode op) {
+  std::vector<ir::Scalar> out;
+  for (ir::Scalar t : allScalars())
+    if ((!intOnly(op) || ir::isInt(t)) && (!floatOnly(op) || ir::isFloat(t))) out.push_back(t);
+  if (op == ir::Opcode::Cmp || op == ir::Opcode::Select) out.push_back(ir::Scalar::Ptr);
+  return out;
+}
+
+struct Variant {
+  std::string suffix;
+  ElementOp op;
+};
+
+inline std::vector<Variant> variantsFor(ir::Opcode opc, ir::Scalar t) {
+  ElementOp base{opc, t, CmpPred::Eq, false, false, {}};
+  if (opc == ir::Opcode::Cmp) {
+    std::vector<Variant> v;
+    for (CmpPred p : {CmpPred::Eq, CmpPred::Ne, CmpPred::Lt, CmpPred::Le, CmpPred::Gt, CmpPred::Ge}) {
+      ElementOp o = base;
+      o.pred = p;
+      v.push_back({"_" + std::to_string(int(p)), o});
+    }
+    return v;
+  }
+  ElementOp alt = base;
+  if (opc == ir::Opcode::Min || opc == ir::Opcode::Max) alt.propagateNan = true;
+  else if (opc == ir::Opcode::Div || opc == ir::Opcode::Sqrt) alt.ieee = true;
+  else return {{"", base}};
+  return {{"", base}, {"_alt", alt}};
+}
+
+// What kiln reports as unsupported instead of selecting.
+inline bool unsupported(const ElementOp& op, const Target& target) {
+  bool f64Math = op.op == ir::Opcode::Exp || op.op == ir::Opcode::Exp2 || op.op == ir::Opcode::Log || op.op == ir::Opcode::Log2 ||
+                 op.op == ir::Opcode::Sin || op.op == ir::Opcode::Cos || op.op == ir::Opcode::Tanh || op.op == ir::Opcode::Erf;
+  if (op.type == ir::Scalar::F64 && f64Math) return true;
+  bool fp8 = op.type == ir::Scalar::F8E4M3 || op.type == ir::Scalar::F8E5M2;
+  bool bitsOnly = op.op == ir::Opcode::Neg || op.op == ir::Opcode::Abs || op.op == ir::Opcode::Select || op.op == ir::Opcode::Cmp;
+  return fp8 && target.sm < 89 && !bitsOnly;
+}
+
+inline std::vector<ir::Scalar> operandTypes(const ElementOp& op) {
+  if (op.op == ir::Opcode::Select) return {ir::Scalar::I1, op.type, op.type};
+  return std::vector<ir::Scalar>(size_t(ir::info(op.op).minOperands), op.type);
+}
+
 }  // namespace kiln::ptx::test

@@ -1,0 +1,162 @@
+// kiln::Gpu: one CUDA device, the kernels compiled and loaded for it, and runs with host buffers.
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "driver/compile.h"
+#include "driver/errors.h"
+#include "runtime/cache.h"
+#include "runtime/cubin.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device_buffer.h"
+#include "runtime/launch.h"
+
+namespace kiln {
+
+// Bumped whenever generated code changes, so cached cubins of older compilers are not reused.
+static constexpr const char* kCodegenVersion = "kiln-codegen-1";
+
+struct Gpu::Impl {
+  std::shared_ptr<runtime::CudaDriver> driver;
+  int ordinal = 0;
+  std::string name, arch;
+  int smCount = 0;
+  runtime::Cache cache{runtime::defaultCacheDirectory()};
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<runtime::LoadedKernel>> loaded;  // by cache key
+};
+
+namespace {
+
+Error cudaToError(const runtime::CudaError& e) {
+  Diagnostic d{Diagnostic::Kind::Error, {}, e.what(), {}};
+  return toError(d);
+}
+
+// Runs a step that may throw compiler or CUDA errors; returns them as values.
+template <class T, class F>
+Result<T> guardedGpu(F&& step) {
+  try {
+    return guarded<T>(std::function<T()>([&]() -> T { return step(); }));
+  } catch (const runtime::CudaError& e) {
+    return cudaToError(e);
+  }
+}
+
+// The loaded kernel for this device, compiling and assembling on first use.
+std::shared_ptr<runtime::LoadedKernel> load(Gpu::Impl& gpu, const Kernel& kernel, lower::EntryInfo& entry) {
+  std::shared_ptr<const GpuCode> code = kernel.impl().gpuCode(gpu.arch);
+  entry = code->entry;
+  runtime::CacheKey key = runtime::CacheKey::of({kCodegenVersion, gpu.arch, code->ptx});
+  std::lock_guard<std::mutex> lock(gpu.mutex);
+  auto it = gpu.loaded.find(key.hex());
+  if (it != gpu.loaded.end()) return it->second;
+  runtime::Bytes cubin = gpu.cache.getOrBuild(key, [&] {
+    runtime::CubinOptions options;
+    options.kernelName = kernel.name();
+    return runtime::compileToCubin(code->ptx, gpu.arch, options, gpu.driver.get(), gpu.ordinal).image;
+  });
+  std::shared_ptr<runtime::LoadedKernel> loaded =
+      runtime::LoadedKernel::fromImage(gpu.driver, gpu.ordinal, cubin, code->entry.name);
+  gpu.loaded[key.hex()] = loaded;
+  return loaded;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> assembleCubin(const Kernel& kernel, const std::string& arch) {
+  return guardedGpu<std::vector<uint8_t>>([&] {
+    runtime::CubinOptions options;
+    options.kernelName = kernel.name();
+    options.backend = runtime::CubinOptions::Backend::NvJitLink;
+    runtime::Cubin cubin = runtime::compileToCubin(kernel.impl().gpuCode(arch)->ptx, arch, options);
+    return std::vector<uint8_t>(cubin.image.begin(), cubin.image.end());
+  });
+}
+
+Result<Gpu> Gpu::open(int ordinal) {
+  return guardedGpu<Gpu>([&] {
+    auto impl = std::make_shared<Impl>();
+    impl->driver = runtime::CudaDriver::open();
+    const runtime::DeviceInfo& info = impl->driver->device(ordinal);
+    impl->ordinal = ordinal;
+    impl->name = info.name;
+    impl->arch = info.arch();
+    impl->smCount = info.smCount;
+    return Gpu(impl);
+  });
+}
+
+const std::string& Gpu::name() const { return impl_->name; }
+const std::string& Gpu::arch() const { return impl_->arch; }
+int Gpu::smCount() const { return impl_->smCount; }
+
+Result<std::string> Gpu::ptx(const Kernel& kernel) {
+  return guardedGpu<std::string>([&] { return kernel.impl().gpuCode(impl_->arch)->ptx; });
+}
+
+Status Gpu::run(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
+  Result<bool> r = guardedGpu<bool>([&] {
+    lower::EntryInfo entry;
+    std::shared_ptr<runtime::LoadedKernel> loaded = load(*impl_, kernel, entry);
+    const std::vector<Param>& params = kernel.params();
+    if (args.size() != params.size())
+      throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': expected " + std::to_string(params.size()) +
+                                          " arguments, got " + std::to_string(args.size()));
+    // Device copies of the buffers, and one argument slot per parameter in the PTX parameter type.
+    std::vector<runtime::DeviceBuffer> buffers;
+    buffers.reserve(args.size());
+    std::vector<std::array<unsigned char, 8>> slots(args.size());
+    std::vector<void*> pointers;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Arg& a = args[i];
+      const Param& p = params[i];
+      std::memset(slots[i].data(), 0, 8);
+      if (p.pointer) {
+        if (a.kind != Arg::Kind::Buffer)
+          throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': argument " + std::to_string(i) + " ('" +
+                                              p.name + "') expects a buffer");
+        buffers.emplace_back(impl_->driver, impl_->ordinal, a.bytes);
+        if (a.bytes) buffers.back().upload(a.data, a.bytes);
+        pointers.push_back(buffers.back().argument());
+        continue;
+      }
+      if (a.kind == Arg::Kind::Buffer)
+        throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': argument " + std::to_string(i) + " ('" +
+                                            p.name + "') expects a scalar, got a buffer");
+      // Scalars travel in the PTX parameter's width: 64-bit types as 8 bytes, f32 as a float, the rest as
+      // 32-bit integers (i1 as one byte: little-endian, so the low byte of the 32-bit slot).
+      if (p.type == "f32") {
+        float f = float(a.kind == Arg::Kind::Float ? a.f : double(a.i));
+        std::memcpy(slots[i].data(), &f, 4);
+      } else if (p.type == "f64") {
+        double f = a.kind == Arg::Kind::Float ? a.f : double(a.i);
+        std::memcpy(slots[i].data(), &f, 8);
+      } else if (p.type == "f16" || p.type == "bf16") {
+        throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': " + p.type +
+                                            " scalar arguments are not supported on the GPU yet");
+      } else {
+        if (a.kind == Arg::Kind::Float)
+          throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': argument " + std::to_string(i) + " ('" +
+                                              p.name + "') is an integer, got a float");
+        int64_t v = p.type == "i1" ? (a.i != 0) : a.i;
+        std::memcpy(slots[i].data(), &v, 8);  // little-endian: the low bytes are the narrow value
+      }
+      pointers.push_back(slots[i].data());
+    }
+    runtime::launch(*loaded, runtime::Dim3{grid.x, grid.y, grid.z}, unsigned(entry.numWarps * 32),
+                    size_t(entry.sharedBytes), nullptr, pointers);
+    impl_->driver->synchronize(impl_->ordinal);
+    size_t b = 0;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (params[i].pointer) {
+        if (args[i].bytes) buffers[b].download(args[i].data, args[i].bytes);
+        ++b;
+      }
+    return true;
+  });
+  if (!r.ok()) return Status{r.error()};
+  return Status{};
+}
+
+}  // namespace kiln

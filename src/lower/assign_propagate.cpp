@@ -1,0 +1,240 @@
+// Layout propagation: anchors first (dot accumulators, then loads and stores), each followed by
+// backward (users -> operands) and forward (operands -> results) propagation to a fixed point, then
+// defaults for what nothing reached. Tiers keep a loop's accumulator in its dot layout even when code
+// after the loop would like another one, so conversions land outside loops.
+#include <functional>
+#include <unordered_set>
+
+#include "layout/named_layouts.h"
+#include "lower/assign_rules.h"
+#include "lower/codegen.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower::assign {
+namespace {
+
+bool isTile(const ir::Value* v) { return v && v->type.isTensor(); }
+
+class Propagation {
+ public:
+  Propagation(ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps, const ptx::Target& target,
+              LayoutPool& pool)
+      : fn_(fn), axis_(axis), numWarps_(numWarps), target_(target), pool_(pool) {
+    collect(fn.body);
+  }
+
+  Choice run() {
+    // Tier 1: dots. Their results are fixed; the accumulator operand (often a loop-carried value) is an
+    // anchor. The a and b operands are not: they are converted just before the dot, like Triton does.
+    for (ir::Op* op : ops_) {
+      if (op->opcode != ir::Opcode::Dot) continue;
+      std::vector<LayoutRef>& d = choice_.dotLayouts[op];
+      for (int i = 0; i < 3; ++i) d.push_back(pool_.intern(dotLayout(i, *op, numWarps_, target_)));
+      define(op->result(), d[2]);
+      assign(op->operand(2), *d[2]);
+    }
+    propagate();
+    // Tier 2: loads (result and operands) and the pointer and mask of stores.
+    for (ir::Op* op : ops_) {
+      if ((op->opcode != ir::Opcode::Load && op->opcode != ir::Opcode::Store) || !isTile(op->operand(0))) continue;
+      LayoutRef l = pool_.intern(coalescedLayout(op->operand(0), axis_, numWarps_));
+      if (op->opcode == ir::Opcode::Load) {
+        define(op->result(), l);
+        for (ir::Value* v : op->operands) assign(v, *l);
+      } else {
+        choice_.storeLayouts[op] = l;
+        assign(op->operand(0), *l);
+        if (op->numOperands() > 2) assign(op->operand(2), *l);
+      }
+    }
+    propagate();
+    // Tier 3: stored values nothing else decided take the store's layout.
+    for (ir::Op* op : ops_)
+      if (auto it = choice_.storeLayouts.find(op); it != choice_.storeLayouts.end()) assign(op->operand(1), *it->second);
+    propagate();
+    // Tier 4: defaults, one value at a time in program order, each propagated before the next.
+    for (const ir::Value* v : values_) {
+      if (!isTile(v) || get(v) || fixed_.count(v)) continue;
+      assign(v, defaultLayout(v->type.shape, numWarps_));
+      propagate();
+    }
+    for (const ir::Value* v : values_) {
+      if (!isTile(v)) continue;
+      const LayoutRef* l = find(v);
+      if (!l) throw InternalError(v->def ? v->def->loc : SourceLoc{}, "layout assignment left a tile without a layout");
+      choice_.layouts[v] = *l;
+    }
+    return std::move(choice_);
+  }
+
+ private:
+  // ---- program order, fixed values and control-flow groups
+  void collect(ir::Block& b) {
+    for (const auto& a : b.args) values_.push_back(a.get());
+    for (const auto& op : b.ops) {
+      ops_.push_back(op.get());
+      for (const auto& r : op->results) values_.push_back(r.get());
+      switch (familyOf(op->opcode)) {
+        case Family::Load: case Family::Dot: case Family::Reduce: case Family::Convert:
+          for (const auto& r : op->results) fixed_.insert(r.get());
+          break;
+        case Family::ControlFlow:
+          for (const Tie& t : tiesOf(*op))
+            for (size_t i = 1; i < t.defs.size(); ++i) unite(t.defs[0], t.defs[i]);
+          break;
+        case Family::Elementwise: case Family::Source: case Family::Broadcast: case Family::ExpandDims:
+        case Family::Reshape: case Family::Permute: case Family::Store: case Family::Terminator: case Family::Free:
+          break;
+      }
+      for (const auto& r : op->regions) collect(*r);
+    }
+  }
+
+  const ir::Value* root(const ir::Value* v) const {
+    for (;;) {
+      auto it = parent_.find(v);
+      if (it == parent_.end() || it->second == v) return v;
+      v = it->second;
+    }
+  }
+  void unite(const ir::Value* a, const ir::Value* b) {
+    const ir::Value *ra = root(a), *rb = root(b);
+    if (ra != rb) parent_[rb] = ra;
+  }
+  const LayoutRef* find(const ir::Value* v) const {
+    auto it = layouts_.find(root(v));
+    return it == layouts_.end() ? nullptr : &it->second;
+  }
+  const Layout* get(const ir::Value* v) const {
+    const LayoutRef* l = find(v);
+    return l ? l->get() : nullptr;
+  }
+  // A propagated layout: taken only by a tile that has none yet and whose layout its op does not fix.
+  bool assign(const ir::Value* v, const Layout& l) {
+    if (!isTile(v) || fixed_.count(v) || get(v)) return false;
+    layouts_[root(v)] = pool_.intern(l);
+    return true;
+  }
+  // The layout a value's own op fixes (load, dot, reduce results).
+  bool define(const ir::Value* v, LayoutRef l) {
+    if (get(v)) return false;
+    layouts_[root(v)] = std::move(l);
+    return true;
+  }
+
+  // ---- propagation
+  void propagate() {
+    // Each round that reports a change assigns at least one more value, so this ends.
+    for (size_t round = 0; round <= values_.size() + 1; ++round) {
+      while (backward(fn_.body)) {
+      }
+      if (!forward(fn_.body)) return;
+    }
+  }
+
+  bool tieBackward(ir::Op& op) {
+    bool changed = false;
+    for (const Tie& t : tiesOf(op))
+      if (const Layout* l = get(t.defs[0]))
+        for (size_t u = 0; u < t.users.size(); ++u) changed |= assign(t.users[u]->operand(t.operandIdx[u]), *l);
+    return changed;
+  }
+
+  // Reverse program order: an operand takes the layout its op needs given the op's result layout.
+  bool backward(ir::Block& b) {
+    bool changed = false;
+    for (size_t k = b.ops.size(); k-- > 0;) {
+      ir::Op& op = *b.ops[k];
+      Family fam = familyOf(op.opcode);
+      if (fam == Family::ControlFlow) changed |= tieBackward(op);
+      for (size_t r = op.regions.size(); r-- > 0;) changed |= backward(*op.regions[r]);
+      switch (fam) {
+        case Family::Elementwise: case Family::Load: case Family::Broadcast: case Family::ExpandDims:
+        case Family::Reshape: case Family::Permute:
+          if (const Layout* l = op.numResults() == 1 ? get(op.result()) : nullptr)
+            for (unsigned i = 0; i < op.numOperands(); ++i)
+              if (auto want = operandFromResult(op, i, *l)) changed |= assign(op.operand(i), *want);
+          break;
+        case Family::Dot:
+          changed |= assign(op.operand(2), *choice_.dotLayouts.at(&op)[2]);
+          break;
+        case Family::ControlFlow:
+          changed |= tieBackward(op);
+          break;
+        case Family::Source: case Family::Reduce: case Family::Store: case Family::Convert: case Family::Terminator:
+        case Family::Free:
+          break;
+      }
+    }
+    return changed;
+  }
+
+  // A value whose layout can be recomputed anywhere for free is a poor guide for its users' layout.
+  static bool isCheap(const ir::Value* v) { return v->def && familyOf(v->def->opcode) == Family::Source; }
+
+  // Program order: a result nobody asked for takes the layout its operands give it.
+  bool forward(ir::Block& b) {
+    bool changed = false;
+    for (const auto& opPtr : b.ops) {
+      ir::Op& op = *opPtr;
+      switch (familyOf(op.opcode)) {
+        case Family::Elementwise: case Family::ExpandDims: case Family::Reshape: case Family::Permute: {
+          if (op.numResults() != 1 || !isTile(op.result()) || get(op.result())) break;
+          int pick = -1;
+          for (unsigned i = 0; i < op.numOperands(); ++i)
+            if (isTile(op.operand(i)) && get(op.operand(i)) && (pick < 0 || (isCheap(op.operand(unsigned(pick))) &&
+                                                                             !isCheap(op.operand(i)))))
+              pick = int(i);
+          if (pick >= 0)
+            if (auto l = resultFromOperand(op, unsigned(pick), *get(op.operand(unsigned(pick)))))
+              changed |= assign(op.result(), *l);
+          break;
+        }
+        case Family::Reduce:
+          if (isTile(op.result()) && !get(op.result()) && get(op.operand(0)))
+            changed |= define(op.result(), pool_.intern(*resultFromOperand(op, 0, *get(op.operand(0)))));
+          break;
+        case Family::ControlFlow:
+          for (const auto& r : op.regions) changed |= forward(*r);
+          // A loop-carried value follows what the body yields before what flows in.
+          for (const Tie& t : tiesOf(op)) {
+            if (!isTile(t.defs[0]) || get(t.defs[0])) continue;
+            for (int pass = 0; pass < 2 && !get(t.defs[0]); ++pass)
+              for (size_t u = 0; u < t.users.size(); ++u) {
+                if ((t.users[u] == &op) != (pass == 1)) continue;
+                if (const Layout* l = get(t.users[u]->operand(t.operandIdx[u]))) {
+                  changed |= assign(t.defs[0], *l);
+                  break;
+                }
+              }
+          }
+          break;
+        case Family::Source: case Family::Broadcast: case Family::Dot: case Family::Load: case Family::Store:
+        case Family::Convert: case Family::Terminator: case Family::Free:
+          break;
+      }
+    }
+    return changed;
+  }
+
+  ir::Function& fn_;
+  const analysis::AxisInfoAnalysis& axis_;
+  int numWarps_;
+  ptx::Target target_;
+  LayoutPool& pool_;
+  std::vector<ir::Op*> ops_;             // every op, program order (pre-order)
+  std::vector<const ir::Value*> values_;  // every value, program order
+  std::unordered_set<const ir::Value*> fixed_;
+  std::unordered_map<const ir::Value*, const ir::Value*> parent_;  // union-find over tied values
+  std::unordered_map<const ir::Value*, LayoutRef> layouts_;        // by union-find root
+  Choice choice_;
+};
+
+}  // namespace
+
+Choice chooseLayouts(ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps,
+                     const ptx::Target& target, LayoutPool& pool) {
+  return Propagation(fn, axis, numWarps, target, pool).run();
+}
+
+}  // namespace kiln::lower::assign

@@ -1,0 +1,212 @@
+// The layout rules of the GPU IR contract, one function per question (see assign_rules.h), and the
+// coalesced and default layouts layout assignment starts from.
+#include "lower/assign_rules.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "layout/named_layouts.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower::assign {
+
+using ir::Opcode;
+
+Family familyOf(Opcode op) {
+  switch (op) {
+    case Opcode::Constant: case Opcode::Arange: case Opcode::Splat:
+      return Family::Source;
+    case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Assert:
+      return Family::Free;
+    case Opcode::Broadcast: return Family::Broadcast;
+    case Opcode::ExpandDims: return Family::ExpandDims;
+    case Opcode::Reshape: return Family::Reshape;
+    case Opcode::Permute: return Family::Permute;
+    case Opcode::Cast: case Opcode::Bitcast:
+    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
+    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma:
+    case Opcode::Neg: case Opcode::Not: case Opcode::Abs:
+    case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt:
+    case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf:
+    case Opcode::Floor: case Opcode::Ceil:
+    case Opcode::Cmp: case Opcode::Select: case Opcode::PtrAdd:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous:
+      return Family::Elementwise;
+    case Opcode::Load: return Family::Load;
+    case Opcode::Store: return Family::Store;
+    case Opcode::Reduce: return Family::Reduce;
+    case Opcode::Dot: return Family::Dot;
+    case Opcode::For: case Opcode::If: case Opcode::While:
+      return Family::ControlFlow;
+    case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
+      return Family::Terminator;
+    case Opcode::ConvertLayout: return Family::Convert;
+  }
+  throw InternalError({}, "layout assignment: opcode outside ops.def");
+}
+
+namespace {
+
+std::vector<std::pair<std::string, int32_t>> namedShape(const std::vector<int64_t>& shape) {
+  std::vector<std::pair<std::string, int32_t>> out;
+  for (size_t d = 0; d < shape.size(); ++d) out.emplace_back(layout::dimName(int(d)), int32_t(shape[d]));
+  return out;
+}
+
+bool isTile(const ir::Value* v) { return v && v->type.isTensor(); }
+
+}  // namespace
+
+Layout broadcastOperand(const Layout& result, const std::vector<int64_t>& operandShape) {
+  std::vector<layout::InDim> ins = result.ins();
+  std::vector<layout::OutDim> outs = result.outs();
+  if (outs.size() != operandShape.size()) throw InternalError({}, "broadcastOperand: rank mismatch");
+  for (size_t d = 0; d < outs.size(); ++d) {
+    if (operandShape[d] != 1 || outs[d].size == 1) continue;
+    outs[d].size = 1;
+    for (layout::InDim& in : ins)
+      for (layout::Basis& b : in.bases) b[d] = 0;
+  }
+  return Layout(std::move(ins), std::move(outs));
+}
+
+Layout expandDimsOperand(const Layout& result, int axis) {
+  int rank = int(result.outs().size());
+  std::vector<std::string> kept;
+  for (int d = 0; d < rank; ++d)
+    if (d != axis) kept.push_back(result.outs()[size_t(d)].name);
+  return result.sublayout(result.inDimNames(), kept).renameOuts(layout::standardOutDims(rank - 1));
+}
+
+Layout expandDimsResult(const Layout& operand, int axis) {
+  std::vector<layout::InDim> ins = operand.ins();
+  for (layout::InDim& in : ins)
+    for (layout::Basis& b : in.bases) b.insert(b.begin() + axis, 0);
+  std::vector<layout::OutDim> outs = operand.outs();
+  outs.insert(outs.begin() + axis, layout::OutDim{"", 1});
+  for (size_t d = 0; d < outs.size(); ++d) outs[d].name = layout::dimName(int(d));
+  return Layout(std::move(ins), std::move(outs));
+}
+
+Layout reshapeLayout(const Layout& l, const std::vector<int64_t>& shape) {
+  return l.reshapeOuts(namedShape(shape));
+}
+
+Layout permuteResult(const Layout& operand, const std::vector<int64_t>& order) {
+  std::vector<std::string> names;
+  for (int64_t o : order) names.push_back(layout::dimName(int(o)));
+  return operand.transposeOuts(names).renameOuts(layout::standardOutDims(int(order.size())));
+}
+
+Layout permuteOperand(const Layout& result, const std::vector<int64_t>& order) {
+  std::vector<std::string> names;  // result dim i is operand dim order[i]
+  for (int64_t o : order) names.push_back(layout::dimName(int(o)));
+  return result.renameOuts(names).transposeOuts(layout::standardOutDims(int(order.size())));
+}
+
+std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layout& result) {
+  const ir::Value* v = op.operand(i);
+  if (!isTile(v)) return std::nullopt;
+  switch (familyOf(op.opcode)) {
+    case Family::Elementwise:
+    case Family::Load:
+      return result;
+    case Family::Broadcast: return broadcastOperand(result, v->type.shape);
+    case Family::ExpandDims: return expandDimsOperand(result, int(op.intAttr("axis")));
+    case Family::Reshape: return reshapeLayout(result, v->type.shape);
+    case Family::Permute: return permuteOperand(result, op.listAttr("order"));
+    case Family::Source: case Family::Reduce: case Family::Dot: case Family::Store: case Family::Convert:
+    case Family::ControlFlow: case Family::Terminator: case Family::Free:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layout& operand) {
+  if (op.numResults() != 1 || !isTile(op.result()) || !isTile(op.operand(i))) return std::nullopt;
+  switch (familyOf(op.opcode)) {
+    case Family::Elementwise:
+    case Family::Load:
+      return operand;
+    case Family::ExpandDims: return expandDimsResult(operand, int(op.intAttr("axis")));
+    case Family::Reshape: return reshapeLayout(operand, op.result()->type.shape);
+    case Family::Permute: return permuteResult(operand, op.listAttr("order"));
+    case Family::Reduce: return layout::sliceLayout(operand, int(op.intAttr("axis")));
+    case Family::Broadcast: case Family::Source: case Family::Dot: case Family::Store: case Family::Convert:
+    case Family::ControlFlow: case Family::Terminator: case Family::Free:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Layout coalescedLayout(const ir::Value* ptr, const analysis::AxisInfoAnalysis& axis, int numWarps) {
+  const std::vector<int64_t>& shape = ptr->type.shape;
+  const analysis::AxisInfo& info = axis.get(ptr);
+  int rank = int(shape.size());
+  std::vector<int32_t> order(size_t(rank), 0);
+  std::iota(order.begin(), order.end(), 0);
+  // The most contiguous dim fastest; on ties the later dim, as in a row-major tile.
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    int64_t ca = info.contiguity[size_t(a)], cb = info.contiguity[size_t(b)];
+    return ca != cb ? ca > cb : a > b;
+  });
+  int64_t numel = ptr->type.numel();
+  int64_t perThread = std::max<int64_t>(1, numel / (int64_t(32) * numWarps));
+  int64_t vec = std::max<int64_t>(1, std::min(axis.vectorElements(ptr, order[0]), perThread));
+  return layout::defaultBlocked(shape, numWarps, int32_t(vec), order);
+}
+
+Layout defaultLayout(const std::vector<int64_t>& shape, int numWarps) {
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  int64_t vec = std::clamp<int64_t>(numel / (int64_t(32) * numWarps), 1, 4);
+  return layout::defaultBlocked(shape, numWarps, int32_t(vec), layout::rowMajorOrder(int(shape.size())));
+}
+
+const Layout& layoutOf(const ir::Value* v, const ir::Op& op) {
+  if (!v->type.layout)
+    throw InternalError(op.loc, std::string("GPU IR contract: a tile of '") + op.name() + "' has no layout: " +
+                                    v->type.str());
+  return *v->type.layout;
+}
+
+LayoutRef LayoutPool::intern(const Layout& l) {
+  auto it = pool_.find(l);
+  if (it != pool_.end()) return it->second;
+  auto ref = std::make_shared<const Layout>(l);
+  pool_.emplace(l, ref);
+  return ref;
+}
+
+std::vector<Tie> tiesOf(ir::Op& op) {
+  auto terminator = [&](ir::Block& b, Opcode want) -> ir::Op& {
+    ir::Op* t = b.terminator();
+    if (!t || t->opcode != want)
+      throw InternalError(op.loc, std::string("layout assignment: a region of '") + op.name() + "' does not end with " +
+                                      ir::info(want).spelling);
+    return *t;
+  };
+  std::vector<Tie> ties;
+  if (op.opcode == Opcode::For) {
+    ir::Op& y = terminator(op.region(0), Opcode::Yield);
+    for (unsigned i = 0; i < op.numResults(); ++i)
+      ties.push_back(Tie{{op.result(i), op.region(0).arg(i + 1)}, {&op, &y}, {3 + i, i}});
+  } else if (op.opcode == Opcode::If) {
+    ir::Op& t = terminator(op.region(0), Opcode::Yield);
+    ir::Op& e = terminator(op.region(1), Opcode::Yield);
+    for (unsigned i = 0; i < op.numResults(); ++i) ties.push_back(Tie{{op.result(i)}, {&t, &e}, {i, i}});
+  } else if (op.opcode == Opcode::While) {
+    ir::Op& c = terminator(op.region(0), Opcode::Condition);
+    ir::Op& y = terminator(op.region(1), Opcode::Yield);
+    for (unsigned i = 0; i < op.numOperands(); ++i) ties.push_back(Tie{{op.region(0).arg(i)}, {&op, &y}, {i, i}});
+    for (unsigned j = 0; j < op.numResults(); ++j)
+      ties.push_back(Tie{{op.region(1).arg(j), op.result(j)}, {&c}, {j + 1}});
+  } else {
+    throw InternalError(op.loc, std::string("tiesOf: '") + op.name() + "' is not for, if or while");
+  }
+  return ties;
+}
+
+}  // namespace kiln::lower::assign

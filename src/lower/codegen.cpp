@@ -1,0 +1,249 @@
+// The per-thread code generator's core: values -> registers, thread indices, the coordinates a
+// register of a layout holds, scratch shared memory, and lowerBlock's dispatch of every op of
+// ops.def to its family (lower_<family>.cpp).
+#include "lower/codegen.h"
+
+#include <bit>
+
+#include "ptx/isel.h"
+#include "ptx/warp.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using ir::Opcode;
+using ptx::Reg;
+using ptx::RegClass;
+
+namespace {
+
+constexpr int kMaxNesting = 64;  // regions inside regions; deeper input is refused, not recursed
+
+[[noreturn]] void bug(const SourceLoc& loc, const std::string& msg) { throw InternalError(loc, "codegen: " + msg); }
+
+}  // namespace
+
+Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps)
+    : e(entry), fn(fn), axis(axis), numWarps(numWarps) {
+  if (numWarps < 1 || numWarps > 32 || !std::has_single_bit(unsigned(numWarps)))
+    bug(fn.loc, "num_warps must be a power of two from 1 to 32, got " + std::to_string(numWarps));
+  tid_ = ptx::readSpecial(e, ptx::SpecialReg::TidX);
+  lane_ = e.reg(RegClass::B32);
+  e.inst("and.b32", {lane_, tid_, 31});
+  warp_ = e.reg(RegClass::B32);
+  e.inst("shr.u32", {warp_, tid_, 5});
+}
+
+// ---------------------------------------------------------------- values
+
+int Codegen::numRegs(const ir::Type& t) {
+  if (!t.isTensor()) return 1;
+  if (!t.layout) bug({}, "tile " + t.str() + " has no layout: codegen needs GPU IR (run assignLayouts)");
+  return t.layout->hasInDim(layout::kRegister) ? t.layout->getInDimSize(layout::kRegister) : 1;
+}
+
+const std::vector<Reg>& Codegen::regs(const ir::Value* v) const {
+  auto it = regs_.find(v);
+  if (it == regs_.end())
+    bug(v->def ? v->def->loc : SourceLoc{}, "a value of type " + v->type.str() + " is used before it is lowered");
+  return it->second;
+}
+
+Reg Codegen::reg(const ir::Value* v) const {
+  const std::vector<Reg>& r = regs(v);
+  if (v->type.isTensor() || r.size() != 1) bug({}, "reg() of the tile " + v->type.str());
+  return r[0];
+}
+
+void Codegen::bind(const ir::Value* v, std::vector<Reg> r) {
+  if (int(r.size()) != numRegs(v->type))
+    bug(v->def ? v->def->loc : SourceLoc{}, "binding " + std::to_string(r.size()) + " registers to " + v->type.str() +
+                                                " (" + std::to_string(numRegs(v->type)) + " expected)");
+  RegClass c = ptx::regClassOf(v->type.elem);
+  for (Reg x : r)
+    if (!x.valid() || x.cls != c) bug({}, "binding a register of the wrong class to " + v->type.str());
+  regs_[v] = std::move(r);
+}
+
+std::vector<Reg> Codegen::newRegs(const ir::Type& t) {
+  std::vector<Reg> out;
+  int n = numRegs(t);
+  out.reserve(size_t(n));
+  for (int i = 0; i < n; ++i) out.push_back(e.reg(ptx::regClassOf(t.elem)));
+  return out;
+}
+
+// ---------------------------------------------------------------- thread indices, coordinates
+
+Reg Codegen::tid() { return tid_; }
+Reg Codegen::lane() { return lane_; }
+Reg Codegen::warp() { return warp_; }
+
+Reg Codegen::threadCoord(const layout::LinearLayout& l, int dim) {
+  std::string key = "coord#" + std::to_string(dim) + "#" + l.str();
+  if (auto it = coordCache_.find(key); it != coordCache_.end()) return it->second.empty() ? Reg{} : it->second[0];
+  Reg acc;
+  auto combine = [&](Reg term) {
+    if (!acc.valid()) {
+      acc = term;
+      return;
+    }
+    Reg x = e.reg(RegClass::B32);
+    e.inst("xor.b32", {x, acc, term});
+    acc = x;
+  };
+  // index's bits b.. whose images along `dim` are 2^s, 2^(s+1), ..: one bit-field extract and a shift;
+  // any other image: the bit times the image.
+  auto addIndex = [&](std::string_view in, Reg index) {
+    if (!l.hasInDim(in)) return;
+    int bits = l.getInDimSizeLog2(in);
+    for (int b = 0; b < bits;) {
+      int32_t c = l.basis(in, b)[size_t(dim)];
+      if (c == 0) {
+        ++b;
+        continue;
+      }
+      Reg t = e.reg(RegClass::B32);
+      if (!std::has_single_bit(uint32_t(c))) {
+        e.inst("bfe.u32", {t, index, b, 1});
+        Reg m = e.reg(RegClass::B32);
+        e.inst("mul.lo.u32", {m, t, c});
+        combine(m);
+        ++b;
+        continue;
+      }
+      int s = std::countr_zero(uint32_t(c)), run = 1;
+      while (b + run < bits && l.basis(in, b + run)[size_t(dim)] == (int32_t(1) << (s + run))) ++run;
+      e.inst("bfe.u32", {t, index, b, run});
+      if (s > 0) {
+        Reg sh = e.reg(RegClass::B32);
+        e.inst("shl.b32", {sh, t, s});
+        t = sh;
+      }
+      combine(t);
+      b += run;
+    }
+  };
+  addIndex(layout::kLane, lane_);
+  addIndex(layout::kWarp, warp_);
+  coordCache_[key] = acc.valid() ? std::vector<Reg>{acc} : std::vector<Reg>{};
+  return acc;
+}
+
+std::vector<Codegen::CoordPart> Codegen::coordParts(const layout::LinearLayout& l, int32_t r) {
+  const size_t rank = l.outs().size();
+  std::vector<CoordPart> parts(rank);
+  int regBits = l.hasInDim(layout::kRegister) ? l.getInDimSizeLog2(layout::kRegister) : 0;
+  if (r < 0 || r >= (int32_t(1) << regBits)) bug({}, "register index " + std::to_string(r) + " out of range of " + l.str());
+  for (int b = 0; b < regBits; ++b)
+    if ((r >> b) & 1)
+      for (size_t d = 0; d < rank; ++d) parts[d].constant ^= l.basis(layout::kRegister, b)[d];
+  for (size_t d = 0; d < rank; ++d) {
+    parts[d].thread = threadCoord(l, int(d));
+    int32_t reachable = 0;  // every bit the lane/warp part can set
+    for (std::string_view in : {layout::kLane, layout::kWarp})
+      if (l.hasInDim(in))
+        for (int b = 0; b < l.getInDimSizeLog2(in); ++b) reachable |= l.basis(in, b)[d];
+    parts[d].disjoint = (reachable & parts[d].constant) == 0;
+  }
+  return parts;
+}
+
+std::vector<Reg> Codegen::coords(const layout::LinearLayout& l, int32_t r) {
+  std::vector<Reg> out;
+  for (const CoordPart& p : coordParts(l, r)) {
+    if (p.thread.valid() && p.constant == 0) {
+      out.push_back(p.thread);  // shared: callers never write into a register they are given
+      continue;
+    }
+    Reg x = e.reg(RegClass::B32);
+    if (p.thread.valid()) e.inst("xor.b32", {x, p.thread, p.constant});
+    else e.inst("mov.b32", {x, p.constant});
+    out.push_back(x);
+  }
+  return out;
+}
+
+Reg Codegen::ownerPredicate(const layout::LinearLayout& l) {
+  std::string key = "owner#" + l.str();
+  if (auto it = coordCache_.find(key); it != coordCache_.end()) return it->second.empty() ? Reg{} : it->second[0];
+  layout::DimMasks free = l.getFreeVariableMasks();
+  Reg p;
+  for (auto [in, index] : {std::pair{layout::kLane, lane_}, std::pair{layout::kWarp, warp_}}) {
+    int32_t mask = free.get(in);
+    if (!mask) continue;
+    Reg t = e.reg(RegClass::B32), q = e.reg(RegClass::Pred);
+    e.inst("and.b32", {t, index, mask});
+    if (p.valid()) e.inst("setp.eq.and.u32", {q, t, 0, p});
+    else e.inst("setp.eq.u32", {q, t, 0});
+    p = q;
+  }
+  coordCache_[key] = p.valid() ? std::vector<Reg>{p} : std::vector<Reg>{};
+  return p;
+}
+
+Reg Codegen::firstThread() {
+  auto it = coordCache_.find("first-thread");
+  if (it != coordCache_.end()) return it->second[0];
+  Reg p = e.reg(RegClass::Pred);
+  e.inst("setp.eq.u32", {p, tid_, 0});
+  coordCache_["first-thread"] = {p};
+  return p;
+}
+
+// ---------------------------------------------------------------- shared memory
+
+Reg Codegen::scratch(int64_t bytes) {
+  if (bytes <= 0) bug({}, "scratch of " + std::to_string(bytes) + " bytes");
+  scratchBytes_ = std::max(scratchBytes_, bytes);
+  // A fresh mov each time (ptxas folds them): a base read once inside one branch would be unset in
+  // the other.
+  scratchBase_ = e.dynamicSharedBase();
+  return scratchBase_;
+}
+
+void Codegen::barrier() { ptx::barSync(e, 0); }
+
+// ---------------------------------------------------------------- dispatch
+
+void Codegen::lowerBlock(const ir::Block& b) {
+  if (++depth_ > kMaxNesting) {
+    SourceLoc loc = b.parentOp ? b.parentOp->loc : fn.loc;
+    throw CompileError(loc, "kernel '" + fn.name + "': control flow nested more than " +
+                                std::to_string(kMaxNesting) + " deep");
+  }
+  auto outer = coordCache_;
+  for (const auto& opPtr : b.ops) {
+    const ir::Op& op = *opPtr;
+    switch (op.opcode) {
+      case Opcode::Constant: case Opcode::Cast: case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub:
+      case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+      case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max: case Opcode::UMulHi:
+      case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp:
+      case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
+      case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor:
+      case Opcode::Ceil: case Opcode::Cmp: case Opcode::Select:
+        lowerElementwise(*this, op);
+        break;
+      case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
+      case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:
+      case Opcode::MultipleOf: case Opcode::MaxContiguous:
+        lowerShape(*this, op);
+        break;
+      case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
+        lowerMemory(*this, op);
+        break;
+      case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition:
+      case Opcode::Return: case Opcode::Assert:
+        lowerControl(*this, op);
+        break;
+      case Opcode::Reduce: lowerReduce(*this, op); break;
+      case Opcode::Dot: lowerDot(*this, op); break;
+      case Opcode::ConvertLayout: lowerConvert(*this, op); break;
+    }
+  }
+  coordCache_ = std::move(outer);
+  --depth_;
+}
+
+}  // namespace kiln::lower

@@ -1,0 +1,115 @@
+// The per-thread code generator: turns a GPU IR function (Tile IR whose tile types carry register
+// layouts, see docs/layouts.md) into one PTX entry. Each tile value becomes the registers its layout
+// gives a thread (register index r of the layout -> regs(v)[r]); scalars are one register, computed
+// redundantly and identically by every thread. The op families live in lower_<family>.cpp; this
+// header is the contract between them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/axis_info.h"
+#include "ir/ir.h"
+#include "layout/linear_layout.h"
+#include "ptx/builder.h"
+
+namespace kiln::lower {
+
+// What the runtime must know to launch the entry.
+struct EntryInfo {
+  std::string name;
+  int numWarps = 4;
+  int64_t sharedBytes = 0;  // dynamic shared memory the launch must provide
+};
+
+class Codegen {
+ public:
+  Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps);
+
+  ptx::Entry& e;
+  const ir::Function& fn;
+  const analysis::AxisInfoAnalysis& axis;
+  const int numWarps;
+
+  // ---- values
+  // The registers of `v` in this thread: one per register index of its layout (scalars: one).
+  const std::vector<ptx::Reg>& regs(const ir::Value* v) const;
+  ptx::Reg reg(const ir::Value* v) const;  // the single register of a scalar
+  void bind(const ir::Value* v, std::vector<ptx::Reg> regs);
+  // Fresh registers of the class of `t`'s element type, as many as t's layout has register indices.
+  std::vector<ptx::Reg> newRegs(const ir::Type& t);
+  // How many registers a value of type t has in each thread: its layout's register count (scalars: 1).
+  static int numRegs(const ir::Type& t);
+
+  // ---- thread indices (.b32, computed once at the top of the entry)
+  ptx::Reg tid();
+  ptx::Reg lane();
+  ptx::Reg warp();
+
+  // The coordinate along each out dim (dim0, dim1, ...) of the element that register index `r` of
+  // layout `l` holds in this thread, as .b32 registers (the lane and warp contributions are computed
+  // once per layout and out dim and reused).
+  std::vector<ptx::Reg> coords(const layout::LinearLayout& l, int32_t r);
+  // The same coordinates before they are combined: `thread` (the lane and warp contribution, a .b32
+  // register; invalid when no lane or warp bit moves along the dim) XOR `constant` (the register
+  // index's contribution). `disjoint`: no bit the thread part can take is set in `constant`, so the
+  // XOR is also a sum (an arange folds its start into one add).
+  struct CoordPart {
+    ptx::Reg thread;
+    int32_t constant = 0;
+    bool disjoint = true;
+  };
+  std::vector<CoordPart> coordParts(const layout::LinearLayout& l, int32_t r);
+
+  // A .pred true in exactly one of the threads that hold each element of layout `l` (the one whose lane
+  // and warp bits that only duplicate data are 0); an invalid Reg when no two threads share an element.
+  // Stores use it so that broadcast copies are written once.
+  ptx::Reg ownerPredicate(const layout::LinearLayout& l);
+  // A .pred true in thread 0 only: the one thread that performs a scalar store.
+  ptx::Reg firstThread();
+
+  // ---- shared memory scratch
+  // An op that stages data through shared memory asks for `bytes`; all scratch aliases at offset 0 of
+  // the dynamic shared memory (every use is bracketed by barriers), so the entry needs the maximum.
+  // Returns the .b32 shared-window base address.
+  ptx::Reg scratch(int64_t bytes);
+  int64_t scratchBytes() const { return scratchBytes_; }
+  void barrier();  // bar.sync 0
+
+  // Lowers every op of a block in order (dispatching on the opcode; ops.def, no default:).
+  void lowerBlock(const ir::Block& b);
+
+ private:
+  std::unordered_map<const ir::Value*, std::vector<ptx::Reg>> regs_;
+  ptx::Reg tid_, lane_, warp_;
+  // Registers computed once and reused by later ops: key "coord#<dim>#<layout text>" and the like.
+  // Scoped: lowerBlock drops what a region added, since a register first set inside a branch or loop
+  // body holds nothing on the paths that skip it.
+  std::unordered_map<std::string, std::vector<ptx::Reg>> coordCache_;
+  int64_t scratchBytes_ = 0;
+  ptx::Reg scratchBase_;
+  int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)
+  // Lane + warp contribution of layout `l` along out dim `dim` (cached in coordCache_ per region).
+  ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);
+};
+
+// ---- op families, each in its own file (lower_<family>.cpp)
+void lowerElementwise(Codegen& cg, const ir::Op& op);  // arithmetic, math, cmp, select, cast, bitcast, constant
+void lowerShape(Codegen& cg, const ir::Op& op);        // splat, broadcast, expand_dims, reshape, permute, arange,
+                                                       // program_id, num_programs, multiple_of, max_contiguous
+void lowerMemory(Codegen& cg, const ir::Op& op);       // load, store, ptr_add
+void lowerControl(Codegen& cg, const ir::Op& op);      // for, if, while, yield, condition, return, assert
+void lowerConvert(Codegen& cg, const ir::Op& op);      // convert_layout (registers, shuffles or shared memory)
+void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shuffles, shared memory across warps
+void lowerDot(Codegen& cg, const ir::Op& op);          // dot: mma.sync or FMA
+
+// The layouts the dot lowering needs for its operands and accumulator (used by layout assignment,
+// so both sides agree): an mma.sync layout when the types and shape allow it on `target`, else the
+// FMA layouts. opIdx 0 = a [M, K], 1 = b [K, N], 2 = acc/result [M, N].
+layout::LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Target& target);
+
+// Emits the PTX module text for a GPU IR function (one entry named after it).
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info);
+
+}  // namespace kiln::lower

@@ -1,0 +1,108 @@
+// dotLayout and the mma.sync / FMA decisions behind it (dot_layouts.h).
+#include "lower/dot_layouts.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "layout/named_layouts.h"
+#include "lower/codegen.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using ir::Scalar;
+using layout::LinearLayout;
+
+bool roundsToTf32(const ir::Op& dot) { return dot.strAttrOr("input_precision", "tf32") == "tf32"; }
+
+std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps) {
+  // Registers per warp grow as 4 * repM * repK + 2 * repN * repK: balance the repetitions, M on ties.
+  int64_t repM = std::max<int64_t>(1, m / 16), repN = std::max<int64_t>(1, n / 8);
+  std::vector<int32_t> warps{1, 1};
+  while (int64_t(warps[0]) * warps[1] < numWarps) {
+    if (repM >= repN) {
+      warps[0] *= 2;
+      if (repM != 1) repM /= 2;
+    } else {
+      warps[1] *= 2;
+      repN /= 2;
+    }
+  }
+  return warps;
+}
+
+std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target) {
+  const ir::Type& a = dot.operand(0)->type;
+  const ir::Type& acc = dot.operand(2)->type;
+  if (a.rank() != 2 || acc.rank() != 2) return std::nullopt;
+  std::optional<MmaConfig> cfg;
+  const Scalar in = a.elem, out = acc.elem;
+  const bool intAcc = out == Scalar::I32 || out == Scalar::U32;
+  if (in == Scalar::F16 && out == Scalar::F32) cfg = MmaConfig{ptx::MmaKind::F16_F32, 16, 16, {}};
+  else if (in == Scalar::BF16 && out == Scalar::F32) cfg = MmaConfig{ptx::MmaKind::BF16_F32, 16, 16, {}};
+  else if (in == Scalar::F32 && out == Scalar::F32 && roundsToTf32(dot)) cfg = MmaConfig{ptx::MmaKind::TF32_F32, 32, 8, {}};
+  else if (in == Scalar::I8 && intAcc) cfg = MmaConfig{ptx::MmaKind::S8_S32, 8, 32, {}};
+  else if (in == Scalar::U8 && intAcc) cfg = MmaConfig{ptx::MmaKind::U8_S32, 8, 32, {}};
+  else if (in == Scalar::F8E4M3 && out == Scalar::F32 && target.sm >= 89) cfg = MmaConfig{ptx::MmaKind::E4M3_F32, 8, 32, {}};
+  else if (in == Scalar::F8E5M2 && out == Scalar::F32 && target.sm >= 89) cfg = MmaConfig{ptx::MmaKind::E5M2_F32, 8, 32, {}};
+  if (!cfg || target.sm < 80) return std::nullopt;
+  const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
+  if (m < 16 || n < 8 || k < cfg->kTile || m % 16 || n % 8 || k % cfg->kTile) return std::nullopt;
+  cfg->warpsPerCTA = mmaWarpsPerCTA(m, n, numWarps);
+  return cfg;
+}
+
+LinearLayout fmaAccumulatorLayout(const std::vector<int64_t>& shape, int numWarps) {
+  // Four consecutive columns per thread keep the per-thread rows and columns (the A and B registers)
+  // few: 8 x 4 for a 64x64 tile over 128 threads.
+  return layout::defaultBlocked(shape, numWarps, 4, layout::rowMajorOrder(int(shape.size())));
+}
+
+LinearLayout fmaOperandLayout(int opIdx, const LinearLayout& acc, int64_t k) {
+  const int rank = int(acc.outs().size());
+  if (rank < 2 || (opIdx != 0 && opIdx != 1)) throw InternalError({}, "fmaOperandLayout: bad rank or operand");
+  if (!std::has_single_bit(uint64_t(k))) throw InternalError({}, "fmaOperandLayout: K is not a power of two");
+  const size_t kPos = opIdx == 0 ? size_t(rank - 1) : size_t(rank - 2);  // where K sits in the operand
+  const size_t dropped = opIdx == 0 ? size_t(rank - 1) : size_t(rank - 2);  // the acc dim the operand lacks
+  auto project = [&](const layout::Basis& b) {
+    layout::Basis p = b;
+    p[dropped] = 0;
+    return p;
+  };
+  std::vector<layout::InDim> ins;
+  for (const layout::InDim& d : acc.ins()) {
+    layout::InDim nd{d.name, {}};
+    if (d.name == layout::kRegister)
+      for (int64_t v = 1; v < k; v *= 2) {
+        layout::Basis b(size_t(rank), 0);
+        b[kPos] = int32_t(v);
+        nd.bases.push_back(b);
+      }
+    for (const layout::Basis& b : d.bases) {
+      layout::Basis p = project(b);
+      bool zero = std::all_of(p.begin(), p.end(), [](int32_t c) { return c == 0; });
+      if (d.name == layout::kRegister && zero) continue;  // a register of the other dim: not needed here
+      nd.bases.push_back(p);
+    }
+    ins.push_back(std::move(nd));
+  }
+  std::vector<layout::OutDim> outs = acc.outs();
+  outs[kPos].size = int32_t(k);
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Target& target) {
+  if (opIdx < 0 || opIdx > 2) throw InternalError(dot.loc, "dotLayout: operand index must be 0, 1 or 2");
+  const ir::Type& a = dot.operand(0)->type;
+  const ir::Type& b = dot.operand(1)->type;
+  const ir::Type& acc = dot.operand(2)->type;
+  if (std::optional<MmaConfig> cfg = mmaConfig(dot, numWarps, target)) {
+    if (opIdx == 2) return layout::mmaV2Accumulator(acc.shape, cfg->warpsPerCTA);
+    return layout::mmaV2Operand(opIdx, opIdx == 0 ? a.shape : b.shape, cfg->warpsPerCTA, cfg->bitWidth);
+  }
+  LinearLayout accLayout = fmaAccumulatorLayout(acc.shape, numWarps);
+  if (opIdx == 2) return accLayout;
+  return fmaOperandLayout(opIdx, accLayout, a.shape.back());
+}
+
+}  // namespace kiln::lower

@@ -1,0 +1,44 @@
+// The choices behind dotLayout (codegen.h), shared by layout assignment (through dotLayout) and the dot
+// lowering: whether a dot runs on mma.sync and with which instruction and warp grid, and the FMA
+// layouts otherwise.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ir/ir.h"
+#include "layout/linear_layout.h"
+#include "ptx/builder.h"
+#include "ptx/warp.h"
+
+namespace kiln::lower {
+
+struct MmaConfig {
+  ptx::MmaKind kind;
+  int bitWidth = 16;  // bits of one operand element in the fragments (8, 16 or 32)
+  int kTile = 16;     // the instruction's K
+  std::vector<int32_t> warpsPerCTA;  // [along M, along N]; their product is numWarps
+};
+
+// The mma.sync instruction for a dot, or nullopt for the FMA path: rank 2; f16/bf16 x f16/bf16 + f32,
+// f32 x f32 + f32 at tf32 precision, i8/u8 x i8/u8 + i32/u32, fp8 + f32 (sm_89+); M >= 16, N >= 8,
+// K >= the instruction's K.
+std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
+
+// Warps over an [M, N] accumulator of 16x8 tiles: doubling along whichever side leaves each warp more
+// tiles (M on ties), as Triton's mma v2 does; extra warps past the tiles repeat along M.
+std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps);
+
+// Whether a dot's f32 operands are rounded to tf32 (input_precision "tf32" or absent).
+bool roundsToTf32(const ir::Op& dot);
+
+// The FMA operand layout for accumulator layout `acc` ([.., M, N]): opIdx 0 = A [.., M, K] holding, for
+// each of the thread's accumulator rows, the whole K row in registers (register bits: K first, then the
+// accumulator's register bits that move along M); opIdx 1 = B [.., K, N] likewise with its columns.
+// Lane and warp bases are the accumulator's with the other matrix dim dropped.
+layout::LinearLayout fmaOperandLayout(int opIdx, const layout::LinearLayout& acc, int64_t k);
+
+// The FMA accumulator layout of an [.., M, N] tile.
+layout::LinearLayout fmaAccumulatorLayout(const std::vector<int64_t>& shape, int numWarps);
+
+}  // namespace kiln::lower

@@ -1,0 +1,83 @@
+// emitPtx: one GPU IR function -> a PTX module with one entry: parameters from the function's
+// arguments, the launch bound, the parameters loaded into registers, then the lowered body.
+#include <algorithm>
+
+#include "lower/codegen.h"
+#include "ptx/isel.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+namespace {
+
+bool validIdentifier(const std::string& s) {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!alpha(s[0])) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
+}
+
+// The byte alignment the function promises for pointer parameter `arg`: what the axis info proves,
+// and what a `multiple_of` at the top of the body (run on every path) asserts about it.
+int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const analysis::AxisInfoAnalysis& axis) {
+  int64_t div = axis.get(arg).divisibility.at(0);
+  for (const auto& op : fn.body.ops)
+    if (op->opcode == ir::Opcode::MultipleOf && op->operand(0) == arg) {
+      const std::vector<int64_t>& v = op->listAttr("values");
+      if (!v.empty()) div = std::max(div, v[0]);
+    }
+  return div;
+}
+
+}  // namespace
+
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info) {
+  if (!validIdentifier(gpuFn.name))
+    throw CompileError(gpuFn.loc, "kernel name '" + gpuFn.name + "' is not a valid PTX identifier");
+  analysis::AxisInfoAnalysis axis(gpuFn);
+  ptx::Module module(target);
+  ptx::Entry& e = module.addEntry(gpuFn.name);
+
+  // Parameters keep their source names where PTX allows them (the symbol is "<kernel>_<name>").
+  std::vector<int> params;
+  std::vector<std::string> used;
+  for (size_t i = 0; i < gpuFn.body.args.size(); ++i) {
+    const ir::Value* a = gpuFn.body.arg(unsigned(i));
+    std::string name = a->name;
+    if (!validIdentifier(name) || std::find(used.begin(), used.end(), name) != used.end()) name = "arg" + std::to_string(i);
+    used.push_back(name);
+    if (a->type.isTensor()) throw InternalError(gpuFn.loc, "codegen: kernel parameter " + name + " is a tile");
+    if (a->type.isPtr())
+      params.push_back(e.addParam(name, ptx::ParamType::Ptr, pointerAlignment(gpuFn, a, axis) % 16 == 0 ? 16 : 0));
+    else if (a->type.isBool())
+      params.push_back(e.addBoolParam(name));
+    else
+      params.push_back(e.addParam(name, ptx::paramTypeOf(a->type.elem)));
+  }
+  e.setMaxNtid(numWarps * 32);
+
+  std::vector<ptx::Reg> values;
+  for (size_t i = 0; i < params.size(); ++i) {
+    ptx::Reg r = e.loadParam(params[i]);
+    ir::Scalar t = gpuFn.body.arg(unsigned(i))->type.elem;
+    if (t == ir::Scalar::F8E4M3 || t == ir::Scalar::F8E5M2) {  // travels as a byte, lives in .b16
+      ptx::Reg h = e.reg(ptx::RegClass::B16);
+      e.inst("cvt.u16.u32", {h, r});
+      r = h;
+    }
+    values.push_back(r);
+  }
+
+  Codegen cg(e, gpuFn, axis, numWarps);
+  for (size_t i = 0; i < values.size(); ++i) cg.bind(gpuFn.body.arg(unsigned(i)), {values[i]});
+  cg.lowerBlock(gpuFn.body);  // ends with `return`, which emits `ret`
+  const ir::Op* last = gpuFn.body.terminator();
+  if (!last || last->opcode != ir::Opcode::Return) e.ret();
+
+  info.name = gpuFn.name;
+  info.numWarps = numWarps;
+  info.sharedBytes = cg.scratchBytes();
+  return module.str();
+}
+
+}  // namespace kiln::lower

@@ -1,0 +1,54 @@
+// Per-thread arithmetic for linear layouts, shared by the conversion, reduction and dot lowerings: the
+// value of a layout's out dim is (register part) XOR (lane/warp part), so the register part is a
+// compile-time constant and the lane/warp part is computed once per op into a register.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ir/types.h"
+#include "layout/linear_layout.h"
+#include "lower/codegen.h"
+
+namespace kiln::lower {
+
+// Bytes an element occupies in memory (i1: one byte).
+int memBytes(ir::Scalar t);
+
+// Component `out` of l(register = r, lane = 0, warp = 0): the XOR of the register bases set in r.
+int32_t registerPart(const layout::LinearLayout& l, int32_t r, int out);
+// The bits the lane/warp part of out dim `out` can set (the OR of the lane and warp bases).
+int32_t threadMask(const layout::LinearLayout& l, int out);
+// This thread's lane/warp part of out dim `out`: XOR of the lane and warp bases of its set bits (.b32).
+ptx::Reg threadPart(Codegen& cg, const layout::LinearLayout& l, int out);
+// XOR over the set bits i of `x` (a .b32 register) of columns[i] (.b32 result).
+ptx::Reg linearOf(Codegen& cg, ptx::Reg x, const std::vector<int32_t>& columns);
+
+// The registers of a layout that hold distinct data: `original[c]` is the register index of compact
+// register c, and `compact` is the layout restricted to those registers (the free register bits, whose
+// bases add nothing new, removed).
+struct UniqueRegisters {
+  layout::LinearLayout compact;
+  std::vector<int32_t> original;
+};
+UniqueRegisters uniqueRegisters(const layout::LinearLayout& l);
+
+// Addresses `base + bytes * (threadOffset ^ regOffset)` in shared memory for the register offsets of one
+// layout: one add of a per-thread address and an immediate when regOffset stays clear of the bits
+// threadOffset can set (the XOR is then a sum), else an explicit xor / multiply-add.
+class SharedAddresses {
+ public:
+  SharedAddresses(Codegen& cg, ptx::Reg base, ptx::Reg threadOffset, int32_t threadMask, int bytes);
+  struct Address {
+    ptx::Reg reg;
+    int64_t offset;
+  };
+  Address at(int64_t regOffset);
+
+ private:
+  Codegen& cg_;
+  ptx::Reg base_, threadOffset_, threadAddress_;
+  int32_t threadMask_;
+  int bytes_;
+};
+
+}  // namespace kiln::lower

@@ -1,0 +1,219 @@
+// Structured control flow. Conditions and loop bounds are scalars, which every thread computes
+// identically, so every branch is uniform (bra.uni). Values that flow around a loop or out of an
+// `if` live in fresh "phi" registers: the only registers written after they are bound.
+#include <algorithm>
+
+#include "lower/codegen.h"
+#include "ptx/isel.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using ir::Opcode;
+using ptx::Reg;
+using ptx::RegClass;
+
+namespace {
+
+[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
+  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
+}
+
+void mov(ptx::Entry& e, Reg d, Reg s) {
+  static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
+  if (d.cls != s.cls) throw InternalError({}, "codegen: mov between register classes");
+  if (d != s) e.inst(kMov[size_t(d.cls)], {d, s});
+}
+
+// Fresh phi registers for each value of `types`.
+std::vector<std::vector<Reg>> newPhis(Codegen& cg, const std::vector<const ir::Type*>& types) {
+  std::vector<std::vector<Reg>> out;
+  for (const ir::Type* t : types) out.push_back(cg.newRegs(*t));
+  return out;
+}
+
+// phis[k] = values[k] for every k, as a parallel copy: a source that is itself one of the phi
+// registers (a yield that permutes loop-carried values) is read before any phi is written.
+void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<std::vector<Reg>>& phis,
+                const std::vector<const ir::Value*>& values) {
+  if (values.size() != phis.size()) bug(op, "a region passes " + std::to_string(values.size()) + " values for " +
+                                                std::to_string(phis.size()));
+  std::vector<std::pair<Reg, Reg>> moves;  // (dst, src)
+  for (size_t k = 0; k < phis.size(); ++k) {
+    const std::vector<Reg>& src = cg.regs(values[k]);
+    if (src.size() != phis[k].size()) bug(op, "a region passes a value of another layout");
+    for (size_t r = 0; r < src.size(); ++r) moves.emplace_back(phis[k][r], src[r]);
+  }
+  auto isPhi = [&](Reg s) {
+    for (const auto& [d, _] : moves)
+      if (d == s) return true;
+    return false;
+  };
+  for (auto& [d, s] : moves)
+    if (d != s && isPhi(s)) {
+      Reg t = cg.e.reg(s.cls);
+      mov(cg.e, t, s);
+      s = t;
+    }
+  for (const auto& [d, s] : moves) mov(cg.e, d, s);
+}
+
+std::vector<const ir::Value*> operandsOf(const ir::Op* term, size_t from) {
+  std::vector<const ir::Value*> out;
+  for (size_t i = from; i < term->operands.size(); ++i) out.push_back(term->operands[i]);
+  return out;
+}
+
+const ir::Op& terminator(const ir::Op& op, const ir::Block& b, Opcode want) {
+  const ir::Op* t = b.terminator();
+  if (!t || t->opcode != want) bug(op, std::string("a region does not end with '") + ir::info(want).spelling + "'");
+  return *t;
+}
+
+Reg scalarCondition(Codegen& cg, const ir::Op& op, const ir::Value* c) {
+  if (c->type.isTensor() || !c->type.isBool()) bug(op, "the condition must be a scalar i1");
+  return cg.reg(c);
+}
+
+void bindAll(Codegen& cg, const ir::Block& b, size_t first, const std::vector<std::vector<Reg>>& regs) {
+  for (size_t k = 0; k < regs.size(); ++k) cg.bind(b.arg(unsigned(first + k)), regs[k]);
+}
+
+// for (iv = lb; iv < ub; iv += step) body. The interpreter stops when iv + step overflows; so does
+// the loop here (the sum wraps below iv). A step <= 0 traps, as the interpreter fails.
+void forLoop(Codegen& cg, const ir::Op& op) {
+  ptx::Entry& e = cg.e;
+  const ir::Block& body = op.region(0);
+  const size_t n = op.numResults();
+  if (op.numOperands() != n + 3 || body.numArgs() != n + 1) bug(op, "malformed loop");
+  const ir::Scalar ivType = op.operand(0)->type.elem;
+  if (!ir::isInt(ivType) || ivType == ir::Scalar::I1) bug(op, "the induction variable must be an integer");
+  const bool wide = ir::bitWidth(ivType) == 64;
+  // As the interpreter: 64-bit counters compare signed; narrower ones by their type (8/16-bit values
+  // sit extended in 32 bits, where signed order is theirs).
+  const bool isUnsigned = ivType == ir::Scalar::U32;
+  const std::string cmpType = std::string(isUnsigned ? ".u" : ".s") + (wide ? "64" : "32");
+  const Reg lb = cg.reg(op.operand(0)), ub = cg.reg(op.operand(1)), step = cg.reg(op.operand(2));
+
+  const analysis::AxisInfo& stepInfo = cg.axis.get(op.operand(2));
+  if (!stepInfo.constant || *stepInfo.constant <= 0) {
+    Reg bad = e.reg(RegClass::Pred);
+    e.inst("setp.le" + cmpType, {bad, step, 0});
+    e.inst("trap", {}, ptx::when(bad));
+  }
+  std::vector<const ir::Type*> types;
+  for (size_t k = 0; k < n; ++k) types.push_back(&op.result(unsigned(k))->type);
+  std::vector<std::vector<Reg>> phis = newPhis(cg, types);
+  Reg iv = e.reg(ptx::regClassOf(ivType));
+  mov(e, iv, lb);
+  std::vector<const ir::Value*> inits;
+  for (size_t k = 0; k < n; ++k) inits.push_back(op.operand(unsigned(3 + k)));
+  assignPhis(cg, op, phis, inits);
+
+  ptx::Label top = e.newLabel("for"), done = e.newLabel("for_end");
+  Reg enter = e.reg(RegClass::Pred);
+  e.inst("setp.lt" + cmpType, {enter, iv, ub});
+  e.inst("bra.uni", {ptx::sym(done.name)}, ptx::unless(enter));
+  e.label(top);
+  cg.bind(body.arg(0), {iv});
+  bindAll(cg, body, 1, phis);
+  cg.lowerBlock(body);
+  assignPhis(cg, op, phis, operandsOf(&terminator(op, body, Opcode::Yield), 0));
+  Reg next = e.reg(iv.cls), again = e.reg(RegClass::Pred), noWrap = e.reg(RegClass::Pred);
+  e.inst(wide ? "add.s64" : "add.s32", {next, iv, step});
+  e.inst("setp.lt" + cmpType, {again, next, ub});
+  e.inst("setp.gt.and" + cmpType, {noWrap, next, iv, again});
+  mov(e, iv, next);
+  e.inst("bra.uni", {ptx::sym(top.name)}, ptx::when(noWrap));
+  e.label(done);
+  for (size_t k = 0; k < n; ++k) cg.bind(op.result(unsigned(k)), phis[k]);
+}
+
+void ifOp(Codegen& cg, const ir::Op& op) {
+  ptx::Entry& e = cg.e;
+  Reg c = scalarCondition(cg, op, op.operand(0));
+  std::vector<const ir::Type*> types;
+  for (const auto& r : op.results) types.push_back(&r->type);
+  std::vector<std::vector<Reg>> phis = newPhis(cg, types);
+  ptx::Label otherwise = e.newLabel("else"), done = e.newLabel("endif");
+  e.inst("bra.uni", {ptx::sym(otherwise.name)}, ptx::unless(c));
+  for (unsigned i = 0; i < 2; ++i) {
+    const ir::Block& b = op.region(i);
+    cg.lowerBlock(b);
+    assignPhis(cg, op, phis, operandsOf(&terminator(op, b, Opcode::Yield), 0));
+    if (i == 0) {
+      e.braUni(done);
+      e.label(otherwise);
+    }
+  }
+  e.label(done);
+  for (size_t k = 0; k < phis.size(); ++k) cg.bind(op.result(unsigned(k)), phis[k]);
+}
+
+// while: before region -> condition (c, values); leave when !c with the values as results, else run
+// the after region on them and carry its yield back into before's arguments.
+void whileLoop(Codegen& cg, const ir::Op& op) {
+  ptx::Entry& e = cg.e;
+  const ir::Block& before = op.region(0);
+  const ir::Block& after = op.region(1);
+  if (before.numArgs() != op.numOperands() || after.numArgs() != op.numResults()) bug(op, "malformed loop");
+  std::vector<const ir::Type*> types;
+  for (const auto& a : before.args) types.push_back(&a->type);
+  std::vector<std::vector<Reg>> phis = newPhis(cg, types);
+  assignPhis(cg, op, phis, std::vector<const ir::Value*>(op.operands.begin(), op.operands.end()));
+  ptx::Label top = e.newLabel("while"), done = e.newLabel("while_end");
+  e.label(top);
+  bindAll(cg, before, 0, phis);
+  cg.lowerBlock(before);
+  const ir::Op& cond = terminator(op, before, Opcode::Condition);
+  if (cond.numOperands() != op.numResults() + 1) bug(op, "the condition passes the wrong number of values");
+  e.inst("bra.uni", {ptx::sym(done.name)}, ptx::unless(scalarCondition(cg, op, cond.operand(0))));
+  // The condition's values are registers of this iteration, read only until the yield below: the
+  // after region's arguments and the results can be those registers.
+  for (size_t k = 0; k < op.numResults(); ++k) cg.bind(after.arg(unsigned(k)), cg.regs(cond.operand(unsigned(k + 1))));
+  cg.lowerBlock(after);
+  assignPhis(cg, op, phis, operandsOf(&terminator(op, after, Opcode::Yield), 0));
+  e.braUni(top);
+  e.label(done);
+  for (size_t k = 0; k < op.numResults(); ++k) cg.bind(op.result(unsigned(k)), cg.regs(cond.operand(unsigned(k + 1))));
+}
+
+// assert: every element of the condition holds, else the kernel traps (the launch fails; the message
+// is in the source, see docs/codegen.md).
+void assertOp(Codegen& cg, const ir::Op& op) {
+  const std::vector<Reg>& c = cg.regs(op.operand(0));
+  std::vector<Reg> seen;
+  for (Reg p : c) {
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+    seen.push_back(p);
+    cg.e.inst("trap", {}, ptx::unless(p));
+  }
+}
+
+}  // namespace
+
+void lowerControl(Codegen& cg, const ir::Op& op) {
+  switch (op.opcode) {
+    case Opcode::For: return forLoop(cg, op);
+    case Opcode::If: return ifOp(cg, op);
+    case Opcode::While: return whileLoop(cg, op);
+    case Opcode::Yield: case Opcode::Condition:
+      return;  // read by the op that owns the region, after its body is lowered
+    case Opcode::Return: return cg.e.ret();
+    case Opcode::Assert: return assertOp(cg, op);
+    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
+    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute: case Opcode::Cast:
+    case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr: case Opcode::Min:
+    case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs:
+    case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
+    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil:
+    case Opcode::Cmp: case Opcode::Select: case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
+    case Opcode::Reduce: case Opcode::Dot: case Opcode::MultipleOf: case Opcode::MaxContiguous:
+    case Opcode::ConvertLayout:
+      break;
+  }
+  bug(op, "not a control-flow op");
+}
+
+}  // namespace kiln::lower

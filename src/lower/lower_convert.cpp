@@ -1,0 +1,167 @@
+// convert_layout: the cheapest of three ways to move a tile between register layouts. When every thread
+// already holds what it needs, registers are just renamed; when data stays inside each warp and the
+// source register does not depend on the lane, one shfl.sync.idx per register; else through shared
+// memory (store the distinct registers, barrier, load, barrier) in a bank-conflict-scored tile.
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "layout/conversions.h"
+#include "lower/codegen.h"
+#include "lower/linear_emit.h"
+#include "lower/scratch_layout.h"
+#include "ptx/memory.h"
+#include "ptx/warp.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+namespace {
+
+using layout::LinearLayout;
+using ptx::Reg;
+
+int32_t inSize(const LinearLayout& l, std::string_view dim) { return l.hasInDim(dim) ? l.getInDimSize(dim) : 1; }
+
+// m: (register, lane) of dst -> (register, lane) of src. Emits the shuffles and returns true, or
+// returns false (emitting nothing) when the source register index depends on the lane.
+bool convertWithShuffles(Codegen& cg, const ir::Op& op, const LinearLayout& m) {
+  const ir::Value* x = op.operand(0);
+  const ir::Value* y = op.result(0);
+  const bool hasReg = m.hasInDim(layout::kRegister), hasLane = m.hasInDim(layout::kLane);
+  auto part = [&](const std::vector<int32_t>& image, std::string_view dim) {
+    return m.hasOutDim(dim) ? image[size_t(m.outDimIndex(dim))] : 0;
+  };
+  auto imageOf = [&](int32_t r, int32_t l) {
+    std::vector<int32_t> in;
+    for (const layout::InDim& d : m.ins()) in.push_back(d.name == layout::kRegister ? r : l);
+    return m.apply(in);
+  };
+  std::vector<int32_t> laneColumns;  // source lane of each lane bit
+  bool identityLanes = true;
+  if (hasLane) {
+    for (int b = 0; b < m.getInDimSizeLog2(layout::kLane); ++b) {
+      std::vector<int32_t> img = imageOf(0, int32_t(1) << b);
+      if (part(img, layout::kRegister) != 0) return false;
+      laneColumns.push_back(part(img, layout::kLane));
+      identityLanes = identityLanes && laneColumns.back() == (int32_t(1) << b);
+    }
+  }
+  identityLanes = identityLanes && laneColumns.size() == 5;
+  const std::vector<Reg>& src = cg.regs(x);
+  const int32_t numRegs = inSize(*y->type.layout, layout::kRegister);
+  if (!hasReg && numRegs != 1) throw InternalError(op.loc, "convert_layout: warp-local map without registers");
+  ptx::Entry& e = cg.e;
+  Reg laneBase;  // f(lane) for a general lane map
+  std::map<std::pair<int32_t, int32_t>, Reg> done;
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < numRegs; ++r) {
+    std::vector<int32_t> img = imageOf(r, 0);
+    int32_t sr = part(img, layout::kRegister), sl = part(img, layout::kLane);
+    auto key = std::make_pair(sr, sl);
+    if (auto it = done.find(key); it != done.end()) {
+      out.push_back(it->second);
+      continue;
+    }
+    Reg v = src.at(size_t(sr));
+    if (!(identityLanes && sl == 0)) {
+      Reg d = e.reg(v.cls);
+      if (identityLanes) {
+        ptx::shuffle(e, ptx::ShflMode::Bfly, x->type.elem, d, v, ptx::Operand(int64_t(sl)));
+      } else {
+        if (!laneBase.valid()) laneBase = linearOf(cg, cg.lane(), laneColumns);
+        Reg lane = laneBase;
+        if (sl != 0) {
+          lane = e.reg(ptx::RegClass::B32);
+          e.inst("xor.b32", {lane, laneBase, int64_t(sl)});
+        }
+        ptx::shuffle(e, ptx::ShflMode::Idx, x->type.elem, d, v, lane);
+      }
+      v = d;
+    }
+    done.emplace(key, v);
+    out.push_back(v);
+  }
+  cg.bind(y, std::move(out));
+  return true;
+}
+
+// Stores (or loads) the registers `regs` of compact layout positions through `offsets`, `vec` at a time.
+void accessShared(Codegen& cg, bool store, ir::Scalar t, Reg base, const LinearLayout& offsets, int32_t vec,
+                  const std::vector<Reg>& regs) {
+  const int bytes = memBytes(t);
+  SharedAddresses addrs(cg, base, threadPart(cg, offsets, 0), threadMask(offsets, 0), bytes);
+  for (size_t c = 0; c < regs.size(); c += size_t(vec)) {
+    SharedAddresses::Address a = addrs.at(registerPart(offsets, int32_t(c), 0));
+    std::span<const Reg> group(regs.data() + c, size_t(vec));
+    if (store) ptx::storeVector(cg.e, ptx::Space::Shared, t, group, a.reg, a.offset);
+    else ptx::loadVector(cg.e, ptx::Space::Shared, t, group, a.reg, a.offset);
+  }
+}
+
+void convertThroughShared(Codegen& cg, const ir::Op& op) {
+  const ir::Value* x = op.operand(0);
+  const ir::Value* y = op.result(0);
+  const ir::Scalar t = x->type.elem;
+  UniqueRegisters src = uniqueRegisters(*x->type.layout), dst = uniqueRegisters(*y->type.layout);
+  ScratchPlan plan = planScratch(src.compact, dst.compact, memBytes(t));
+  Reg base = cg.scratch(x->type.numel() * memBytes(t));
+
+  const std::vector<Reg>& xr = cg.regs(x);
+  std::vector<Reg> stored;
+  for (int32_t r : src.original) stored.push_back(xr.at(size_t(r)));
+  cg.e.comment("convert_layout through shared memory");
+  accessShared(cg, true, t, base, plan.storeOffsets, plan.storeVec, stored);
+  cg.barrier();
+  std::vector<Reg> loaded;
+  for (size_t c = 0; c < dst.original.size(); ++c) loaded.push_back(cg.e.reg(ptx::regClassOf(t)));
+  accessShared(cg, false, t, base, plan.loadOffsets, plan.loadVec, loaded);
+  cg.barrier();
+
+  // Duplicated destination registers read the distinct register holding the same element: registers
+  // with equal register parts (lane and warp fixed) hold equal coordinates.
+  const LinearLayout& dl = *y->type.layout;
+  const int rank = int(dl.outs().size());
+  auto key = [&](const LinearLayout& l, int32_t r) {
+    std::vector<int32_t> k;
+    for (int j = 0; j < rank; ++j) k.push_back(registerPart(l, r, j));
+    return k;
+  };
+  std::map<std::vector<int32_t>, Reg> byCoords;
+  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(key(dst.compact, int32_t(c)), loaded[c]);
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < inSize(dl, layout::kRegister); ++r) {
+    auto it = byCoords.find(key(dl, r));
+    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
+    out.push_back(it->second);
+  }
+  cg.bind(y, std::move(out));
+}
+
+}  // namespace
+
+void lowerConvert(Codegen& cg, const ir::Op& op) {
+  const ir::Value* x = op.operand(0);
+  const ir::Value* y = op.result(0);
+  if (!x->type.layout || !y->type.layout) throw InternalError(op.loc, "convert_layout needs layouts on both sides");
+  const LinearLayout& s = *x->type.layout;
+  const LinearLayout& d = *y->type.layout;
+  if (std::optional<LinearLayout> m = layout::registerOnlyConversion(s, d)) {
+    const std::vector<Reg>& src = cg.regs(x);
+    std::vector<Reg> out;
+    for (int32_t r = 0; r < inSize(d, layout::kRegister); ++r) {
+      layout::DimValues in;
+      for (const layout::InDim& dim : m->ins()) in.emplace_back(dim.name, dim.name == layout::kRegister ? r : 0);
+      int32_t sr = 0;
+      for (const auto& [name, v] : m->apply(in))
+        if (name == layout::kRegister) sr = v;
+      out.push_back(src.at(size_t(sr)));
+    }
+    cg.bind(y, std::move(out));
+    return;
+  }
+  if (std::optional<LinearLayout> m = layout::warpLocalConversion(s, d))
+    if (convertWithShuffles(cg, op, *m)) return;
+  convertThroughShared(cg, op);
+}
+
+}  // namespace kiln::lower

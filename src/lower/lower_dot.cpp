@@ -1,0 +1,253 @@
+// dot: mma.sync over 16x8xK tiles when dotLayout chose the tensor-core layouts, else one fused
+// multiply-add per accumulator register and k, in k order (the interpreter's order and rounding).
+// Fragment registers are found through the layouts: the element an instruction needs at lane 0 is
+// looked up by its coordinates among the thread's registers (the lane and warp parts are the same for
+// every register of a layout, and the layouts agree with the PTX fragments lane by lane).
+#include <map>
+#include <vector>
+
+#include "layout/named_layouts.h"
+#include "lower/codegen.h"
+#include "lower/dot_layouts.h"
+#include "lower/linear_emit.h"
+#include "ptx/isel.h"
+#include "ptx/memory.h"
+#include "ptx/warp.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+namespace {
+
+using ir::Scalar;
+using layout::LinearLayout;
+using ptx::Reg;
+using ptx::RegClass;
+
+// Register index by the coordinates of its register part (lane 0, warp 0).
+class RegisterIndex {
+ public:
+  explicit RegisterIndex(const LinearLayout& l) {
+    const int rank = int(l.outs().size());
+    const int32_t n = l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1;
+    for (int32_t r = 0; r < n; ++r) {
+      std::vector<int32_t> c;
+      for (int j = 0; j < rank; ++j) c.push_back(registerPart(l, r, j));
+      index_.emplace(std::move(c), r);
+    }
+  }
+  int32_t at(const ir::Op& op, const std::vector<int32_t>& coords) const {
+    auto it = index_.find(coords);
+    if (it == index_.end()) throw InternalError(op.loc, "dot: no register holds a fragment element");
+    return it->second;
+  }
+
+ private:
+  std::map<std::vector<int32_t>, int32_t> index_;
+};
+
+std::vector<int32_t> coordsOf(const LinearLayout& l, int32_t r) {
+  std::vector<int32_t> c;
+  for (size_t j = 0; j < l.outs().size(); ++j) c.push_back(registerPart(l, r, int(j)));
+  return c;
+}
+
+void checkLayouts(const ir::Op& op, int numWarps, const ptx::Target& target) {
+  for (int i = 0; i < 3; ++i) {
+    const ir::Type& t = op.operand(unsigned(i))->type;
+    if (!t.layout || *t.layout != dotLayout(i, op, numWarps, target))
+      throw InternalError(op.loc, "dot operand " + std::to_string(i) + " does not have the layout dotLayout gives");
+  }
+  if (!op.result(0)->type.layout || *op.result(0)->type.layout != *op.operand(2)->type.layout)
+    throw InternalError(op.loc, "dot result layout differs from the accumulator's");
+}
+
+// One 32-bit fragment register from 32 / bits elements (lowest index in the low bits).
+Reg packFragment(ptx::Entry& e, Scalar t, const std::vector<Reg>& el) {
+  switch (el.size()) {
+    case 1: {  // tf32: the f32 value rounded, as its bit pattern
+      Reg d = e.reg(RegClass::B32);
+      ptx::roundToTf32(e, d, el[0]);
+      return d;
+    }
+    case 2: return ptx::pack16x2(e, el[0], el[1]);
+    case 4: {
+      Reg b[4];
+      for (int i = 0; i < 4; ++i) {
+        b[i] = el[size_t(i)];
+        if (b[i].cls == RegClass::B16) {  // fp8 in the low byte of a .b16
+          Reg w = e.reg(RegClass::B32);
+          e.inst("cvt.u32.u16", {w, b[i]});
+          b[i] = w;
+        }
+      }
+      Reg lo = e.reg(RegClass::B32), hi = e.reg(RegClass::B32), w = e.reg(RegClass::B32);
+      e.inst("prmt.b32", {lo, b[0], b[1], ptx::hexImm(0x0040)});
+      e.inst("prmt.b32", {hi, b[2], b[3], ptx::hexImm(0x0040)});
+      e.inst("prmt.b32", {w, lo, hi, ptx::hexImm(0x5410)});
+      return w;
+    }
+    default: throw InternalError({}, "dot: fragment register of " + std::to_string(el.size()) + " " +
+                                         std::string(ir::name(t)) + " elements");
+  }
+}
+
+void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
+  ptx::Entry& e = cg.e;
+  const ir::Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
+  const int64_t m = a->type.shape[0], k = a->type.shape[1], n = b->type.shape[1];
+  const int32_t wm = cfg.warpsPerCTA[0], wn = cfg.warpsPerCTA[1];
+  const int32_t p = 32 / cfg.bitWidth;  // elements per fragment register
+  const int64_t numM = std::max<int64_t>(1, m / (16 * wm)), numN = std::max<int64_t>(1, n / (8 * wn));
+  const int64_t numK = k / cfg.kTile;
+  RegisterIndex ia(*a->type.layout), ib(*b->type.layout), ic(*c->type.layout);
+  const std::vector<Reg>&ar = cg.regs(a), &br = cg.regs(b), &cr = cg.regs(c);
+
+  // Lane 0's fragment elements (PTX-NOTES §8): element i = e + p*q of A at (8*(q&1), e + 4p*(q>>1)),
+  // of B at (e + 4p*q, 0); accumulator element i at (8*(i>>1), i&1).
+  auto fragA = [&](int64_t mi, int64_t ki) {
+    std::vector<Reg> regs;
+    for (int32_t q = 0; q < 4; ++q) {
+      std::vector<Reg> el;
+      for (int32_t x = 0; x < p; ++x) {
+        int32_t row = 8 * (q & 1) + int32_t(16 * wm * mi), col = x + 4 * p * (q >> 1) + int32_t(cfg.kTile * ki);
+        el.push_back(ar.at(size_t(ia.at(op, {row, col}))));
+      }
+      regs.push_back(packFragment(e, a->type.elem, el));
+    }
+    return regs;
+  };
+  auto fragB = [&](int64_t ki, int64_t ni) {
+    std::vector<Reg> regs;
+    for (int32_t q = 0; q < 2; ++q) {
+      std::vector<Reg> el;
+      for (int32_t x = 0; x < p; ++x) {
+        int32_t row = x + 4 * p * q + int32_t(cfg.kTile * ki), col = int32_t(8 * wn * ni);
+        el.push_back(br.at(size_t(ib.at(op, {row, col}))));
+      }
+      regs.push_back(packFragment(e, b->type.elem, el));
+    }
+    return regs;
+  };
+  auto accIndex = [&](int64_t mi, int64_t ni, int32_t i) {
+    return ic.at(op, {8 * (i >> 1) + int32_t(16 * wm * mi), (i & 1) + int32_t(8 * wn * ni)});
+  };
+
+  e.comment("dot: mma.sync " + std::to_string(numM) + "x" + std::to_string(numN) + "x" + std::to_string(numK) + " tiles");
+  std::vector<std::vector<std::vector<Reg>>> fa(size_t(numM)), fb(size_t(numK));
+  for (int64_t mi = 0; mi < numM; ++mi)
+    for (int64_t ki = 0; ki < numK; ++ki) fa[size_t(mi)].push_back(fragA(mi, ki));
+  for (int64_t ki = 0; ki < numK; ++ki)
+    for (int64_t ni = 0; ni < numN; ++ni) fb[size_t(ki)].push_back(fragB(ki, ni));
+
+  const RegClass accClass = ptx::mmaShape(cfg.kind).accClass;
+  std::vector<std::vector<Reg>> acc(size_t(numM * numN));
+  for (int64_t mi = 0; mi < numM; ++mi)
+    for (int64_t ni = 0; ni < numN; ++ni)
+      for (int32_t i = 0; i < 4; ++i) acc[size_t(mi * numN + ni)].push_back(cr.at(size_t(accIndex(mi, ni, i))));
+  // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them.
+  for (int64_t ki = 0; ki < numK; ++ki)
+    for (int64_t mi = 0; mi < numM; ++mi)
+      for (int64_t ni = 0; ni < numN; ++ni) {
+        std::vector<Reg>& cur = acc[size_t(mi * numN + ni)];
+        std::vector<Reg> d;
+        if (ki == 0)
+          for (int i = 0; i < 4; ++i) d.push_back(e.reg(accClass));
+        else
+          d = cur;
+        ptx::mma(e, cfg.kind, d, fa[size_t(mi)][size_t(ki)], fb[size_t(ki)][size_t(ni)], cur, op.loc);
+        cur = d;
+      }
+
+  const LinearLayout& cl = *c->type.layout;
+  const int32_t numRegs = cl.getInDimSize(layout::kRegister);
+  std::vector<Reg> out(size_t(numRegs));
+  std::vector<bool> set(size_t(numRegs), false);
+  for (int64_t mi = 0; mi < numM; ++mi)
+    for (int64_t ni = 0; ni < numN; ++ni)
+      for (int32_t i = 0; i < 4; ++i) {
+        int32_t r = accIndex(mi, ni, i);
+        out[size_t(r)] = acc[size_t(mi * numN + ni)][size_t(i)];
+        set[size_t(r)] = true;
+      }
+  for (int32_t r = 0; r < numRegs; ++r)
+    if (!set[size_t(r)]) throw InternalError(op.loc, "dot: accumulator register outside every mma tile");
+  cg.bind(op.result(0), std::move(out));
+}
+
+// An operand element in the accumulator's type: f32 rounded to tf32 first when the dot asks for it.
+Reg prepare(ptx::Entry& e, const ir::Op& op, Scalar from, Scalar acc, Reg x) {
+  if (from == Scalar::F32 && roundsToTf32(op)) {
+    Reg bits = e.reg(RegClass::B32), f = e.reg(RegClass::F32);
+    ptx::roundToTf32(e, bits, x);
+    e.inst("mov.b32", {f, bits});
+    x = f;
+  }
+  if (from == acc) return x;
+  Reg d = e.reg(ptx::regClassOf(acc));
+  ptx::selectCast(e, from, acc, false, d, x, op.loc);
+  return d;
+}
+
+void lowerFma(Codegen& cg, const ir::Op& op) {
+  ptx::Entry& e = cg.e;
+  const ir::Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
+  const int rank = c->type.rank();
+  const int64_t k = a->type.shape.back();
+  const Scalar accT = c->type.elem;
+  const LinearLayout& cl = *c->type.layout;
+  RegisterIndex ia(*a->type.layout), ib(*b->type.layout);
+  const std::vector<Reg>&ar = cg.regs(a), &br = cg.regs(b), &cr = cg.regs(c);
+  std::vector<Reg> ap, bp;
+  for (Reg x : ar) ap.push_back(prepare(e, op, a->type.elem, accT, x));
+  for (Reg x : br) bp.push_back(prepare(e, op, b->type.elem, accT, x));
+
+  // Distinct accumulator elements of this thread (duplicated registers share the result).
+  const int32_t numRegs = cl.getInDimSize(layout::kRegister);
+  std::map<std::vector<int32_t>, size_t> distinct;
+  std::vector<size_t> slotOf;
+  std::vector<std::vector<int32_t>> coords;
+  for (int32_t r = 0; r < numRegs; ++r) {
+    std::vector<int32_t> co = coordsOf(cl, r);
+    auto [it, fresh] = distinct.emplace(co, coords.size());
+    if (fresh) coords.push_back(co);
+    slotOf.push_back(it->second);
+  }
+  std::vector<Reg> sum;
+  for (int32_t r = 0; r < numRegs; ++r)
+    if (sum.size() == slotOf[size_t(r)]) sum.push_back(cr.at(size_t(r)));
+
+  e.comment("dot: " + std::to_string(coords.size()) + " x " + std::to_string(k) + " fma");
+  for (int32_t kk = 0; kk < int32_t(k); ++kk)
+    for (size_t s = 0; s < coords.size(); ++s) {
+      std::vector<int32_t> ac = coords[s], bc = coords[s];
+      ac[size_t(rank - 1)] = kk;  // a[.., m, k]
+      bc[size_t(rank - 2)] = kk;  // b[.., k, n]
+      Reg x = ap.at(size_t(ia.at(op, ac))), y = bp.at(size_t(ib.at(op, bc)));
+      Reg d = e.reg(ptx::regClassOf(accT));
+      if (ir::isFloat(accT)) {
+        Reg src[] = {x, y, sum[s]};
+        ptx::selectElementwise(e, ptx::ElementOp{ir::Opcode::Fma, accT, ptx::CmpPred::Eq, false, false, op.loc}, d, src);
+      } else {
+        Reg prod = e.reg(ptx::regClassOf(accT));
+        Reg mul[] = {x, y};
+        ptx::selectElementwise(e, ptx::ElementOp{ir::Opcode::Mul, accT, ptx::CmpPred::Eq, false, false, op.loc}, prod, mul);
+        Reg add[] = {sum[s], prod};
+        ptx::selectElementwise(e, ptx::ElementOp{ir::Opcode::Add, accT, ptx::CmpPred::Eq, false, false, op.loc}, d, add);
+      }
+      sum[s] = d;
+    }
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < numRegs; ++r) out.push_back(sum[slotOf[size_t(r)]]);
+  cg.bind(op.result(0), std::move(out));
+}
+
+}  // namespace
+
+void lowerDot(Codegen& cg, const ir::Op& op) {
+  const ptx::Target& target = cg.e.target();
+  checkLayouts(op, cg.numWarps, target);
+  if (std::optional<MmaConfig> cfg = mmaConfig(op, cg.numWarps, target)) lowerMma(cg, op, *cfg);
+  else lowerFma(cg, op);
+}
+
+}  // namespace kiln::lower

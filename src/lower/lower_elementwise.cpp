@@ -1,0 +1,112 @@
+// Element-wise ops, casts, bitcasts and constants: one selection (ptx/isel.h) per register index.
+// Register indices whose source registers are the same (broadcast copies, splats) share one result.
+#include <functional>
+#include <map>
+
+#include "lower/codegen.h"
+#include "ptx/isel.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using ir::Opcode;
+using ptx::Reg;
+
+namespace {
+
+[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
+  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
+}
+
+int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id)); }
+
+// The sources of register index r: a tile operand's register r, a scalar operand's one register.
+std::vector<Reg> sourcesAt(Codegen& cg, const ir::Op& op, size_t r) {
+  std::vector<Reg> src;
+  for (const ir::Value* v : op.operands) {
+    const std::vector<Reg>& rs = cg.regs(v);
+    if (!v->type.isTensor()) src.push_back(rs.at(0));
+    else if (r < rs.size()) src.push_back(rs[r]);
+    else bug(op, "operand " + v->type.str() + " has fewer registers than the result");
+  }
+  return src;
+}
+
+// Runs `select(dst, sources)` for each register index of the result, once per distinct set of
+// source registers, and binds the result.
+using Selector = std::function<void(Reg dst, const std::vector<Reg>& src)>;
+void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
+  const ir::Value* res = op.result(0);
+  std::vector<Reg> out(size_t(Codegen::numRegs(res->type)));
+  std::map<std::vector<int64_t>, Reg> done;
+  for (size_t r = 0; r < out.size(); ++r) {
+    std::vector<Reg> src = sourcesAt(cg, op, r);
+    std::vector<int64_t> key;
+    for (Reg s : src) key.push_back(regKey(s));
+    auto it = done.find(key);
+    if (it != done.end()) {
+      out[r] = it->second;
+      continue;
+    }
+    out[r] = cg.e.reg(ptx::regClassOf(res->type.elem));
+    select(out[r], src);
+    done.emplace(std::move(key), out[r]);
+  }
+  cg.bind(res, std::move(out));
+}
+
+// The constant's element, converted to the result type as the interpreter does.
+ir::Elem constantValue(const ir::Op& op) {
+  const ir::Type& t = op.result(0)->type;
+  const ir::AttrValue* v = op.findAttr("value");
+  if (!v) bug(op, "no value");
+  if (const int64_t* i = std::get_if<int64_t>(v))
+    return t.isFloat() ? ir::convert(ir::Scalar::I64, t.elem, ir::intElem(*i)) : ir::normalize(t.elem, ir::intElem(*i));
+  if (const double* d = std::get_if<double>(v)) return ir::convert(ir::Scalar::F64, t.elem, ir::floatElem(*d));
+  bug(op, "the value is neither an integer nor a float");
+}
+
+void constant(Codegen& cg, const ir::Op& op) {
+  const ir::Value* res = op.result(0);
+  Reg r = cg.e.reg(ptx::regClassOf(res->type.elem));
+  ptx::selectConstant(cg.e, res->type.elem, constantValue(op), r);
+  // A tile constant holds the same value in every register: one register serves them all.
+  cg.bind(res, std::vector<Reg>(size_t(Codegen::numRegs(res->type)), r));
+}
+
+}  // namespace
+
+void lowerElementwise(Codegen& cg, const ir::Op& op) {
+  switch (op.opcode) {
+    case Opcode::Constant: return constant(cg, op);
+    case Opcode::Cast: {
+      ir::Scalar from = op.operand(0)->type.elem, to = op.result(0)->type.elem;
+      bool rtz = op.strAttrOr("rounding", "rtne") == "rtz";
+      return perRegister(cg, op, [&](Reg d, const std::vector<Reg>& s) { ptx::selectCast(cg.e, from, to, rtz, d, s[0], op.loc); });
+    }
+    case Opcode::Bitcast: {
+      ir::Scalar from = op.operand(0)->type.elem, to = op.result(0)->type.elem;
+      return perRegister(cg, op, [&](Reg d, const std::vector<Reg>& s) { ptx::selectBitcast(cg.e, from, to, d, s[0]); });
+    }
+    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And:
+    case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max:
+    case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp:
+    case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin:
+    case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
+    case Opcode::Select: {
+      // The operand type: Select's a/b (its first operand is the condition).
+      const ir::Value* typed = op.opcode == Opcode::Select ? op.operand(1) : op.operand(0);
+      ptx::ElementOp eop = ptx::elementOpOf(op, typed->type.elem);
+      return perRegister(cg, op, [&](Reg d, const std::vector<Reg>& s) { ptx::selectElementwise(cg.e, eop, d, s); });
+    }
+    case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
+    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute: case Opcode::PtrAdd:
+    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot: case Opcode::MultipleOf:
+    case Opcode::MaxContiguous: case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield:
+    case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::ConvertLayout:
+      break;
+  }
+  bug(op, "not an element-wise op");
+}
+
+}  // namespace kiln::lower

@@ -1,0 +1,200 @@
+// Pointer arithmetic, loads and stores. A tile access is cut into runs of consecutive register
+// indices that address consecutive elements (one vector instruction each, up to 16 bytes, as far
+// as axis info proves contiguity, alignment and a constant mask); duplicated elements of a layout are
+// loaded once and stored by one thread only; scalar stores are made by thread 0.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <span>
+
+#include "lower/codegen.h"
+#include "ptx/isel.h"
+#include "ptx/memory.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using ir::Opcode;
+using ptx::Reg;
+using ptx::RegClass;
+
+namespace {
+
+[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
+  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
+}
+
+int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id)); }
+
+int elemBytes(ir::Scalar t) { return t == ir::Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
+
+// The registers of a tile operand, or its scalar register repeated (an operand of a tile op may be a
+// scalar where the op allows it).
+std::vector<Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n) {
+  const std::vector<Reg>& r = cg.regs(v);
+  if (!v->type.isTensor()) return std::vector<Reg>(n, r.at(0));
+  if (r.size() != n) throw InternalError({}, "codegen: operands of one access have different register counts");
+  return r;
+}
+
+void ptrAdd(Codegen& cg, const ir::Op& op) {
+  const ir::Value* res = op.result(0);
+  const size_t n = size_t(Codegen::numRegs(res->type));
+  std::vector<Reg> ptr = tileRegs(cg, op.operand(0), n), off = tileRegs(cg, op.operand(1), n), out(n);
+  const ir::Scalar offType = op.operand(1)->type.elem;
+  const int bytes = elemBytes(res->type.pointee);
+  std::map<std::pair<int64_t, int64_t>, Reg> done;  // broadcast copies share their sum
+  for (size_t r = 0; r < n; ++r) {
+    auto key = std::pair{regKey(ptr[r]), regKey(off[r])};
+    if (auto it = done.find(key); it != done.end()) {
+      out[r] = it->second;
+      continue;
+    }
+    out[r] = cg.e.reg(RegClass::B64);
+    ptx::selectPtrAdd(cg.e, offType, bytes, out[r], ptr[r], off[r]);
+    done[key] = out[r];
+  }
+  cg.bind(res, std::move(out));
+}
+
+// For each register index of `l`, the smallest index holding the same element in the same thread
+// (an index is its own when no register bit it sets is a free variable of the layout).
+std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l) {
+  int bits = l.hasInDim(layout::kRegister) ? l.getInDimSizeLog2(layout::kRegister) : 0;
+  std::vector<int32_t> out(size_t(1) << bits);
+  std::map<std::vector<int32_t>, int32_t> first;
+  for (int32_t r = 0; r < int32_t(out.size()); ++r) {
+    std::vector<int32_t> c(l.outs().size(), 0);
+    for (int b = 0; b < bits; ++b)
+      if ((r >> b) & 1)
+        for (size_t d = 0; d < c.size(); ++d) c[d] ^= l.basis(layout::kRegister, b)[d];
+    out[size_t(r)] = first.emplace(std::move(c), r).first->second;
+  }
+  return out;
+}
+
+// Elements per vector access of a tile access through `ptr` (layout l): the run of register indices
+// that step by one along one out dim (layout algebra), limited by what axis info proves about the
+// pointers (contiguity, alignment) and the mask (constancy), and by 16 bytes.
+int vectorWidth(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l) {
+  if (!l.hasInDim(layout::kRegister) || l.getInDimSizeLog2(layout::kRegister) == 0) return 1;
+  int64_t run = l.getNumConsecutiveInOut(layout::kRegister);
+  if (run <= 1) return 1;
+  const layout::Basis& b0 = l.basis(layout::kRegister, 0);
+  int dim = int(std::find(b0.begin(), b0.end(), 1) - b0.begin());
+  int64_t width = std::min({run, cg.axis.vectorElements(ptr, dim), cg.axis.maskConstancy(mask, dim),
+                            int64_t(16 / elemBytes(ptr->type.pointee))});
+  return int(std::max<int64_t>(1, width));
+}
+
+void load(Codegen& cg, const ir::Op& op) {
+  const ir::Value* ptr = op.operand(0);
+  const ir::Value* mask = op.numOperands() > 1 ? op.operand(1) : nullptr;
+  const ir::Value* other = op.numOperands() > 2 ? op.operand(2) : nullptr;
+  const ir::Value* res = op.result(0);
+  const ir::Scalar t = res->type.elem;
+  const ptx::MemHints hints = ptx::memHintsOf(op);
+  if (!ptr->type.isTensor()) {  // every thread loads the same element
+    Reg d = cg.e.reg(ptx::regClassOf(t));
+    std::vector<Reg> fill;
+    if (other) fill.push_back(cg.reg(other));
+    ptx::loadVector(cg.e, ptx::Space::Global, t, std::span(&d, 1), cg.reg(ptr), 0, hints,
+                    mask ? ptx::when(cg.reg(mask)) : ptx::Guard{}, fill);
+    return cg.bind(res, {d});
+  }
+  const layout::LinearLayout& l = *ptr->type.layout;
+  const size_t n = size_t(Codegen::numRegs(res->type));
+  const size_t vec = size_t(vectorWidth(cg, ptr, mask, l));
+  std::vector<Reg> p = tileRegs(cg, ptr, n), m, o, out(n);
+  if (mask) m = tileRegs(cg, mask, n);
+  if (other) o = tileRegs(cg, other, n);
+  std::vector<int32_t> canon = canonicalRegisters(l);
+  std::map<std::vector<int64_t>, size_t> loaded;  // same address, mask and fill: same values
+  for (size_t r = 0; r < n; r += vec) {
+    if (size_t(canon[r]) != r) continue;  // a copy of an earlier register: bound below
+    std::vector<int64_t> key{regKey(p[r]), mask ? regKey(m[r]) : -1};
+    for (size_t i = 0; other && i < vec; ++i) key.push_back(regKey(o[r + i]));
+    if (auto it = loaded.find(key); it != loaded.end()) {
+      for (size_t i = 0; i < vec; ++i) out[r + i] = out[it->second + i];
+      continue;
+    }
+    for (size_t i = 0; i < vec; ++i) out[r + i] = cg.e.reg(ptx::regClassOf(t));
+    std::span<const Reg> fill = other ? std::span<const Reg>(o).subspan(r, vec) : std::span<const Reg>();
+    ptx::loadVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(out).subspan(r, vec), p[r], 0, hints,
+                    mask ? ptx::when(m[r]) : ptx::Guard{}, fill);
+    loaded.emplace(std::move(key), r);
+  }
+  for (size_t r = 0; r < n; ++r)
+    if (size_t(canon[r]) != r) out[r] = out[size_t(canon[r])];
+  cg.bind(res, std::move(out));
+}
+
+// `a and b` as one predicate (either may be absent).
+Reg both(Codegen& cg, Reg a, Reg b) {
+  if (!a.valid()) return b;
+  if (!b.valid()) return a;
+  Reg p = cg.e.reg(RegClass::Pred);
+  cg.e.inst("and.pred", {p, a, b});
+  return p;
+}
+
+void store(Codegen& cg, const ir::Op& op) {
+  const ir::Value* ptr = op.operand(0);
+  const ir::Value* value = op.operand(1);
+  const ir::Value* mask = op.numOperands() > 2 ? op.operand(2) : nullptr;
+  const ir::Scalar t = value->type.elem;
+  const ptx::MemHints hints = ptx::memHintsOf(op);
+  if (!ptr->type.isTensor()) {  // every thread has the value; thread 0 writes it
+    Reg guard = both(cg, cg.firstThread(), mask ? cg.reg(mask) : Reg{});
+    Reg v = cg.reg(value);
+    ptx::storeVector(cg.e, ptx::Space::Global, t, std::span(&v, 1), cg.reg(ptr), 0, hints, ptx::when(guard));
+    return;
+  }
+  const layout::LinearLayout& l = *ptr->type.layout;
+  const size_t n = size_t(Codegen::numRegs(ptr->type));
+  const size_t vec = size_t(vectorWidth(cg, ptr, mask, l));
+  std::vector<Reg> p = tileRegs(cg, ptr, n), v = tileRegs(cg, value, n), m;
+  if (mask) m = tileRegs(cg, mask, n);
+  std::vector<int32_t> canon = canonicalRegisters(l);
+  const Reg owner = cg.ownerPredicate(l);  // broadcast copies in other lanes/warps store nothing
+  std::map<int64_t, Reg> guards;           // mask register -> mask and owner
+  std::set<std::vector<int64_t>> stored;
+  for (size_t r = 0; r < n; r += vec) {
+    if (size_t(canon[r]) != r) continue;
+    std::vector<int64_t> key{regKey(p[r]), mask ? regKey(m[r]) : -1};
+    for (size_t i = 0; i < vec; ++i) key.push_back(regKey(v[r + i]));
+    if (!stored.insert(std::move(key)).second) continue;
+    Reg guard = owner;
+    if (mask) {
+      auto [it, fresh] = guards.emplace(regKey(m[r]), Reg{});
+      if (fresh) it->second = both(cg, m[r], owner);
+      guard = it->second;
+    }
+    ptx::storeVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(v).subspan(r, vec), p[r], 0, hints,
+                     guard.valid() ? ptx::when(guard) : ptx::Guard{});
+  }
+}
+
+}  // namespace
+
+void lowerMemory(Codegen& cg, const ir::Op& op) {
+  switch (op.opcode) {
+    case Opcode::PtrAdd: return ptrAdd(cg, op);
+    case Opcode::Load: return load(cg, op);
+    case Opcode::Store: return store(cg, op);
+    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
+    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute: case Opcode::Cast:
+    case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr: case Opcode::Min:
+    case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs:
+    case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
+    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil:
+    case Opcode::Cmp: case Opcode::Select: case Opcode::Reduce: case Opcode::Dot: case Opcode::MultipleOf:
+    case Opcode::MaxContiguous: case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield:
+    case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::ConvertLayout:
+      break;
+  }
+  bug(op, "not a memory op");
+}
+
+}  // namespace kiln::lower

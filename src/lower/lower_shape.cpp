@@ -1,0 +1,104 @@
+// Shape ops and program indices. By the GPU IR contract (docs/codegen.md) broadcast, expand_dims,
+// reshape and permute keep register r of the operand as register r of the result, so they emit
+// nothing; splat binds every register to the scalar; arange computes coordinates.
+#include <map>
+
+#include "lower/codegen.h"
+#include "ptx/warp.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using ir::Opcode;
+using ptx::Reg;
+using ptx::RegClass;
+
+namespace {
+
+[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
+  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
+}
+
+// arange: register r holds start + its coordinate along dim0. Registers with the same constant part
+// share one result register.
+void arange(Codegen& cg, const ir::Op& op) {
+  const ir::Value* res = op.result(0);
+  if (!res->type.isTensor() || res->type.rank() != 1) bug(op, "the result must be a rank-1 tile");
+  const int64_t start = op.intAttr("start");
+  const layout::LinearLayout& l = *res->type.layout;
+  std::vector<Reg> out(size_t(Codegen::numRegs(res->type)));
+  std::map<int32_t, Reg> byConstant;
+  for (size_t r = 0; r < out.size(); ++r) {
+    Codegen::CoordPart p = cg.coordParts(l, int32_t(r))[0];
+    if (auto it = byConstant.find(p.constant); it != byConstant.end()) {
+      out[r] = it->second;
+      continue;
+    }
+    Reg d;
+    if (!p.thread.valid()) {
+      d = cg.e.reg(RegClass::B32);
+      cg.e.inst("mov.b32", {d, int64_t(int32_t(start + p.constant))});
+    } else if (p.disjoint && start + p.constant == 0) {
+      d = p.thread;  // shared, never written
+    } else if (p.disjoint) {
+      d = cg.e.reg(RegClass::B32);
+      cg.e.inst("add.s32", {d, p.thread, int64_t(int32_t(start + p.constant))});
+    } else {
+      Reg x = cg.e.reg(RegClass::B32);
+      cg.e.inst("xor.b32", {x, p.thread, p.constant});
+      d = x;
+      if (start != 0) {
+        d = cg.e.reg(RegClass::B32);
+        cg.e.inst("add.s32", {d, x, int64_t(int32_t(start))});
+      }
+    }
+    byConstant[p.constant] = d;
+    out[r] = d;
+  }
+  cg.bind(res, std::move(out));
+}
+
+void programIndex(Codegen& cg, const ir::Op& op, ptx::SpecialReg x) {
+  int64_t axis = op.intAttr("axis");
+  if (axis < 0 || axis > 2) bug(op, "axis must be 0, 1 or 2");
+  cg.bind(op.result(0), {ptx::readSpecial(cg.e, ptx::SpecialReg(int(x) + int(axis)))});
+}
+
+// The result is the operand's registers, in the same order (the layouts agree register by register).
+void sameRegisters(Codegen& cg, const ir::Op& op) {
+  const std::vector<Reg>& in = cg.regs(op.operand(0));
+  if (int(in.size()) != Codegen::numRegs(op.result(0)->type))
+    bug(op, op.operand(0)->type.str() + " -> " + op.result(0)->type.str() + " changes the register count");
+  cg.bind(op.result(0), in);
+}
+
+}  // namespace
+
+void lowerShape(Codegen& cg, const ir::Op& op) {
+  switch (op.opcode) {
+    case Opcode::ProgramId: return programIndex(cg, op, ptx::SpecialReg::CtaidX);
+    case Opcode::NumPrograms: return programIndex(cg, op, ptx::SpecialReg::NctaidX);
+    case Opcode::Arange: return arange(cg, op);
+    case Opcode::Splat: {
+      const ir::Value* res = op.result(0);
+      if (op.operand(0)->type.isTensor()) bug(op, "the operand must be a scalar");
+      return cg.bind(res, std::vector<Reg>(size_t(Codegen::numRegs(res->type)), cg.reg(op.operand(0))));
+    }
+    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous:
+      return sameRegisters(cg, op);
+    case Opcode::Constant: case Opcode::Cast: case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub:
+    case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+    case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma:
+    case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
+    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh:
+    case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp: case Opcode::Select:
+    case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
+    case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition:
+    case Opcode::Return: case Opcode::Assert: case Opcode::ConvertLayout:
+      break;
+  }
+  bug(op, "not a shape op");
+}
+
+}  // namespace kiln::lower

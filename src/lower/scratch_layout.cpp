@@ -1,0 +1,133 @@
+// Choice of the shared-memory tile a conversion stages through (see scratch_layout.h): every candidate
+// (plain or swizzled, in the row-major order and in the fastest orders of both sides) is scored by
+// counting bank conflicts exactly, which the linearity of the layouts makes cheap.
+#include "lower/scratch_layout.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "layout/conversions.h"
+#include "layout/named_layouts.h"
+#include "lower/linear_emit.h"
+
+namespace kiln::lower {
+
+using layout::LinearLayout;
+
+int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes) {
+  int32_t numRegs = offsets.hasInDim(layout::kRegister) ? offsets.getInDimSize(layout::kRegister) : 1;
+  std::array<int64_t, 32> laneOffset{};
+  if (offsets.hasInDim(layout::kLane)) {
+    const std::vector<layout::Basis>& bases = offsets.ins()[size_t(offsets.inDimIndex(layout::kLane))].bases;
+    for (int32_t l = 0; l < 32; ++l)
+      for (size_t b = 0; b < bases.size() && b < 5; ++b)
+        if (l >> b & 1) laneOffset[size_t(l)] ^= bases[b][0];
+  }
+  const int64_t accessBytes = int64_t(vec) * elemBytes;
+  const int lanesPerPhase = accessBytes <= 4 ? 32 : int(128 / accessBytes);
+  int64_t total = 0;
+  std::vector<int64_t> words;
+  for (int32_t c = 0; c < numRegs; c += vec) {
+    int64_t ro = registerPart(offsets, c, 0);
+    for (int p0 = 0; p0 < 32; p0 += lanesPerPhase) {
+      words.clear();
+      for (int l = p0; l < p0 + lanesPerPhase; ++l) {
+        int64_t a = (ro ^ laneOffset[size_t(l)]) * elemBytes;
+        for (int64_t w = a / 4; w <= (a + accessBytes - 1) / 4; ++w) words.push_back(w);
+      }
+      std::sort(words.begin(), words.end());
+      words.erase(std::unique(words.begin(), words.end()), words.end());
+      std::array<int, 32> perBank{};
+      int worst = 0;
+      for (int64_t w : words) worst = std::max(worst, ++perBank[size_t(w & 31)]);
+      total += worst;
+    }
+  }
+  return total;
+}
+
+namespace {
+
+// The out dim along which register bit 0 (else lane bit 0) steps by one element; -1 when none does.
+int fastestDim(const LinearLayout& l) {
+  for (std::string_view dim : {layout::kRegister, layout::kLane}) {
+    if (!l.hasInDim(dim) || l.getInDimSizeLog2(dim) == 0) continue;
+    const layout::Basis& b = l.basis(dim, 0);
+    int found = -1, nonzero = 0;
+    for (size_t j = 0; j < b.size(); ++j)
+      if (b[j] != 0) {
+        ++nonzero;
+        if (b[j] == 1) found = int(j);
+      }
+    if (nonzero == 1 && found >= 0) return found;
+  }
+  return -1;
+}
+
+// `first` fastest, then the other dims from the last to the first.
+std::vector<int32_t> orderWithFastest(int rank, int first) {
+  std::vector<int32_t> order{int32_t(first)};
+  for (int d = rank - 1; d >= 0; --d)
+    if (d != first) order.push_back(d);
+  return order;
+}
+
+struct Scored {
+  ScratchPlan plan;
+  int64_t instructions = 0;
+};
+
+Scored score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst, int elemBytes) {
+  Scored s;
+  s.plan.shared = shared;
+  s.plan.storeOffsets = layout::sharedOffsets(src, shared);
+  s.plan.loadOffsets = layout::sharedOffsets(dst, shared);
+  const int32_t maxVec = std::max(1, 16 / elemBytes);
+  s.plan.storeVec = std::min(maxVec, layout::sharedVectorWidth(src, shared));
+  s.plan.loadVec = std::min(maxVec, layout::sharedVectorWidth(dst, shared));
+  s.plan.wavefronts = sharedWavefronts(s.plan.storeOffsets, s.plan.storeVec, elemBytes) +
+                      sharedWavefronts(s.plan.loadOffsets, s.plan.loadVec, elemBytes);
+  auto regs = [](const LinearLayout& l) { return l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1; };
+  s.instructions = regs(src) / s.plan.storeVec + regs(dst) / s.plan.loadVec;
+  return s;
+}
+
+}  // namespace
+
+ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUnique, int elemBytes) {
+  std::vector<int64_t> shape;
+  for (const layout::OutDim& o : srcUnique.outs()) shape.push_back(o.size);
+  const int rank = int(shape.size());
+  std::vector<std::vector<int32_t>> orders{layout::rowMajorOrder(rank)};
+  for (const LinearLayout* l : {&srcUnique, &dstUnique}) {
+    int f = fastestDim(*l);
+    if (f < 0) continue;
+    std::vector<int32_t> o = orderWithFastest(rank, f);
+    if (std::find(orders.begin(), orders.end(), o) == orders.end()) orders.push_back(o);
+  }
+  std::vector<LinearLayout> candidates;
+  for (const std::vector<int32_t>& order : orders) {
+    candidates.push_back(layout::sharedPlain(shape, order));
+    if (rank < 2) continue;
+    const int64_t inner = shape[size_t(order[0])];
+    for (int32_t vec = 1; vec <= 16 && vec * elemBytes <= 16 && vec <= inner; vec *= 2)
+      for (int32_t perPhase : {1, 2, 4, 8})
+        for (int32_t maxPhase : {2, 4, 8})
+          if (int64_t(vec) * maxPhase <= inner)
+            candidates.push_back(layout::sharedSwizzled(shape, vec, perPhase, maxPhase, order));
+  }
+  Scored best;
+  bool have = false;
+  for (const LinearLayout& c : candidates) {
+    Scored s = score(c, srcUnique, dstUnique, elemBytes);
+    if (!have || s.plan.wavefronts < best.plan.wavefronts ||
+        (s.plan.wavefronts == best.plan.wavefronts && s.instructions < best.instructions)) {
+      best = std::move(s);
+      have = true;
+    }
+  }
+  return best.plan;
+}
+
+}  // namespace kiln::lower

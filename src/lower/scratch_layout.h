@@ -1,0 +1,29 @@
+// The shared-memory layout a layout conversion goes through: chosen among plain and XOR-swizzled tiles
+// by counting the shared-memory wavefronts (bank conflicts) of its stores and loads, then the widest
+// accesses. Pure functions over layouts, unit-tested without a GPU.
+#pragma once
+#include <cstdint>
+
+#include "layout/linear_layout.h"
+
+namespace kiln::lower {
+
+// Shared-memory wavefronts warp 0 needs for the accesses `offsets` describes ((register, lane, warp) ->
+// offset in elements of `elemBytes`), `vec` consecutive registers per access: per instruction, lanes
+// are served in phases of 128 bytes (32 lanes of <= 4 bytes, 16 of 8, 8 of 16) and each phase takes as
+// many wavefronts as the most distinct 32-bit words any bank holds.
+int64_t sharedWavefronts(const layout::LinearLayout& offsets, int32_t vec, int elemBytes);
+
+struct ScratchPlan {
+  layout::LinearLayout shared;   // offset -> dims: the tile in shared memory
+  layout::LinearLayout storeOffsets, loadOffsets;  // (compact register, lane, warp) -> offset
+  int32_t storeVec = 1, loadVec = 1;  // elements per st.shared / ld.shared
+  int64_t wavefronts = 0;             // stores + loads, warp 0
+};
+
+// The scratch layout for moving registers of `src` to `dst` (same tile); `srcUnique` and `dstUnique`
+// are the layouts without duplicated registers (uniqueRegisters(..).compact), which are what is stored
+// and loaded.
+ScratchPlan planScratch(const layout::LinearLayout& srcUnique, const layout::LinearLayout& dstUnique, int elemBytes);
+
+}  // namespace kiln::lower

@@ -1,0 +1,140 @@
+// GPU checks (skipped without a GPU): every element-wise selection, cast and bitcast, in every
+// dtype, for sm_80 and sm_90a PTX, against kiln's scalar semantics on many inputs. Exact ops must
+// match bit for bit; approximations must stay within the bounds docs/ptx.md promises.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "device_check.h"
+
+namespace kiln::ptx::test {
+namespace {
+
+using ir::Opcode;
+using ir::Scalar;
+
+CudaDriver* gpu() { return CudaDriver::get(); }
+
+// The error bound of an approximate selection (docs/ptx.md), or exact. f16/bf16/fp8 compute in
+// f32 and round, so their approximations are within one ulp of their own type.
+Tolerance toleranceFor(const ElementOp& op) {
+  if (!ir::isFloat(op.type)) return {};
+  const Opcode o = op.op;
+  const bool f32 = op.type == Scalar::F32, f64 = op.type == Scalar::F64;
+  auto ulp = [&](double u32, double abs = 0) { return Tolerance{false, f32 ? u32 : 1, abs}; };
+  if ((o == Opcode::Div || o == Opcode::Sqrt) && !op.ieee && !f64) return ulp(2);
+  if (o == Opcode::Rsqrt || o == Opcode::Exp2) return ulp(2);
+  if (o == Opcode::Exp || o == Opcode::Log || o == Opcode::Log2 || o == Opcode::Sin || o == Opcode::Cos ||
+      o == Opcode::Tanh || o == Opcode::Erf)
+    return ulp(3);
+  return {};
+}
+
+double refDouble(Opcode op, const std::vector<double>& x) {
+  static const std::pair<Opcode, double (*)(const std::vector<double>&)> kRefs[] = {
+      {Opcode::Div, [](const std::vector<double>& v) { return v[0] / v[1]; }},
+      {Opcode::Sqrt, [](const std::vector<double>& v) { return std::sqrt(v[0]); }},
+      {Opcode::Rsqrt, [](const std::vector<double>& v) { return 1.0 / std::sqrt(v[0]); }},
+      {Opcode::Exp2, [](const std::vector<double>& v) { return std::exp2(v[0]); }},
+      {Opcode::Exp, [](const std::vector<double>& v) { return std::exp(v[0]); }},
+      {Opcode::Log, [](const std::vector<double>& v) { return std::log(v[0]); }},
+      {Opcode::Log2, [](const std::vector<double>& v) { return std::log2(v[0]); }},
+      {Opcode::Sin, [](const std::vector<double>& v) { return std::sin(v[0]); }},
+      {Opcode::Cos, [](const std::vector<double>& v) { return std::cos(v[0]); }},
+      {Opcode::Tanh, [](const std::vector<double>& v) { return std::tanh(v[0]); }},
+      {Opcode::Erf, [](const std::vector<double>& v) { return std::erf(v[0]); }},
+  };
+  for (const auto& [o, f] : kRefs)
+    if (o == op) return f(x);
+  return NAN;
+}
+
+std::vector<Case> elementwiseCases(const Target& target) {
+  std::vector<Case> cases;
+  for (Opcode opc : elementwiseOps()) {
+    for (Scalar t : typesFor(opc)) {
+      for (const Variant& v : variantsFor(opc, t)) {
+        if (unsupported(v.op, target)) continue;
+        ElementOp op = v.op;
+        ir::ElementwiseFn fn{opc, t, uint8_t(op.pred), op.propagateNan};
+        Case c;
+        c.name = std::string(ir::info(opc).spelling) + "_" + tname(t) + v.suffix;
+        c.ins = operandTypes(op);
+        c.out = opc == Opcode::Cmp ? Scalar::I1 : t;
+        c.body = [op](Entry& e, Reg d, const std::vector<Reg>& s) { selectElementwise(e, op, d, s); };
+        c.exact = [fn](const std::vector<ir::Elem>& in) {
+          ir::Elem out;
+          bool divByZero = false;
+          ir::evalElementwise(fn, in.data(), out, divByZero);
+          return out;
+        };
+        c.tol = toleranceFor(op);
+        c.approxRef = [opc](const std::vector<double>& x) { return refDouble(opc, x); };
+        if (opc == Opcode::Sin || opc == Opcode::Cos)  // promised for |x| <= 1e5
+          c.skip = [](const std::vector<ir::Elem>& in) { return !(std::fabs(in[0].f) <= 1e5); };
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  return cases;
+}
+
+std::vector<Case> castCases(const Target& target) {
+  std::vector<Case> cases;
+  std::vector<Scalar> types = allScalars();
+  for (Scalar from : types) {
+    for (Scalar to : types) {
+      for (bool rtz : {false, true}) {
+        if (rtz && !ir::isFloat(to)) continue;
+        bool narrowFp8 = (to == Scalar::F8E4M3 || to == Scalar::F8E5M2) && from != to && from != Scalar::I1;
+        if (narrowFp8 && (target.sm < 89 || rtz)) continue;
+        Case c;
+        c.name = "cast_" + tname(from) + "_" + tname(to) + (rtz ? "_rtz" : "");
+        c.ins = {from};
+        c.out = to;
+        c.body = [=](Entry& e, Reg d, const std::vector<Reg>& s) { selectCast(e, from, to, rtz, d, s[0], {}); };
+        c.exact = [=](const std::vector<ir::Elem>& in) { return ir::convert(from, to, in[0], rtz); };
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  types.push_back(Scalar::Ptr);
+  for (Scalar from : types) {
+    for (Scalar to : types) {
+      if (ir::bitWidth(from) != ir::bitWidth(to)) continue;
+      Case c;
+      c.name = "bitcast_" + tname(from) + "_" + tname(to);
+      c.ins = {from};
+      c.out = to;
+      c.body = [=](Entry& e, Reg d, const std::vector<Reg>& s) { selectBitcast(e, from, to, d, s[0]); };
+      c.exact = [=](const std::vector<ir::Elem>& in) { return ir::bitcast(from, to, in[0]); };
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+void check(const Target& target, const std::vector<Case>& cases) {
+  CudaDriver* cuda = gpu();
+  if (!cuda) GTEST_SKIP() << "no GPU";
+  if (cuda->sm() < 90 && target.archSpecific) GTEST_SKIP() << "sm_90a PTX needs a Hopper GPU";
+  std::vector<CaseReport> reports = runCases(*cuda, target, cases, 70000);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const CaseReport& r = reports[i];
+    if (!cases[i].tol.exact)
+      std::printf("  %-26s %s checked %7zu  max %6.2f ulp  max abs %.3g%s\n", r.name.c_str(), target.name().c_str(),
+                  r.checked, r.maxUlps, r.maxAbs, r.failures ? "  FAIL" : "");
+    EXPECT_EQ(r.failures, 0u) << r.name << " on " << target.name() << ": " << r.failures << " of " << r.checked
+                              << " wrong, e.g.\n"
+                              << r.firstFailures;
+    EXPECT_GT(r.checked, 0u) << r.name;
+  }
+}
+
+TEST(DeviceElementwise, Sm80) { check(kSm80, elementwiseCases(kSm80)); }
+TEST(DeviceElementwise, Sm90a) { check(kSm90a, elementwiseCases(kSm90a)); }
+TEST(DeviceCasts, Sm80) { check(kSm80, castCases(kSm80)); }
+TEST(DeviceCasts, Sm90a) { check(kSm90a, castCases(kSm90a)); }
+
+}  // namespace
+}  // namespace kiln::ptx::test
