@@ -20,8 +20,8 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [--print-axis-info]\n"
-    "                [--assign-layouts[=NUM_WARPS]] [--arch=sm_80|sm_90a] [-o OUT]\n"
+    "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [-o OUT]\n"
+    "                [--print-axis-info] [--assign-layouts[=NUM_WARPS]] [--arch=sm_80|sm_90a]\n"
     "  Parses Tile IR text (stdin when FILE is '-' or absent), verifies it, runs the passes in\n"
     "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
     "  --pass=a,b     run passes a then b on every function (the flag may repeat)\n"

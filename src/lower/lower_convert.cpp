@@ -10,6 +10,7 @@
 #include "lower/codegen.h"
 #include "lower/linear_emit.h"
 #include "lower/scratch_layout.h"
+#include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "ptx/warp.h"
 #include "support/diagnostic.h"

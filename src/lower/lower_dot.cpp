@@ -133,14 +133,14 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
   };
 
   e.comment("dot: mma.sync " + std::to_string(numM) + "x" + std::to_string(numN) + "x" + std::to_string(numK) + " tiles");
-  std::vector<std::vector<std::vector<Reg>>> fa(size_t(numM)), fb(size_t(numK));
+  std::vector<std::vector<std::vector<Reg>>> fa(static_cast<size_t>(numM)), fb(static_cast<size_t>(numK));
   for (int64_t mi = 0; mi < numM; ++mi)
     for (int64_t ki = 0; ki < numK; ++ki) fa[size_t(mi)].push_back(fragA(mi, ki));
   for (int64_t ki = 0; ki < numK; ++ki)
     for (int64_t ni = 0; ni < numN; ++ni) fb[size_t(ki)].push_back(fragB(ki, ni));
 
   const RegClass accClass = ptx::mmaShape(cfg.kind).accClass;
-  std::vector<std::vector<Reg>> acc(size_t(numM * numN));
+  std::vector<std::vector<Reg>> acc(static_cast<size_t>(numM * numN));
   for (int64_t mi = 0; mi < numM; ++mi)
     for (int64_t ni = 0; ni < numN; ++ni)
       for (int32_t i = 0; i < 4; ++i) acc[size_t(mi * numN + ni)].push_back(cr.at(size_t(accIndex(mi, ni, i))));
@@ -160,8 +160,8 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
 
   const LinearLayout& cl = *c->type.layout;
   const int32_t numRegs = cl.getInDimSize(layout::kRegister);
-  std::vector<Reg> out(size_t(numRegs));
-  std::vector<bool> set(size_t(numRegs), false);
+  std::vector<Reg> out(static_cast<size_t>(numRegs));
+  std::vector<bool> set(static_cast<size_t>(numRegs), false);
   for (int64_t mi = 0; mi < numM; ++mi)
     for (int64_t ni = 0; ni < numN; ++ni)
       for (int32_t i = 0; i < 4; ++i) {

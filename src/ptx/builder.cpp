@@ -32,6 +32,7 @@ std::string_view paramTypeName(ParamType t) {
     case ParamType::F32: return ".f32";
     case ParamType::F64: return ".f64";
     case ParamType::Ptr: return ".u64";
+    case ParamType::B8: return ".b8";
   }
   return "";
 }
@@ -43,7 +44,7 @@ RegClass paramRegClass(ParamType t) {
     case ParamType::U8: case ParamType::S8: case ParamType::U16: case ParamType::S16:
     case ParamType::U32: case ParamType::S32:
       return RegClass::B32;
-    case ParamType::B16: return RegClass::B16;
+    case ParamType::B16: case ParamType::B8: return RegClass::B16;
     case ParamType::U64: case ParamType::S64: case ParamType::Ptr: return RegClass::B64;
     case ParamType::F32: return RegClass::F32;
     case ParamType::F64: return RegClass::F64;
@@ -187,7 +188,8 @@ Reg Entry::loadParam(int index) {
   if (index < 0 || size_t(index) >= params_.size()) bug("no parameter " + std::to_string(index));
   const Param& p = params_[size_t(index)];
   Reg r = reg(paramRegClass(p.type));
-  inst("ld.param" + std::string(paramTypeName(p.type)), {r, addr(p.symbol)});
+  // .u8 for fp8 bits: zero-extended, as every fp8 register holds them
+  inst("ld.param" + std::string(p.type == ParamType::B8 ? ".u8" : paramTypeName(p.type)), {r, addr(p.symbol)});
   if (!p.isBool) return r;
   Reg b = reg(RegClass::Pred);
   inst("setp.ne.u32", {b, r, 0});

@@ -72,8 +72,9 @@ struct Label {
 };
 
 // Kernel parameter types (`.param .TYPE`). Booleans travel as U8 and are tested with setp: PTX has
-// no .pred parameters. Ptr is `.u64 .ptr .global .align N`.
-enum class ParamType : uint8_t { U8, S8, U16, S16, B16, U32, S32, U64, S64, F32, F64, Ptr };
+// no .pred parameters. Ptr is `.u64 .ptr .global .align N`. B8 (fp8 bits) loads into a .b16 register
+// zero-extended; B16 (f16/bf16 bits) into .b16; other integers of 8..32 bits into .b32.
+enum class ParamType : uint8_t { U8, S8, U16, S16, B16, U32, S32, U64, S64, F32, F64, Ptr, B8 };
 
 struct Param {
   std::string symbol;  // "<entry>_<name>"
@@ -96,8 +97,8 @@ class Entry {
   int addParam(std::string_view name, ParamType type, int ptrAlign = 0);
   int addBoolParam(std::string_view name);  // `.param .u8`, loaded as a .pred
   const std::vector<Param>& params() const { return params_; }
-  // ld.param into a fresh register: B32 for 8..32-bit integers (sign/zero extended), B16, B64 for
-  // 64-bit integers and pointers, F32/F64 for floats, Pred for bool parameters.
+  // ld.param into a fresh register: B32 for 8..32-bit integers (sign/zero extended), B16 for B16
+  // and B8, B64 for 64-bit integers and pointers, F32/F64 for floats, Pred for bool parameters.
   Reg loadParam(int index);
 
   // Performance-tuning directives; 0 leaves a directive out. maxntid and reqntid exclude each other.

@@ -48,6 +48,46 @@ void mov(Entry& e, Reg d, Reg s) {
   e.inst(kMov[size_t(d.cls)], {d, s});
 }
 
+// Widens t (B16) into the F32 register f, exactly.
+void widenInto(Entry& e, Scalar t, Reg f, Reg src, const SourceLoc& loc) {
+  switch (t) {
+    case Scalar::F16: return e.inst("cvt.f32.f16", {f, src});
+    case Scalar::BF16: return e.inst("cvt.f32.bf16", {f, src});
+    case Scalar::F8E5M2: {  // e5m2 is the top byte of an f16
+      Reg h = e.reg(RegClass::B16);
+      e.inst("shl.b16", {h, src, 8});
+      return e.inst("cvt.f32.f16", {f, h});
+    }
+    case Scalar::F8E4M3: {
+      Reg h = e.reg(RegClass::B16);
+      if (e.target().sm >= 89) {
+        Reg pair = e.reg(RegClass::B32), hi = e.reg(RegClass::B16);
+        e.inst("cvt.rn.f16x2.e4m3x2", {pair, src});
+        e.inst("mov.b32", {vec({h, hi}), pair});
+        return e.inst("cvt.f32.f16", {f, h});
+      }
+      // sm_80: place exponent and mantissa in an f16 (bias 15 instead of 7) and scale by 2^8,
+      // which is exact for normals and subnormals alike; S.1111.111 is the only NaN.
+      Reg m = e.reg(RegClass::B16), sign = e.reg(RegClass::B16);
+      Reg nan = e.reg(RegClass::Pred);
+      e.inst("and.b16", {m, src, hexImm(0x7F)});
+      e.inst("shl.b16", {h, m, 7});
+      e.inst("and.b16", {sign, src, hexImm(0x80)});
+      e.inst("shl.b16", {sign, sign, 8});
+      e.inst("or.b16", {h, h, sign});
+      e.inst("cvt.f32.f16", {f, h});
+      e.inst("mul.rn.f32", {f, f, f32Bits(0x43800000)});
+      e.inst("setp.eq.b16", {nan, m, hexImm(0x7F)});
+      return e.inst("selp.f32", {f, f32Bits(detail::kF32NaN), f, nan});
+    }
+    case Scalar::F32: return e.inst("mov.f32", {f, src});
+    case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
+    case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr: case Scalar::F64:
+      break;
+  }
+  detail::internal(loc, "cannot widen " + std::string(ir::name(t)) + " to f32");
+}
+
 }  // namespace
 
 Reg detail::f64ToF32Odd(Entry& e, Reg x) {
@@ -155,54 +195,16 @@ void floatToFloat(Entry& e, Scalar from, Scalar to, bool rtz, Reg d, Reg s, cons
     Reg w = widenToF32(e, from, s, loc);
     return e.inst("cvt.f64.f32", {d, w});
   }
-  Reg w = from == Scalar::F32 ? s : widenToF32(e, from, s, loc);
-  if (to == Scalar::F32) return mov(e, d, w);
-  narrowFromF32(e, to, d, w, rtz, loc);
+  if (to == Scalar::F32) return widenInto(e, from, d, s, loc);
+  narrowFromF32(e, to, d, from == Scalar::F32 ? s : widenToF32(e, from, s, loc), rtz, loc);
 }
 
 }  // namespace
 
 Reg widenToF32(Entry& e, Scalar t, Reg src, const SourceLoc& loc) {
   Reg f = e.reg(RegClass::F32);
-  switch (t) {
-    case Scalar::F16: e.inst("cvt.f32.f16", {f, src}); return f;
-    case Scalar::BF16: e.inst("cvt.f32.bf16", {f, src}); return f;
-    case Scalar::F8E5M2: {  // e5m2 is the top byte of an f16
-      Reg h = e.reg(RegClass::B16);
-      e.inst("shl.b16", {h, src, 8});
-      e.inst("cvt.f32.f16", {f, h});
-      return f;
-    }
-    case Scalar::F8E4M3: {
-      Reg h = e.reg(RegClass::B16);
-      if (e.target().sm >= 89) {
-        Reg pair = e.reg(RegClass::B32), hi = e.reg(RegClass::B16);
-        e.inst("cvt.rn.f16x2.e4m3x2", {pair, src});
-        e.inst("mov.b32", {vec({h, hi}), pair});
-        e.inst("cvt.f32.f16", {f, h});
-        return f;
-      }
-      // sm_80: place exponent and mantissa in an f16 (bias 15 instead of 7) and scale by 2^8,
-      // which is exact for normals and subnormals alike; S.1111.111 is the only NaN.
-      Reg m = e.reg(RegClass::B16), sign = e.reg(RegClass::B16);
-      Reg nan = e.reg(RegClass::Pred);
-      e.inst("and.b16", {m, src, hexImm(0x7F)});
-      e.inst("shl.b16", {h, m, 7});
-      e.inst("and.b16", {sign, src, hexImm(0x80)});
-      e.inst("shl.b16", {sign, sign, 8});
-      e.inst("or.b16", {h, h, sign});
-      e.inst("cvt.f32.f16", {f, h});
-      e.inst("mul.rn.f32", {f, f, f32Bits(0x43800000)});
-      e.inst("setp.eq.b16", {nan, m, hexImm(0x7F)});
-      e.inst("selp.f32", {f, f32Bits(detail::kF32NaN), f, nan});
-      return f;
-    }
-    case Scalar::F32: e.inst("mov.f32", {f, src}); return f;
-    case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
-    case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr: case Scalar::F64:
-      break;
-  }
-  detail::internal(loc, "cannot widen " + std::string(ir::name(t)) + " to f32");
+  widenInto(e, t, f, src, loc);
+  return f;
 }
 
 void narrowFromF32(Entry& e, Scalar t, Reg dst, Reg src, bool rtz, const SourceLoc& loc) {

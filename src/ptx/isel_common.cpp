@@ -34,7 +34,7 @@ ParamType paramTypeOf(Scalar t) {
     case Scalar::I64: return ParamType::S64;
     case Scalar::U64: return ParamType::U64;
     case Scalar::Ptr: return ParamType::Ptr;
-    case Scalar::F8E4M3: case Scalar::F8E5M2: return ParamType::U8;  // loaded into .b16 by the caller
+    case Scalar::F8E4M3: case Scalar::F8E5M2: return ParamType::B8;
     case Scalar::F16: case Scalar::BF16: return ParamType::B16;
     case Scalar::F32: return ParamType::F32;
     case Scalar::F64: return ParamType::F64;

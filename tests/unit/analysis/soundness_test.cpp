@@ -86,7 +86,7 @@ class Generator {
   }
 
   void step(ir::Builder& b, std::vector<Value*>& pool, int depth) {
-    auto isI32 = [](const Value* v) { return v->type.elem == Scalar::I32; };
+    auto isI32 = [](const Value* v) { return v->type.elem == Scalar::I32 || v->type.elem == Scalar::U32; };
     int kind = int(rng_() % 100);
     Value* r = nullptr;
     if (kind < 32) {  // integer arithmetic
@@ -160,9 +160,9 @@ class Generator {
         r = b.create1(Opcode::Reduce, {a}, a->type.withShape({s[size_t(1 - axis)]}),
                       {{"axis", axis}, {"kind", std::string(pick({0, 1}) ? "sum" : "max")}});
       }
-    } else if (kind < 88) {  // casts through i64
+    } else if (kind < 88) {  // casts through i64 and to u32
       Value* a = any(pool, isI32);
-      r = b.create1(Opcode::Cast, {a}, a->type.withElem(Scalar::I64));
+      r = b.create1(Opcode::Cast, {a}, a->type.withElem(chance(50) ? Scalar::I64 : Scalar::U32));
       pool.push_back(r);
       r = chance(50) ? b.create1(Opcode::Cast, {r}, a->type) : r;
     } else if (kind < 91) {
@@ -304,16 +304,16 @@ class Checker {
 
   // Element-wise integer ops in i32 that would give another result in i64 overflowed.
   static bool overflows(Opcode op, const ir::ElementwiseFn& fn, const ir::Elem* e, const ir::Elem& out) {
-    if (fn.t != Scalar::I32) return false;
+    if (fn.t != Scalar::I32 && fn.t != Scalar::U32) return false;
     if (op != Opcode::Add && op != Opcode::Sub && op != Opcode::Mul && op != Opcode::Shl && op != Opcode::Neg &&
         op != Opcode::Abs && op != Opcode::Div)
       return false;
     ir::ElementwiseFn wide = fn;
-    wide.t = Scalar::I64;
+    wide.t = fn.t == Scalar::I32 ? Scalar::I64 : Scalar::U64;  // u32 elements are held zero-extended
     ir::Elem w;
     bool dz = false;
     ir::Elem args[3] = {e[0], e[1], e[2]};
-    if (op == Opcode::Shl) args[1] = ir::intElem(int64_t(uint32_t(e[1].i)));  // i32 reads the amount unsigned
+    if (op == Opcode::Shl) args[1] = ir::intElem(int64_t(uint32_t(e[1].i)));  // 32-bit ops read the amount unsigned
     ir::evalElementwise(wide, args, w, dz);
     return w.i != out.i;
   }

@@ -62,7 +62,8 @@ const KernelCase kKernels[] = {
 };
 
 // x 26 kernels: about 4000 compiles, a few seconds in all. KILN_ROBUSTNESS_MUTANTS=N runs N per
-// kernel (a longer hunt, e.g. under sanitizers); KILN_ROBUSTNESS_SEED=S varies the sequence.
+// kernel (a longer hunt, e.g. under sanitizers); KILN_ROBUSTNESS_SEED=S varies the sequence;
+// KILN_ROBUSTNESS_ARCH=sm_90a also takes every mutant that compiles through layouts and PTX.
 constexpr int kMutantsPerKernel = 160;
 constexpr double kSlowCompileSeconds = 10.0;  // far above the few milliseconds one compile takes
 
@@ -196,7 +197,10 @@ TEST_P(Robustness, MutatedSourceNeverCrashes) {
   const std::string original = readSource(c.file);
   ASSERT_FALSE(original.empty()) << "cannot read " << c.file;
   // The unmutated kernel compiles: the table is right and the mutations start from valid code.
-  kiln::Result<kiln::Kernel> base = kiln::compile(kiln::Source::fromString(original, c.file), c.kernel, c.signature);
+  kiln::CompileOptions options;
+  if (const char* arch = std::getenv("KILN_ROBUSTNESS_ARCH")) options.arch = arch;
+  kiln::Result<kiln::Kernel> base =
+      kiln::compile(kiln::Source::fromString(original, c.file), c.kernel, c.signature, options);
   ASSERT_TRUE(base.ok()) << base.error().text;
 
   const std::string lastInput = ::testing::TempDir() + "kiln_robustness_last_input.py";
@@ -213,7 +217,8 @@ TEST_P(Robustness, MutatedSourceNeverCrashes) {
       out << src;
     }
     auto start = std::chrono::steady_clock::now();
-    kiln::Result<kiln::Kernel> r = kiln::compile(kiln::Source::fromString(src, c.file), c.kernel, c.signature);
+    kiln::Result<kiln::Kernel> r =
+        kiln::compile(kiln::Source::fromString(src, c.file), c.kernel, c.signature, options);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_LT(seconds, kSlowCompileSeconds) << "mutant " << i << " (" << what << ") took " << seconds << " s:\n"
                                             << src;
@@ -233,12 +238,14 @@ TEST_P(Robustness, MutatedSourceNeverCrashes) {
     // A user error carries file:line:col and shows the line with a caret (the one file-level
     // error, an unknown kernel name, has no line).
     if (e.message.rfind("no @jit function named", 0) == 0) continue;
-    EXPECT_GT(e.line, 0) << "mutant " << i << " (" << what << "): error without a location: " << e.text << "\n" << src;
+    EXPECT_GT(e.line, 0) << "mutant " << i << " (" << what << "): error without a location: " << e.text << "\n"
+                         << src;
     EXPECT_EQ(e.file, c.file) << e.text;
-    EXPECT_EQ(e.text.rfind(std::string(c.file) + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) +
-                               ": error: ", 0),
-              0u)
-        << e.text;
+    const std::string prefix =
+        std::string(c.file) + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": error: ";
+    EXPECT_EQ(e.text.rfind(prefix, 0), 0u) << e.text;
+    EXPECT_NE(e.text.find("^\n"), std::string::npos) << "mutant " << i << " (" << what << "): no caret line:\n"
+                                                     << e.text << "\n" << src;
   }
   // Most mutations break the kernel; a few (in comments, host code, whitespace) do not.
   EXPECT_GT(userErrors, mutants / 4) << compiled << " mutants compiled";

@@ -135,7 +135,9 @@ TEST_F(Assemble, LoadsAndStores) {
       for (int n = 1; n * memBytes(t) <= 16; n *= 2) {
         for (Space space : {Space::Global, Space::Shared}) {
           for (int maskForm = 0; maskForm < 3; ++maskForm) {
-            const auto& hintSet = space == Space::Global ? loadHints : std::vector<std::pair<std::string, MemHints>>{{"plain", {}}};
+            // cache hints are independent of the type and width: vary them on one access per type
+            bool allHints = space == Space::Global && maskForm == 1 && (n * 2) * memBytes(t) > 16;
+            const auto& hintSet = allHints ? loadHints : std::vector<std::pair<std::string, MemHints>>{{"plain", {}}};
             for (const auto& [hname, hints] : hintSet) {
               std::string name = "ld_" + tname(t) + "_x" + std::to_string(n) + (space == Space::Shared ? "_smem" : "") +
                                  "_m" + std::to_string(maskForm) + "_" + hname;
@@ -160,7 +162,10 @@ TEST_F(Assemble, LoadsAndStores) {
               e.ret();
             }
             if (space == Space::Shared) continue;
-            for (const auto& [hname, hints] : storeHints) {
+            const auto& storeSet = maskForm == 1 && (n * 2) * memBytes(t) > 16
+                                       ? storeHints
+                                       : std::vector<std::pair<std::string, MemHints>>{{"plain", {}}};
+            for (const auto& [hname, hints] : storeSet) {
               Entry& e = m.addEntry("st_" + tname(t) + "_x" + std::to_string(n) + "_m" + std::to_string(maskForm) + "_" + hname);
               Reg base = e.loadParam(e.addParam("p", ParamType::Ptr, 16));
               Reg mpred = e.loadParam(e.addBoolParam("mask"));
@@ -271,7 +276,7 @@ TEST_F(Assemble, ParametersAndDirectives) {
     e.setMinNCtaPerSm(2);
     e.setMaxNReg(128);
     std::vector<int> ps;
-    for (ParamType p : {ParamType::U8, ParamType::S8, ParamType::U16, ParamType::S16, ParamType::B16,
+    for (ParamType p : {ParamType::U8, ParamType::S8, ParamType::U16, ParamType::S16, ParamType::B16, ParamType::B8,
                         ParamType::U32, ParamType::S32, ParamType::U64, ParamType::S64, ParamType::F32,
                         ParamType::F64})
       ps.push_back(e.addParam("p" + std::to_string(ps.size()), p));

@@ -1,0 +1,190 @@
+// convert_layout lowering: register renames, warp shuffles and shared-memory staging, checked by
+// assembling the PTX and by running it in the CTA simulator (every element must arrive).
+#include <gtest/gtest.h>
+
+#include "layout/conversions.h"
+#include "layout/named_layouts.h"
+#include "lower/linear_emit.h"
+#include "lower/scratch_layout.h"
+#include "ops_test_util.h"
+
+namespace kiln::lower::test {
+namespace {
+
+using layout::LinearLayout;
+using ir::Scalar;
+
+LinearLayout withBases(const LinearLayout& l, const std::string& dim, std::vector<layout::Basis> bases) {
+  std::vector<layout::InDim> ins = l.ins();
+  for (layout::InDim& d : ins)
+    if (d.name == dim) d.bases = std::move(bases);
+  return LinearLayout(std::move(ins), l.outs());
+}
+
+struct Case {
+  std::vector<int64_t> shape;
+  Scalar elem;
+  LinearLayout src, dst;
+  int numWarps;
+};
+
+// Converts a random tile and checks that y == x element for element; returns the PTX body.
+std::string checkConvert(const Case& c) {
+  const std::string et = scalarName(c.elem);
+  std::string text = convertKernel(c.shape, et, c.src, c.dst);
+  EXPECT_EQ(assembleBoth(text, c.numWarps), "");
+  const int64_t n = numelOf(c.shape);
+  Bytes x = randomElems(c.elem, n, 7, 1000.0);
+  if (c.elem == Scalar::I1)
+    for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 37 % 5 == 0);
+  Bytes y(x.size(), 0xEE);
+  for (const ptx::Target& target : {ptx::kSm80, ptx::kSm90a}) {
+    SimResult r = simulate(text, {"x", "y"}, {x, y}, c.numWarps, target);
+    EXPECT_EQ(r.error, "") << r.ptx;
+    if (!r.error.empty()) return r.ptx;
+    int bad = 0;
+    for (int64_t i = 0; i < n && bad < 5; ++i) {
+      uint64_t a = ir::toBits(c.elem, readElem(r.buffers[0], c.elem, i)), b = ir::toBits(c.elem, readElem(r.buffers[1], c.elem, i));
+      if (c.elem == Scalar::I1) a = readElem(r.buffers[0], c.elem, i).i, b = readElem(r.buffers[1], c.elem, i).i;
+      if (a != b) {
+        ADD_FAILURE() << "element " << i << ": " << b << " instead of " << a;
+        ++bad;
+      }
+    }
+    if (bad) return r.ptx;
+  }
+  return body(emit(text, {}, ptx::kSm80, c.numWarps).ptx);
+}
+
+TEST(OpsConvert, RegisterRenameIsFree) {
+  LinearLayout src = layout::defaultBlocked({64, 32}, 4, 4, {1, 0});
+  const auto& regs = src.ins()[0].bases;  // register bits: 2 along dim1, then repeats along dim0
+  ASSERT_GE(regs.size(), 3u);
+  std::vector<layout::Basis> permuted{regs[2], regs[0], regs[1]};
+  for (size_t i = 3; i < regs.size(); ++i) permuted.push_back(regs[i]);
+  LinearLayout dst = withBases(src, "register", permuted);
+  ASSERT_TRUE(layout::registerOnlyConversion(src, dst).has_value());
+  std::string b = checkConvert({{64, 32}, Scalar::F32, src, dst, 4});
+  EXPECT_EQ(count(b, "shfl"), 0);
+  EXPECT_EQ(count(b, "bar.sync"), 0);
+  EXPECT_EQ(count(b, "st.shared"), 0);
+}
+
+TEST(OpsConvert, RegisterRenameWithBroadcast) {
+  // dst holds every element twice in registers (a zero register basis): the same register is reused.
+  LinearLayout src = layout::defaultBlocked({16, 32}, 2, 2, {1, 0});
+  std::vector<layout::Basis> regs = src.ins()[0].bases;
+  regs.insert(regs.begin() + 1, layout::Basis{0, 0});
+  LinearLayout dst = withBases(src, "register", regs);
+  std::string b = checkConvert({{16, 32}, Scalar::F16, src, dst, 2});
+  EXPECT_EQ(count(b, "shfl") + count(b, "st.shared"), 0);
+}
+
+TEST(OpsConvert, LanePermutationUsesShflIdx) {
+  LinearLayout src = layout::defaultBlocked({128}, 4, 1, {0});
+  std::vector<layout::Basis> lanes = src.ins()[1].bases;
+  std::reverse(lanes.begin(), lanes.end());
+  LinearLayout dst = withBases(src, "lane", lanes);
+  for (Scalar t : {Scalar::F32, Scalar::I64, Scalar::F16, Scalar::I1, Scalar::U8}) {
+    SCOPED_TRACE(scalarName(t));
+    std::string b = checkConvert({{128}, t, src, dst, 4});
+    EXPECT_GE(count(b, "shfl.sync.idx"), 1);
+    EXPECT_EQ(count(b, "bar.sync"), 0);
+  }
+}
+
+TEST(OpsConvert, RegisterLaneMixUsesShflBfly) {
+  // dst register bit 0 is src register bit 0 XOR src lane bit 0: register 1 comes from lane ^ 1.
+  LinearLayout src = layout::defaultBlocked({256}, 4, 2, {0});
+  std::vector<layout::Basis> regs = src.ins()[0].bases;
+  regs[0] = {regs[0][0] ^ src.basis("lane", 0)[0]};
+  LinearLayout dst = withBases(src, "register", regs);
+  std::string b = checkConvert({{256}, Scalar::F32, src, dst, 4});
+  EXPECT_GE(count(b, "shfl.sync.bfly"), 1);
+  EXPECT_EQ(count(b, "bar.sync"), 0);
+}
+
+TEST(OpsConvert, TransposeThroughShared) {
+  for (Scalar t : {Scalar::F32, Scalar::F16, Scalar::I8, Scalar::I1, Scalar::F64, Scalar::I64, Scalar::BF16}) {
+    for (int warps : {1, 4, 8}) {
+      SCOPED_TRACE(scalarName(t) + " warps " + std::to_string(warps));
+      LinearLayout src = layout::defaultBlocked({32, 64}, warps, 4, {1, 0});
+      LinearLayout dst = layout::defaultBlocked({32, 64}, warps, 4, {0, 1});
+      std::string b = checkConvert({{32, 64}, t, src, dst, warps});
+      EXPECT_EQ(count(b, "bar.sync"), 2);
+    }
+  }
+}
+
+TEST(OpsConvert, BroadcastSourceAndDestination) {
+  // A 16-element tile over 128 threads: lanes and warps hold copies on both sides.
+  LinearLayout src = layout::defaultBlocked({16}, 4, 1, {0});
+  LinearLayout dst = layout::defaultBlocked({16}, 4, 4, {0});
+  checkConvert({{16}, Scalar::F32, src, dst, 4});
+  checkConvert({{16}, Scalar::I32, dst, src, 4});
+  // 2-D with fewer elements than threads
+  LinearLayout a = layout::defaultBlocked({8, 8}, 4, 1, {1, 0}), b = layout::defaultBlocked({8, 8}, 4, 2, {0, 1});
+  checkConvert({{8, 8}, Scalar::F16, a, b, 4});
+}
+
+TEST(OpsConvert, MmaAccumulatorToBlockedAndBack) {
+  for (auto [m, n, warps] : {std::tuple{64, 64, 4}, {32, 16, 4}, {128, 64, 8}, {16, 8, 1}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    std::vector<int32_t> wpc = {warps >= 2 && m >= 32 ? 2 : 1, 1};
+    wpc[1] = warps / wpc[0];
+    LinearLayout acc = layout::mmaV2Accumulator({m, n}, wpc);
+    LinearLayout blk = layout::defaultBlocked({m, n}, warps, 4, {1, 0});
+    checkConvert({{m, n}, Scalar::F32, acc, blk, warps});
+    checkConvert({{m, n}, Scalar::F16, blk, acc, warps});
+    LinearLayout a = layout::mmaV2Operand(0, {m, n}, wpc, 16);
+    checkConvert({{m, n}, Scalar::F16, blk, a, warps});
+    LinearLayout b = layout::mmaV2Operand(1, {m, n}, wpc, 16);
+    checkConvert({{m, n}, Scalar::BF16, blk, b, warps});
+    checkConvert({{m, n}, Scalar::F32, acc, a, warps});
+  }
+}
+
+TEST(OpsConvert, BackToBackConversionsAreOrderedByBarriers) {
+  // Two shared-memory conversions in a row reuse the scratch: the simulator flags a missing barrier.
+  LinearLayout r = layout::defaultBlocked({32, 32}, 4, 4, {1, 0}), c = layout::defaultBlocked({32, 32}, 4, 4, {0, 1});
+  std::string text = "func @k(%x: ptr<f32>, %y: ptr<f32>) {\n" + pointersIn("a", "x", {32, 32}, "f32", r) +
+                     "  %v = load %a_p : " + tileType({32, 32}, "f32", r) + "\n" +
+                     "  %w = convert_layout %v : " + tileType({32, 32}, "f32", c) + "\n" +
+                     "  %u = convert_layout %w : " + tileType({32, 32}, "f32", r) + "\n" +
+                     pointersIn("b", "y", {32, 32}, "f32", r) + "  store %b_p, %u\n  return\n}\n";
+  Bytes x = randomElems(Scalar::F32, 1024, 3);
+  SimResult res = simulate(text, {"x", "y"}, {x, Bytes(x.size())}, 4);
+  ASSERT_EQ(res.error, "");
+  EXPECT_EQ(res.buffers[1], x);
+  EXPECT_EQ(res.sharedBytes, 4096);
+}
+
+// ---- the scratch layout choice
+
+TEST(OpsScratch, WavefrontsCountBankConflicts) {
+  // 32 lanes reading one f32 column of a 32x32 row-major tile: all in one bank.
+  LinearLayout col = layout::defaultBlocked({32, 32}, 1, 1, {0, 1});
+  LinearLayout offs = layout::sharedOffsets(uniqueRegisters(col).compact, layout::sharedPlain({32, 32}, {1, 0}));
+  EXPECT_EQ(sharedWavefronts(offs, 1, 4), 32 * 32);
+  // Reading rows instead: conflict-free, one wavefront per instruction.
+  LinearLayout row = layout::defaultBlocked({32, 32}, 1, 1, {1, 0});
+  offs = layout::sharedOffsets(uniqueRegisters(row).compact, layout::sharedPlain({32, 32}, {1, 0}));
+  EXPECT_EQ(sharedWavefronts(offs, 1, 4), 32);
+  // 16-byte accesses: four phases of eight lanes each.
+  LinearLayout v4 = layout::defaultBlocked({32, 32}, 1, 4, {1, 0});
+  offs = layout::sharedOffsets(uniqueRegisters(v4).compact, layout::sharedPlain({32, 32}, {1, 0}));
+  EXPECT_EQ(sharedWavefronts(offs, 4, 4), 8 * 4);
+}
+
+TEST(OpsScratch, TransposePlanIsConflictFree) {
+  LinearLayout src = uniqueRegisters(layout::defaultBlocked({64, 64}, 4, 4, {1, 0})).compact;
+  LinearLayout dst = uniqueRegisters(layout::defaultBlocked({64, 64}, 4, 4, {0, 1})).compact;
+  ScratchPlan p = planScratch(src, dst, 4);
+  // 32 elements per thread each way; a conflict-free 16-byte access takes 4 wavefronts, a 4-byte one 1:
+  // one side is vectorized, the other reads across rows, both without conflicts.
+  EXPECT_EQ(p.wavefronts, 8 * 4 + 32) << p.shared.str();
+  EXPECT_EQ(p.storeVec * p.loadVec, 4);
+}
+
+}  // namespace
+}  // namespace kiln::lower::test

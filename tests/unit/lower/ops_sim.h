@@ -1,0 +1,260 @@
+// A lock-step simulator of one CTA running emitted PTX, for the conversion, reduction and dot tests:
+// every thread executes each instruction before any executes the next (uniform control flow only), so
+// warp shuffles, mma.sync (from the fragment formulas of PTX-NOTES §8, independently of kiln's layouts)
+// and shared memory behave as on the GPU. Shared-memory races the barriers do not order (a read or
+// write of a byte another thread wrote or read since the last bar.sync) and conflicting global stores
+// are errors. Unknown instructions are errors too, so a test never passes by skipping work.
+#pragma once
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/scalar_eval.h"
+
+namespace kiln::lower::test {
+
+class CtaSim {
+ public:
+  CtaSim(const std::string& ptx, int numThreads, int64_t sharedBytes)
+      : n_(numThreads), shared_(size_t(std::max<int64_t>(sharedBytes, 0))), sharedInfo_(shared_.size()) {
+    parse(ptx);
+  }
+
+  // A global buffer (its base address is returned; pass it as a pointer parameter).
+  uint64_t addBuffer(std::vector<uint8_t> bytes) {
+    uint64_t base = 0x100000000ull * (buffers_.size() + 1);
+    buffers_[base] = std::move(bytes);
+    return base;
+  }
+  std::vector<uint8_t>& buffer(uint64_t base) { return buffers_.at(base); }
+  void setParam(const std::string& symbol, uint64_t v) { params_[symbol] = v; }
+  int64_t steps() const { return steps_; }
+
+  // Runs the entry; "" on success, else what went wrong (with the instruction).
+  std::string run() {
+    regs_.assign(size_t(n_), std::vector<uint64_t>(regIndex_.size(), 0));
+    defined_.assign(size_t(n_), std::vector<uint8_t>(regIndex_.size(), 0));
+    try {
+      for (size_t pc = 0; pc < code_.size();) {
+        const Inst& in = code_[pc];
+        cur_ = &in;
+        ++steps_;
+        if (steps_ > 2000000) return "step limit";
+        std::string op = in.parts[0];
+        if (op == "ret") {
+          if (!in.guard.empty()) return "guarded ret: " + in.line;
+          return "";
+        }
+        if (op == "bra") {
+          int taken = 0;
+          for (int t = 0; t < n_; ++t) taken += active(t, in);
+          if (taken != 0 && taken != n_) return "divergent branch: " + in.line;
+          if (taken) pc = labels_.at(in.ops.at(0));
+          else ++pc;
+          continue;
+        }
+        exec(in);
+        ++pc;
+      }
+    } catch (const std::exception& ex) {
+      return std::string(ex.what()) + " at `" + (cur_ ? cur_->line : std::string("?")) + "`";
+    }
+    return "ran off the end";
+  }
+
+ private:
+  struct Inst {
+    std::string line, guard;
+    std::vector<std::string> parts;  // opcode split at '.'
+    std::vector<std::string> ops;
+  };
+  struct ByteInfo {
+    uint32_t wEpoch = UINT32_MAX, rEpoch = UINT32_MAX;
+    int writer = -1, reader = -1;  // -2: several
+    uint8_t value = 0;
+  };
+
+  [[noreturn]] static void fail(const std::string& why) { throw std::runtime_error(why); }
+
+  static std::string trim(const std::string& s) {
+    size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+  }
+  static std::vector<std::string> split(const std::string& s, char sep, bool nested) {
+    std::vector<std::string> out;
+    std::string cur;
+    int depth = 0;
+    for (char c : s) {
+      if (nested && (c == '{' || c == '[')) ++depth;
+      if (nested && (c == '}' || c == ']')) --depth;
+      if (c == sep && depth == 0) {
+        out.push_back(trim(cur));
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!trim(cur).empty() || !out.empty()) out.push_back(trim(cur));
+    return out;
+  }
+
+  void parse(const std::string& ptx) {
+    std::istringstream in(ptx.substr(ptx.find("{\n") + 2));
+    for (std::string raw; std::getline(in, raw);) {
+      std::string l = trim(raw.substr(0, raw.find("//")));
+      if (l.empty() || l == "}") continue;
+      if (l[0] == '.') {  // .reg .b32 %r<56>;
+        continue;
+      }
+      if (l.back() == ':') {
+        labels_[l.substr(0, l.size() - 1)] = code_.size();
+        continue;
+      }
+      Inst i;
+      i.line = l;
+      if (l.back() == ';') l.pop_back();
+      if (l[0] == '@') {
+        size_t sp = l.find(' ');
+        i.guard = l.substr(1, sp - 1);
+        l = trim(l.substr(sp));
+      }
+      size_t sp = l.find(' ');
+      i.parts = split(l.substr(0, sp), '.', false);
+      if (sp != std::string::npos) i.ops = split(l.substr(sp + 1), ',', true);
+      for (const std::string& o : i.ops) noteRegs(o);
+      if (!i.guard.empty()) noteRegs(i.guard[0] == '!' ? i.guard.substr(1) : i.guard);
+      code_.push_back(std::move(i));
+    }
+  }
+  void noteRegs(const std::string& o) {
+    std::string cur;
+    auto flush = [&] {
+      if (cur.size() > 1 && cur[0] == '%' && cur.find('.') == std::string::npos && !regIndex_.count(cur))
+        regIndex_.emplace(cur, regIndex_.size());
+      cur.clear();
+    };
+    for (char c : o) {
+      if (c == '%' || std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') cur += c;
+      else flush();
+    }
+    flush();
+  }
+
+  // ---- values
+  bool isReg(const std::string& s) const { return regIndex_.count(s) != 0; }
+  uint64_t& regRef(int t, const std::string& s) { return regs_[size_t(t)][regIndex_.at(s)]; }
+  uint64_t get(int t, const std::string& s) {
+    if (isReg(s)) {
+      size_t i = regIndex_.at(s);
+      if (!defined_[size_t(t)][i]) fail("register " + s + " read before it is written (thread " + std::to_string(t) + ")");
+      return regs_[size_t(t)][i];
+    }
+    if (s == "%tid.x") return uint64_t(t);
+    if (s == "%ntid.x") return uint64_t(n_);
+    if (s == "%laneid") return uint64_t(t & 31);
+    if (s == "%ctaid.x" || s == "%ctaid.y" || s == "%ctaid.z") return 0;
+    if (s == "%nctaid.x" || s == "%nctaid.y" || s == "%nctaid.z") return 1;
+    if (s == "smem") return 0;
+    if (s.rfind("0f", 0) == 0 || s.rfind("0d", 0) == 0 || s.rfind("0x", 0) == 0) return std::stoull(s.substr(2), nullptr, 16);
+    if (s.rfind("-0x", 0) == 0) return uint64_t(-int64_t(std::stoull(s.substr(3), nullptr, 16)));
+    try {
+      size_t used = 0;
+      int64_t v = std::stoll(s, &used);
+      if (used == s.size()) return uint64_t(v);
+    } catch (...) {
+    }
+    fail("unknown operand " + s);
+  }
+  void set(int t, const std::string& s, uint64_t v) {
+    if (!isReg(s)) fail("destination " + s + " is not a register");
+    size_t i = regIndex_.at(s);
+    regs_[size_t(t)][i] = v;
+    defined_[size_t(t)][i] = 1;
+  }
+  bool active(int t, const Inst& in) {
+    if (in.guard.empty()) return true;
+    bool neg = in.guard[0] == '!';
+    return (get(t, neg ? in.guard.substr(1) : in.guard) & 1) != neg;
+  }
+  static std::vector<std::string> vecOps(const std::string& s) {
+    if (s.empty() || s[0] != '{') return {s};
+    return split(s.substr(1, s.size() - 2), ',', false);
+  }
+  uint64_t address(int t, const std::string& s) {
+    std::string a = s.substr(1, s.size() - 2);
+    size_t plus = a.find('+');
+    uint64_t base = get(t, trim(a.substr(0, plus)));
+    if (plus != std::string::npos) base += uint64_t(std::stoll(trim(a.substr(plus + 1))));
+    return base;
+  }
+
+  // ---- types
+  static int bitsOf(const std::string& ty) {
+    if (ty == "pred") return 1;
+    if (ty == "tf32") return 32;
+    return std::stoi(ty.substr(ty[0] == 'b' && ty[1] == 'f' ? 2 : 1));
+  }
+  static bool isFloatTy(const std::string& ty) { return ty[0] == 'f' || ty == "bf16" || ty == "tf32"; }
+  static ir::Scalar floatScalar(const std::string& ty) {
+    if (ty == "f16") return ir::Scalar::F16;
+    if (ty == "bf16") return ir::Scalar::BF16;
+    if (ty == "f32" || ty == "tf32") return ir::Scalar::F32;
+    if (ty == "f64") return ir::Scalar::F64;
+    if (ty == "e4m3") return ir::Scalar::F8E4M3;
+    if (ty == "e5m2") return ir::Scalar::F8E5M2;
+    fail("not a float type: " + ty);
+  }
+  static double toD(const std::string& ty, uint64_t bits) {
+    ir::Scalar s = floatScalar(ty);
+    return ir::fromBits(s, bits & mask(ir::bitWidth(s))).f;
+  }
+  static uint64_t fromD(const std::string& ty, double v) {
+    ir::Scalar s = floatScalar(ty);
+    return ir::toBits(s, ir::floatElem(ir::roundTo(s, v)));
+  }
+  static uint64_t mask(int bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
+  static int64_t sext(uint64_t v, int bits) {
+    if (bits >= 64) return int64_t(v);
+    uint64_t m = uint64_t(1) << (bits - 1);
+    v &= mask(bits);
+    return int64_t((v ^ m) - m);
+  }
+  // An integer operand of type ty as a 64-bit value (sign- or zero-extended).
+  static int64_t ival(const std::string& ty, uint64_t v) {
+    int b = bitsOf(ty);
+    return ty[0] == 's' ? sext(v, b) : int64_t(v & mask(b));
+  }
+
+  void exec(const Inst& in);
+  void execShfl(const Inst& in);
+  void execMma(const Inst& in);
+  void execMemory(const Inst& in);
+  double floatMinMax(bool isMax, bool nanProp, double a, double b);
+
+  int n_;
+  std::vector<Inst> code_;
+  std::map<std::string, size_t> labels_;
+  std::unordered_map<std::string, size_t> regIndex_;
+  std::vector<std::vector<uint64_t>> regs_;
+  std::vector<std::vector<uint8_t>> defined_;
+  std::map<std::string, uint64_t> params_;
+  std::map<uint64_t, std::vector<uint8_t>> buffers_;
+  std::map<uint64_t, std::pair<uint8_t, int>> globalWrites_;  // byte address -> (value, thread)
+  std::vector<uint8_t> shared_;
+  std::vector<ByteInfo> sharedInfo_;
+  std::unordered_map<size_t, std::vector<int>> sharedWriters_;  // bytes written by several threads this epoch
+  uint32_t epoch_ = 0;
+  int64_t steps_ = 0;
+  const Inst* cur_ = nullptr;
+};
+
+}  // namespace kiln::lower::test
+
+#include "ops_sim_exec.h"

@@ -1,0 +1,380 @@
+// The instruction semantics of the CTA simulator (ops_sim.h): integer, predicate and float arithmetic,
+// conversions, memory with race checks, shfl.sync and mma.sync.
+#pragma once
+#include <algorithm>
+
+namespace kiln::lower::test {
+
+inline double CtaSim::floatMinMax(bool isMax, bool nanProp, double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) {
+    if (nanProp || (std::isnan(a) && std::isnan(b))) return std::nan("");
+    return std::isnan(a) ? b : a;
+  }
+  if (a == b) return (std::signbit(a) != isMax) ? a : b;  // -0 < +0
+  return isMax ? std::max(a, b) : std::min(a, b);
+}
+
+inline void CtaSim::exec(const Inst& in) {
+  const std::string& op = in.parts[0];
+  const std::string ty = in.parts.back();
+  auto has = [&](const char* m) { return std::find(in.parts.begin(), in.parts.end(), m) != in.parts.end(); };
+  if (op == "ld" || op == "st") return execMemory(in);
+  if (op == "shfl") return execShfl(in);
+  if (op == "mma") return execMma(in);
+  if (op == "bar") {
+    if (!in.guard.empty()) fail("guarded barrier");
+    ++epoch_;
+    sharedWriters_.clear();
+    return;
+  }
+  const int w = ty == "pred" ? 1 : (ty.size() > 1 && std::isdigit(static_cast<unsigned char>(ty[1])) ? bitsOf(ty) : 32);
+  for (int t = 0; t < n_; ++t) {
+    if (!active(t, in)) continue;
+    const std::string& d = in.ops.at(0);
+    auto src = [&](size_t k) { return get(t, in.ops.at(k)); };
+    if (op == "mov") {
+      if (d[0] == '{') {
+        std::vector<std::string> p = vecOps(d);
+        uint64_t v = src(1);
+        int pw = bitsOf(ty) / int(p.size());
+        for (size_t i = 0; i < p.size(); ++i) set(t, p[i], (v >> (pw * int(i))) & mask(pw));
+      } else if (in.ops.at(1)[0] == '{') {
+        std::vector<std::string> p = vecOps(in.ops[1]);
+        int pw = bitsOf(ty) / int(p.size());
+        uint64_t v = 0;
+        for (size_t i = 0; i < p.size(); ++i) v |= (get(t, p[i]) & mask(pw)) << (pw * int(i));
+        set(t, d, v);
+      } else {
+        set(t, d, src(1) & mask(w));
+      }
+      continue;
+    }
+    if (op == "selp") {
+      set(t, d, (src(3) & 1) ? src(1) : src(2));
+      continue;
+    }
+    if (op == "setp") {
+      const std::string& c = in.parts[1];
+      uint64_t a = src(1), b = src(2);
+      bool r;
+      if (isFloatTy(ty)) {
+        double x = toD(ty, a), y = toD(ty, b);
+        bool un = std::isnan(x) || std::isnan(y);
+        std::string base = c;
+        bool unordered = c.size() == 3 && c.back() == 'u';
+        if (unordered) base = c.substr(0, 2);
+        if (c == "nan") r = un;
+        else if (c == "num") r = !un;
+        else if (un) r = unordered;
+        else if (base == "eq") r = x == y;
+        else if (base == "ne") r = x != y;
+        else if (base == "lt") r = x < y;
+        else if (base == "le") r = x <= y;
+        else if (base == "gt") r = x > y;
+        else if (base == "ge") r = x >= y;
+        else fail("unknown float comparison " + c);
+      } else if (ty == "pred") {
+        if (c == "eq") r = (a & 1) == (b & 1);
+        else if (c == "ne") r = (a & 1) != (b & 1);
+        else fail("unknown predicate comparison " + c);
+      } else {
+        bool sgn = ty[0] == 's';
+        int64_t x = sgn ? sext(a, w) : int64_t(a & mask(w)), y = sgn ? sext(b, w) : int64_t(b & mask(w));
+        uint64_t ux = a & mask(w), uy = b & mask(w);
+        if (c == "eq") r = ux == uy;
+        else if (c == "ne") r = ux != uy;
+        else if (c == "lt") r = sgn ? x < y : ux < uy;
+        else if (c == "le") r = sgn ? x <= y : ux <= uy;
+        else if (c == "gt") r = sgn ? x > y : ux > uy;
+        else if (c == "ge") r = sgn ? x >= y : ux >= uy;
+        else if (c == "lo") r = ux < uy;
+        else if (c == "ls") r = ux <= uy;
+        else if (c == "hi") r = ux > uy;
+        else if (c == "hs") r = ux >= uy;
+        else fail("unknown integer comparison " + c);
+      }
+      if (in.parts.size() == 4) {
+        const std::string& comb = in.parts[2];
+        std::string cp = in.ops.at(3);
+        bool neg = cp[0] == '!';
+        bool cv = ((get(t, neg ? cp.substr(1) : cp) & 1) != 0) != neg;
+        if (comb == "and") r = r && cv;
+        else if (comb == "or") r = r || cv;
+        else if (comb == "xor") r = r != cv;
+        else fail("unknown setp combination");
+      }
+      if (d.find('|') != std::string::npos) fail("setp with two results");
+      set(t, d, r);
+      continue;
+    }
+    if (op == "cvt") {
+      const std::string dty = in.parts[in.parts.size() - 2], sty = ty;
+      const bool rz = has("rz") || has("rzi"), rni = has("rni"), rmi = has("rmi"), rpi = has("rpi");
+      uint64_t v = src(1);
+      if (!isFloatTy(dty) && !isFloatTy(sty) && dty != "e4m3" && sty != "e4m3") {
+        int regBits = d.rfind("%rd", 0) == 0 ? 64 : d.rfind("%h", 0) == 0 ? 16 : d.rfind("%p", 0) == 0 ? 1 : 32;
+        set(t, d, uint64_t(ival(dty, uint64_t(ival(sty, v)))) & mask(regBits));
+        continue;
+      }
+      if (dty == "tf32") {
+        set(t, d, fromD("f32", ir::roundToTF32(toD(sty, v))));
+        continue;
+      }
+      if (isFloatTy(dty) && isFloatTy(sty)) {
+        set(t, d, ir::toBits(floatScalar(dty), ir::floatElem(ir::roundTo(floatScalar(dty), toD(sty, v), rz))));
+        continue;
+      }
+      if (isFloatTy(dty)) {  // int -> float
+        double x = double(ival(sty, v));
+        set(t, d, ir::toBits(floatScalar(dty), ir::floatElem(ir::roundTo(floatScalar(dty), x, rz))));
+        continue;
+      }
+      // float -> int: round to an integer, NaN -> 0, saturate
+      double x = toD(sty, v);
+      if (std::isnan(x)) x = 0;
+      else if (rni) x = std::nearbyint(x);
+      else if (rmi) x = std::floor(x);
+      else if (rpi) x = std::ceil(x);
+      else x = std::trunc(x);
+      int db = bitsOf(dty);
+      double lo = dty[0] == 's' ? -std::ldexp(1.0, db - 1) : 0, hi = dty[0] == 's' ? std::ldexp(1.0, db - 1) - 1 : std::ldexp(1.0, db) - 1;
+      x = std::min(std::max(x, lo), hi);
+      int64_t iv = dty[0] == 's' ? int64_t(x) : int64_t(uint64_t(x));
+      set(t, d, uint64_t(iv) & mask(db == 64 ? 64 : 32));
+      continue;
+    }
+    if (op == "prmt") {
+      uint64_t a = src(1) & 0xFFFFFFFF, b = src(2) & 0xFFFFFFFF, c = src(3);
+      uint64_t both = (b << 32) | a, r = 0;
+      for (int i = 0; i < 4; ++i) {
+        uint64_t sel = (c >> (4 * i)) & 0xF;
+        uint64_t byte = (both >> (8 * (sel & 7))) & 0xFF;
+        if (sel & 8) byte = (byte & 0x80) ? 0xFF : 0;
+        r |= byte << (8 * i);
+      }
+      set(t, d, r);
+      continue;
+    }
+    if (op == "bfe") {
+      uint64_t a = src(1) & mask(w), pos = src(2) & 0xFF, len = src(3) & 0xFF;
+      uint64_t r = len == 0 ? 0 : (a >> std::min<uint64_t>(pos, 63)) & mask(int(len));
+      if (ty[0] == 's' && len > 0) r = uint64_t(sext(r, int(len)));
+      set(t, d, r & mask(w));
+      continue;
+    }
+    if (isFloatTy(ty) && op != "and" && op != "or" && op != "xor") {
+      const bool f32 = ty == "f32";
+      auto F = [&](size_t k) { return toD(ty, src(k)); };
+      auto out = [&](double r) {
+        if (f32) set(t, d, std::bit_cast<uint32_t>(float(r)));
+        else set(t, d, fromD(ty, r));
+      };
+      if (op == "add") out(f32 ? double(float(F(1)) + float(F(2))) : F(1) + F(2));
+      else if (op == "sub") out(f32 ? double(float(F(1)) - float(F(2))) : F(1) - F(2));
+      else if (op == "mul") out(f32 ? double(float(F(1)) * float(F(2))) : F(1) * F(2));
+      else if (op == "div") out(f32 ? double(float(F(1)) / float(F(2))) : F(1) / F(2));
+      else if (op == "fma") out(ir::fmaTo(floatScalar(ty), F(1), F(2), F(3)));
+      else if (op == "neg") set(t, d, src(1) ^ (uint64_t(1) << (w - 1)));
+      else if (op == "abs") set(t, d, src(1) & mask(w - 1));
+      else if (op == "max" || op == "min") out(floatMinMax(op == "max", has("NaN"), F(1), F(2)));
+      else fail("float instruction not modelled");
+      continue;
+    }
+    // integers and predicates
+    const bool sgn = ty[0] == 's';
+    auto I = [&](size_t k) { return ival(ty, src(k)); };
+    uint64_t r;
+    if (op == "and") r = src(1) & src(2);
+    else if (op == "or") r = src(1) | src(2);
+    else if (op == "xor") r = src(1) ^ src(2);
+    else if (op == "not") r = ~src(1);
+    else if (op == "add") r = uint64_t(I(1) + I(2));
+    else if (op == "sub") r = uint64_t(I(1) - I(2));
+    else if (op == "neg") r = uint64_t(-I(1));
+    else if (op == "abs") r = uint64_t(I(1) < 0 ? -I(1) : I(1));
+    else if (op == "mul" && in.parts[1] == "lo") r = uint64_t(I(1) * I(2));
+    else if (op == "mul" && in.parts[1] == "wide") {
+      set(t, d, uint64_t(I(1) * I(2)));
+      continue;
+    } else if (op == "mad" && in.parts[1] == "lo") r = uint64_t(I(1) * I(2) + I(3));
+    else if (op == "mad" && in.parts[1] == "wide") {
+      set(t, d, uint64_t(I(1) * I(2)) + src(3));
+      continue;
+    } else if (op == "shl") r = src(2) >= uint64_t(w) ? 0 : src(1) << src(2);
+    else if (op == "shr") r = sgn ? uint64_t(sext(src(1), w) >> std::min<uint64_t>(src(2), uint64_t(w - 1)))
+                                   : (src(2) >= uint64_t(w) ? 0 : (src(1) & mask(w)) >> src(2));
+    else if (op == "min") r = sgn ? uint64_t(std::min(I(1), I(2))) : std::min(src(1) & mask(w), src(2) & mask(w));
+    else if (op == "max") r = sgn ? uint64_t(std::max(I(1), I(2))) : std::max(src(1) & mask(w), src(2) & mask(w));
+    else if (op == "div" && I(2) != 0) r = sgn ? uint64_t(I(1) / I(2)) : (src(1) & mask(w)) / (src(2) & mask(w));
+    else if (op == "rem" && I(2) != 0) r = sgn ? uint64_t(I(1) % I(2)) : (src(1) & mask(w)) % (src(2) & mask(w));
+    else fail("instruction not modelled");
+    set(t, d, r & mask(w));
+  }
+}
+
+inline void CtaSim::execMemory(const Inst& in) {
+  const bool load = in.parts[0] == "ld";
+  std::string space;
+  int vec = 1;
+  for (const std::string& p : in.parts) {
+    if (p == "global" || p == "shared" || p == "param") space = p;
+    if (p == "v2") vec = 2;
+    if (p == "v4") vec = 4;
+  }
+  const std::string ty = in.parts.back();
+  const int eb = std::max(1, bitsOf(ty) / 8);
+  for (int t = 0; t < n_; ++t) {
+    if (!active(t, in)) continue;
+    if (space == "param") {
+      std::string sym = in.ops.at(1).substr(1, in.ops[1].size() - 2);
+      if (!params_.count(sym)) fail("parameter " + sym + " without a value");
+      set(t, in.ops[0], uint64_t(ival(ty[0] == 's' ? ty : "u" + std::to_string(eb * 8), params_[sym])));
+      continue;
+    }
+    const std::string& a = load ? in.ops.at(1) : in.ops.at(0);
+    std::vector<std::string> vals = vecOps(load ? in.ops.at(0) : in.ops.at(1));
+    if (int(vals.size()) != vec) fail("vector width mismatch");
+    uint64_t addr = address(t, a);
+    if (addr % uint64_t(eb * vec)) fail("misaligned access at " + std::to_string(addr));
+    for (int k = 0; k < vec; ++k) {
+      uint64_t at = addr + uint64_t(k * eb);
+      uint8_t* mem = nullptr;
+      if (space == "global") {
+        auto it = buffers_.upper_bound(at);
+        if (it == buffers_.begin()) fail("global address outside every buffer");
+        --it;
+        if (at + uint64_t(eb) > it->first + it->second.size()) fail("global access past a buffer's end");
+        mem = it->second.data() + (at - it->first);
+      } else {
+        if (at + uint64_t(eb) > shared_.size()) fail("shared access past the scratch size (" + std::to_string(at) + ")");
+        mem = shared_.data() + at;
+      }
+      if (load) {
+        uint64_t v = 0;
+        for (int b = 0; b < eb; ++b) {
+          if (space == "shared") {
+            size_t i = size_t(at) + size_t(b);
+            ByteInfo& bi = sharedInfo_[i];
+            if (bi.wEpoch == epoch_ && bi.writer != t) {
+              auto ws = sharedWriters_.find(i);
+              bool mine = ws != sharedWriters_.end() && std::count(ws->second.begin(), ws->second.end(), t);
+              if (!mine) fail("shared read of a byte another thread wrote since the last barrier (thread " + std::to_string(t) + ")");
+            }
+            if (bi.rEpoch == epoch_ && bi.reader != t) bi.reader = -2;
+            else if (bi.rEpoch != epoch_) bi.rEpoch = epoch_, bi.reader = t;
+          }
+          v |= uint64_t(mem[b]) << (8 * b);
+        }
+        if (ty[0] == 's') v = uint64_t(sext(v, eb * 8)) & mask(32);
+        set(t, vals[size_t(k)], v);
+      } else {
+        uint64_t v = get(t, vals[size_t(k)]);
+        for (int b = 0; b < eb; ++b) {
+          uint8_t byte = uint8_t(v >> (8 * b));
+          if (space == "shared") {
+            size_t i = size_t(at) + size_t(b);
+            ByteInfo& bi = sharedInfo_[i];
+            if (bi.rEpoch == epoch_ && bi.reader != t)
+              fail("shared write of a byte another thread read since the last barrier (thread " + std::to_string(t) + ")");
+            if (bi.wEpoch == epoch_ && bi.writer != t) {
+              if (bi.value != byte) fail("conflicting shared writes without a barrier (thread " + std::to_string(t) + ")");
+              std::vector<int>& ws = sharedWriters_[i];
+              if (ws.empty() && bi.writer >= 0) ws.push_back(bi.writer);
+              ws.push_back(t);
+              bi.writer = -2;
+            } else if (bi.wEpoch != epoch_) {
+              bi.wEpoch = epoch_, bi.writer = t;
+            }
+            bi.value = byte;
+          } else {
+            auto [it, fresh] = globalWrites_.emplace(at + uint64_t(b), std::make_pair(byte, t));
+            if (!fresh && it->second.first != byte) fail("conflicting global writes to one address");
+          }
+          mem[b] = byte;
+        }
+      }
+    }
+  }
+}
+
+inline void CtaSim::execShfl(const Inst& in) {
+  const std::string& mode = in.parts[2];
+  std::vector<uint64_t> out(size_t(n_));
+  for (int t = 0; t < n_; ++t) {
+    if (!active(t, in)) fail("guarded shfl.sync");
+    uint64_t b = get(t, in.ops.at(2)), c = get(t, in.ops.at(3));
+    int lane = t & 31, bval = int(b & 31), cval = int(c & 31), seg = int((c >> 8) & 31);
+    int maxLane = (lane & seg) | (cval & ~seg), minLane = lane & seg, j = lane;
+    bool p;
+    if (mode == "up") j = lane - bval, p = j >= maxLane;
+    else if (mode == "down") j = lane + bval, p = j <= maxLane;
+    else if (mode == "bfly") j = lane ^ bval, p = j <= maxLane;
+    else if (mode == "idx") j = minLane | (bval & ~seg), p = j <= maxLane;
+    else fail("unknown shfl mode");
+    if (!p) j = lane;
+    out[size_t(t)] = get((t & ~31) + j, in.ops.at(1));
+  }
+  for (int t = 0; t < n_; ++t) set(t, in.ops[0], out[size_t(t)]);
+}
+
+inline void CtaSim::execMma(const Inst& in) {
+  // mma.sync.aligned.m16n8kK.row.col.D.A.B.C
+  const std::string& shape = in.parts.at(3);
+  const int k = std::stoi(shape.substr(shape.find('k') + 1));
+  const std::string dty = in.parts.at(6), aty = in.parts.at(7), bty = in.parts.at(8), cty = in.parts.at(9);
+  const int abits = aty == "tf32" ? 32 : (aty == "s8" || aty == "u8" || aty == "e4m3" || aty == "e5m2") ? 8 : 16;
+  const int per = 32 / abits;
+  std::vector<std::string> dr = vecOps(in.ops.at(0)), ar = vecOps(in.ops.at(1)), br = vecOps(in.ops.at(2)),
+                           cr = vecOps(in.ops.at(3));
+  auto elem = [&](const std::string& ty, uint64_t bits) -> double {
+    if (ty == "tf32") return double(std::bit_cast<float>(uint32_t(bits & 0xFFFFE000u)));
+    if (ty == "s8") return double(sext(bits, 8));
+    if (ty == "u8") return double(bits & 0xFF);
+    return toD(ty, bits);
+  };
+  for (int w0 = 0; w0 < n_; w0 += 32) {
+    std::vector<std::vector<double>> A(16, std::vector<double>(size_t(k))), B(size_t(k), std::vector<double>(8)),
+        C(16, std::vector<double>(8));
+    for (int lane = 0; lane < 32; ++lane) {
+      const int t = w0 + lane, g = lane >> 2, q = lane & 3;
+      if (!active(t, in)) fail("guarded mma.sync");
+      for (int i = 0; i < per * int(ar.size()); ++i) {
+        uint64_t bits = get(t, ar[size_t(i / per)]) >> (abits * (i % per));
+        int row, col;
+        if (abits == 16) row = g + 8 * ((i >> 1) & 1), col = 2 * q + (i & 1) + 8 * (i >> 2);
+        else if (abits == 32) row = g + 8 * (i & 1), col = q + 4 * (i >> 1);
+        else row = g + 8 * ((i >> 2) & 1), col = 4 * q + (i & 3) + 16 * (i >> 3);
+        A[size_t(row)][size_t(col)] = elem(aty, bits & mask(abits));
+      }
+      for (int i = 0; i < per * int(br.size()); ++i) {
+        uint64_t bits = get(t, br[size_t(i / per)]) >> (abits * (i % per));
+        int kk = abits == 16 ? 2 * q + (i & 1) + 8 * (i >> 1) : abits == 32 ? q + 4 * i : 4 * q + (i & 3) + 16 * (i >> 2);
+        B[size_t(kk)][size_t(g)] = elem(bty, bits & mask(abits));
+      }
+      for (int i = 0; i < 4; ++i) {
+        uint64_t bits = get(t, cr.at(size_t(i)));
+        C[size_t(g + 8 * (i >> 1))][size_t(2 * q + (i & 1))] = cty == "s32" ? double(sext(bits, 32)) : toD(cty, bits);
+      }
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+      const int t = w0 + lane, g = lane >> 2, q = lane & 3;
+      for (int i = 0; i < 4; ++i) {
+        int row = g + 8 * (i >> 1), col = 2 * q + (i & 1);
+        uint64_t bits;
+        if (dty == "s32") {
+          uint32_t acc = uint32_t(int64_t(C[size_t(row)][size_t(col)]));
+          for (int kk = 0; kk < k; ++kk)
+            acc += uint32_t(int64_t(A[size_t(row)][size_t(kk)]) * int64_t(B[size_t(kk)][size_t(col)]));
+          bits = acc;
+        } else {
+          double acc = C[size_t(row)][size_t(col)];
+          for (int kk = 0; kk < k; ++kk) acc += A[size_t(row)][size_t(kk)] * B[size_t(kk)][size_t(col)];
+          bits = std::bit_cast<uint32_t>(float(acc));
+        }
+        set(t, dr.at(size_t(i)), bits);
+      }
+    }
+  }
+}
+
+}  // namespace kiln::lower::test

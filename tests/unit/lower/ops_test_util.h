@@ -1,0 +1,91 @@
+// Running the conversion, reduction and dot test kernels: emit PTX, assemble it for sm_80 and sm_90a
+// (no spills), and run it in the CTA simulator on given buffers. Element helpers for the buffers.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codegen_test_util.h"
+#include "ir/scalar_eval.h"
+#include "ops_kernels.h"
+#include "ops_sim.h"
+
+namespace kiln::lower::test {
+
+using Bytes = std::vector<uint8_t>;
+
+struct SimResult {
+  std::string error;           // "" when the run finished
+  std::vector<Bytes> buffers;  // after the run, in parameter order
+  std::string ptx;
+  int64_t sharedBytes = 0;
+};
+
+// Emits `text` for `target` and simulates it with one buffer per pointer parameter (named `params`).
+inline SimResult simulate(const std::string& text, const std::vector<std::string>& params, const std::vector<Bytes>& buffers,
+                          int numWarps, const ptx::Target& target = ptx::kSm80) {
+  SimResult r;
+  Emitted e = emit(text, {}, target, numWarps);
+  r.ptx = e.ptx;
+  r.sharedBytes = e.info.sharedBytes;
+  CtaSim sim(e.ptx, numWarps * 32, e.info.sharedBytes);
+  std::vector<uint64_t> bases;
+  for (size_t i = 0; i < params.size(); ++i) {
+    bases.push_back(sim.addBuffer(buffers.at(i)));
+    sim.setParam("k_" + params[i], bases.back());
+  }
+  r.error = sim.run();
+  for (uint64_t b : bases) r.buffers.push_back(sim.buffer(b));
+  return r;
+}
+
+// Assembles `text` for sm_80 and sm_90a: "" when both assemble without spills.
+inline std::string assembleBoth(const std::string& text, int numWarps) {
+  if (!havePtxas()) return "";
+  std::string out;
+  for (const ptx::Target& t : {ptx::kSm80, ptx::kSm90a}) {
+    std::string p = assembleProblems(emit(text, {}, t, numWarps).ptx, t.name());
+    if (!p.empty()) out += p + "\n";
+  }
+  return out;
+}
+
+// ---- elements in byte buffers
+
+inline int elemBytes(ir::Scalar t) { return t == ir::Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
+
+inline ir::Elem readElem(const Bytes& b, ir::Scalar t, int64_t i) {
+  uint64_t bits = 0;
+  int eb = elemBytes(t);
+  std::memcpy(&bits, b.data() + i * eb, size_t(eb));
+  if (t == ir::Scalar::I1) return ir::intElem(bits != 0);
+  return ir::fromBits(t, bits);
+}
+
+inline void writeElem(Bytes& b, ir::Scalar t, int64_t i, ir::Elem v) {
+  uint64_t bits = t == ir::Scalar::I1 ? uint64_t(v.i != 0) : ir::toBits(t, v);
+  std::memcpy(b.data() + i * elemBytes(t), &bits, size_t(elemBytes(t)));
+}
+
+// n elements of type t: floats uniform in [-range, range) rounded to t (small integers when `integral`),
+// integers uniform over [-range, range) wrapped to t.
+inline Bytes randomElems(ir::Scalar t, int64_t n, uint32_t seed, double range = 4.0, bool integral = false) {
+  std::mt19937 rng(seed);
+  Bytes b(size_t(n * elemBytes(t)));
+  std::uniform_real_distribution<double> u(-range, range);
+  for (int64_t i = 0; i < n; ++i) {
+    double x = u(rng);
+    if (integral || ir::isInt(t)) x = std::floor(x);
+    ir::Elem e = ir::isFloat(t) ? ir::floatElem(ir::roundTo(t, x)) : ir::normalize(t, ir::intElem(int64_t(x)));
+    writeElem(b, t, i, e);
+  }
+  return b;
+}
+
+inline std::string scalarName(ir::Scalar t) { return std::string(ir::name(t)); }
+
+}  // namespace kiln::lower::test

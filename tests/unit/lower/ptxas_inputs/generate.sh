@@ -1,0 +1,88 @@
+#!/bin/sh
+# Regenerates the Tile IR of every example kernel at the signatures tests/kernels/*.cpp and
+# examples/demo.cpp compile them with; ptxas_examples_test.cpp lowers each to PTX and assembles it.
+# Usage: generate.sh BUILD_DIR (which holds the kiln CLI).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../../.." && pwd)
+kiln="${1:?usage: generate.sh BUILD_DIR}/kiln"
+rm -f "$here"/*.tir
+gen() {  # gen NAME EXAMPLE.py KERNEL SIGNATURE [kiln options]
+  out="$here/$1.tir"; file="$2"; kernel="$3"; sig="$4"; shift 4
+  printf '// %s %s "%s"%s\n' "$file" "$kernel" "$sig" "${*:+ $*}" > "$out"
+  "$kiln" compile "$root/examples/$file" --kernel "$kernel" --signature "$sig" --emit ir "$@" >> "$out"
+}
+gen vector_add_1024 vector_add.py add_kernel "*fp32, *fp32, *fp32, i32, 1024"
+gen vector_add_64 vector_add.py add_kernel "*fp32, *fp32, *fp32, i32, 64"
+gen vector_add_hints vector_add.py add_kernel "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
+gen vector_add_demo vector_add.py add_kernel "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
+gen vector_add_noopt vector_add.py add_kernel "*fp32, *fp32, *fp32, i32, 256" --no-opt
+gen vector_add_f16 vector_add.py add_kernel "*fp16, *fp16, *fp16, i32, 128"
+gen vector_add_bf16 vector_add.py add_kernel "*bf16, *bf16, *bf16, i32, 128"
+gen vector_add_512 vector_add.py add_kernel "*fp32, *fp32, *fp32, i32, 512"
+gen collatz control_flow.py collatz_steps_kernel "*i32, *i32, i32"
+gen collatz_hints control_flow.py collatz_steps_kernel "*i32:16, *i32:16, i32"
+gen searchsorted control_flow.py searchsorted_kernel "*fp32, i32, *fp32, *i32"
+gen searchsorted_hints control_flow.py searchsorted_kernel "*fp32:16, i32, *fp32:16, *i32:16"
+gen searchsorted_i32 control_flow.py searchsorted_kernel "*i32, i32, *i32, *i32"
+gen polyval_0_16 control_flow.py polyval_kernel "*fp32, *fp32, *fp32, i32, 0, 16"
+gen polyval_3_256 control_flow.py polyval_kernel "*fp32, *fp32, *fp32, i32, 3, 256"
+gen polyval_7_16 control_flow.py polyval_kernel "*fp32, *fp32, *fp32, i32, 7, 16"
+gen polyval_5_64 control_flow.py polyval_kernel "*fp32, *fp32, *fp32, i32, 5, 64"
+gen polyval_hints control_flow.py polyval_kernel "*fp32:16, *fp32:16, *fp32:16, i32:16, 4, 128"
+gen hash_1_256 integer_ops.py hash_kernel "*u32, *u32, *u32, i32, 1, 256"
+gen hash_3_128 integer_ops.py hash_kernel "*u32, *u32, *u32, i32, 3, 128"
+gen hash_hints integer_ops.py hash_kernel "*u32:16, *u32:16, *u32:16, i32:16, 2, 1024"
+gen int_arith integer_ops.py int_arith_kernel "*i32, *i32, *i32, *i32, *i32, *i32, i32, 512"
+gen int_arith_hints integer_ops.py int_arith_kernel "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32:16, 512"
+gen add2d grid2d.py add2d_kernel "*fp32, *fp32, *fp32, i32, i32, i32, i32, i32, 16, 32"
+gen add2d_hints grid2d.py add2d_kernel "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, i32:16, i32:16, 16, 32"
+gen transpose_32_16 grid2d.py transpose_kernel "*fp32, *fp32, i32, i32, i32, i32, i32, i32, 32, 16"
+gen transpose_i32 grid2d.py transpose_kernel "*i32, *i32, i32, i32, i32, i32, i32, i32, 8, 64"
+gen transpose_hints grid2d.py transpose_kernel "*fp32:16, *fp32:16, i32, i32, 1, i32, i32, 1, 16, 16"
+gen argmax_128 reductions.py argmax_kernel "*fp32, *i32, *fp32, i32, i32, 128"
+gen argmax_64 reductions.py argmax_kernel "*fp32, *i32, *fp32, i32, i32, 64"
+gen argmax_hints reductions.py argmax_kernel "*fp32:16, *i32:16, *fp32:16, i32, i32:16, 64"
+gen row_stats reductions.py row_stats_kernel "*fp32, *fp32, *fp32, i32, i32, 256"
+gen row_stats_hints reductions.py row_stats_kernel "*fp32:16, *fp32:16, *fp32:16, i32, i32:16, 256"
+gen segment_sum reductions.py segment_sum_kernel "*fp32, *i32, *fp32, 64"
+gen segment_sum_hints reductions.py segment_sum_kernel "*fp32:16, *i32:16, *fp32:16, 64"
+gen softmax_16 softmax.py softmax_kernel "*fp32, *fp32, i32, i32, i32, i32, 16, 2"
+gen softmax_1024 softmax.py softmax_kernel "*fp32, *fp32, i32, i32, i32, i32, 1024, 3"
+gen softmax_256 softmax.py softmax_kernel "*fp32, *fp32, i32, i32, i32, i32, 256, 2"
+gen softmax_hints softmax.py softmax_kernel "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32, 128, 4"
+gen softmax_demo softmax.py softmax_kernel "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024, 4"
+gen layernorm_128 layernorm.py layer_norm_fwd_kernel "*fp16, *fp16, *fp16, *fp16, *fp32, *fp32, i32, i32, fp32, 128"
+gen layernorm_256 layernorm.py layer_norm_fwd_kernel "*fp16, *fp16, *fp16, *fp16, *fp32, *fp32, i32, i32, fp32, 256"
+gen layernorm_bf16 layernorm.py layer_norm_fwd_kernel "*bf16, *bf16, *bf16, *bf16, *fp32, *fp32, i32, i32, fp32, 128"
+gen layernorm_hints layernorm.py layer_norm_fwd_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 64"
+mm() {  # mm NAME AB M N K GROUP ACT [hints]
+  if [ "$8" = hints ]; then p=":16"; dims="i32, i32, i32, i32:16, 1, 1, i32:16, i32:16, 1"
+  else p=""; dims="i32, i32, i32, i32, i32, i32, i32, i32, i32"; fi
+  gen "$1" matmul.py matmul_kernel "*$2$p, *$2$p, *fp16$p, $dims, $3, $4, $5, $6, \"$7\""
+}
+mm matmul_32 fp16 32 32 32 4 ""
+mm matmul_32_leaky fp16 32 32 32 4 leaky_relu
+mm matmul_16_64 fp16 16 64 16 2 leaky_relu
+mm matmul_128 fp16 128 128 32 8 ""
+mm matmul_f32 fp32 32 32 16 4 ""
+mm matmul_f32_leaky fp32 32 32 16 4 leaky_relu
+mm matmul_hints fp16 32 32 32 4 leaky_relu hints
+mm matmul_group3 fp16 32 32 32 3 ""
+gen matmul_demo matmul.py matmul_kernel \
+  "*fp16, *fp16, *fp16, i32, i32, i32, i32, 1, i32, 1, i32, 1, 32, 32, 32, 4, \"leaky_relu\""
+attn() {  # attn NAME D BLOCK_M BLOCK_N CAUSAL [hints]
+  if [ "$6" = hints ]; then s="*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16"; t=", i32:16, i32:16, i32:16, 1"
+  else s="*fp16, *fp16, *fp16, fp32, *fp32, *fp16"; t=", i32, i32, i32, i32"; fi
+  gen "$1" flash_attention.py attn_fwd "$s$t$t$t$t, i32, i32, $2, $3, $4, $5"
+}
+attn attn_16 16 16 16 False
+attn attn_16_causal 16 16 16 True
+attn attn_32 32 32 16 False
+attn attn_32_causal 32 32 16 True
+attn attn_16_32 16 16 32 True
+attn attn_16_32_plain 16 16 32 False
+attn attn_hints 32 16 16 True hints
+gen attn_demo flash_attention.py attn_fwd \
+  "*fp16, *fp16, *fp16, fp32, *fp32, *fp16, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, 32, 32, 16, True"
