@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -231,7 +232,8 @@ int main() {
   std::printf("%-24s %-34s %10s %10s  %s\n", "kernel", "problem", "compile", "run", "check against float64 reference");
   int failures = 0;
   for (const DemoKernel& d : kDemo) {
-    std::string path = std::string(KILN_EXAMPLES_DIR) + "/" + d.file;
+    const char* dir = std::getenv("KILN_EXAMPLES_DIR");  // set when the binary runs away from its build
+    std::string path = std::string(dir && *dir ? dir : KILN_EXAMPLES_DIR) + "/" + d.file;
     kiln::Result<kiln::Source> src = kiln::Source::fromFile(path);
     if (!src) {
       std::printf("%-24s %s\n", d.kernel, src.error().message.c_str());

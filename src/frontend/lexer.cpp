@@ -60,7 +60,8 @@ size_t decodeUtf8(std::string_view s, size_t p, uint32_t& cp) {
     cp = (cp << 6) | (k & 0x3F);
   }
   static constexpr uint32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;  // overlong, surrogate
+  // Overlong encodings, surrogates and code points past U+10FFFF are not UTF-8 either.
+  if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return len;
 }
 
@@ -259,7 +260,8 @@ void Lexer::scanName() {
       fail(at, buf);
     }
     CharClass cls = classify(cp);
-    if (len > 1 && cls == CharClass::Invisible) fail(at, "invalid non-printable character " + hexCodePoint(cp));
+    if (len > 1 && cls == CharClass::Invisible)
+      fail(at, "invalid non-printable character " + hexCodePoint(cp));
     if (len > 1 && cls == CharClass::Symbol)
       fail(at, "invalid character '" + std::string(src_.substr(p, len)) + "' (" + hexCodePoint(cp) + ")");
     p += len;

@@ -91,9 +91,24 @@ class Remat {
   explicit Remat(LayoutPool& pool) : pool_(pool) {}
 
   // The number of ops recomputing `v` in layout `l` takes, or -1 when it cannot be (a load, a loop value,
-  // a reduction, ... in another layout) or takes more than kMaxRematOps.
-  int cost(ir::Value* v, const LayoutRef& l) {
+  // a reduction, ... in another layout) or takes more than kMaxRematOps. Memoised within one query only:
+  // between queries conversions are erased and their storage reused.
+  int costOf(ir::Value* v, const LayoutRef& l) {
+    cost_.clear();
+    return cost(v, l, 0);
+  }
+
+  // Recomputes `v` in layout `l` at `b` (costOf(v, l) >= 0); the originals it copies are recorded. Copies
+  // are shared within one call only: they stand where `b` inserts.
+  ir::Value* cloneAt(ir::Value* v, const LayoutRef& l, ir::Builder& b, std::vector<ir::Op*>& copied) {
+    made_.clear();
+    return clone(v, l, b, copied);
+  }
+
+ private:
+  int cost(ir::Value* v, const LayoutRef& l, int depth) {
     if (!isTile(v) || *v->type.layout == *l) return 0;
+    if (depth > kMaxRematOps) return -1;  // a longer chain has more ops than that anyway
     auto key = std::make_pair(v, l.get());
     if (auto it = cost_.find(key); it != cost_.end()) return it->second;
     int total = -1;
@@ -103,7 +118,7 @@ class Remat {
         ir::Value* o = v->def->operand(i);
         if (!isTile(o)) continue;
         auto want = operandFromResult(*v->def, i, *l);
-        int c = want ? cost(o, pool_.intern(*want)) : -1;
+        int c = want ? cost(o, pool_.intern(*want), depth + 1) : -1;
         total = c < 0 ? -1 : total + c;
       }
       if (total > kMaxRematOps) total = -1;
@@ -112,14 +127,6 @@ class Remat {
     return total;
   }
 
-  // Recomputes `v` in layout `l` at `b` (cost(v, l) >= 0); the originals it copies are recorded. Copies
-  // are shared within one call only: they stand where `b` inserts.
-  ir::Value* cloneAt(ir::Value* v, const LayoutRef& l, ir::Builder& b, std::vector<ir::Op*>& copied) {
-    made_.clear();
-    return clone(v, l, b, copied);
-  }
-
- private:
   ir::Value* clone(ir::Value* v, const LayoutRef& l, ir::Builder& b, std::vector<ir::Op*>& copied) {
     if (!isTile(v) || *v->type.layout == *l) return v;
     auto key = std::make_pair(v, l.get());
@@ -200,7 +207,7 @@ void removeRedundantConversions(ir::Function& fn, LayoutPool& pool) {
     if (*src->type.layout == *target) {
       replacement = src;
     } else {
-      int cost = remat.cost(src, target);
+      int cost = remat.costOf(src, target);
       bool single = cost == 1 && familyOf(src->def->opcode) == Family::Source;
       if (cost > 0 && (single || !layout::needsNoDataMovement(*src->type.layout, *target))) {
         ir::Builder b;

@@ -2,10 +2,10 @@
 // backward (users -> operands) and forward (operands -> results) propagation to a fixed point, then
 // defaults for what nothing reached. Tiers keep a loop's accumulator in its dot layout even when code
 // after the loop would like another one, so conversions land outside loops.
-#include <functional>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
-#include "layout/named_layouts.h"
 #include "lower/assign_rules.h"
 #include "lower/codegen.h"
 #include "support/diagnostic.h"
@@ -14,6 +14,35 @@ namespace kiln::lower::assign {
 namespace {
 
 bool isTile(const ir::Value* v) { return v && v->type.isTensor(); }
+
+// Disjoint sets of values (union by size, path halving).
+class ValueSets {
+ public:
+  const ir::Value* root(const ir::Value* v) const {
+    for (;;) {
+      auto it = parent_.find(v);
+      if (it == parent_.end() || it->second == v) return v;
+      auto up = parent_.find(it->second);
+      if (up != parent_.end()) it->second = up->second;  // halve the path
+      v = it->second;
+    }
+  }
+  void unite(const ir::Value* a, const ir::Value* b) {
+    const ir::Value *ra = root(a), *rb = root(b);
+    if (ra == rb) return;
+    if (size(ra) < size(rb)) std::swap(ra, rb);
+    parent_[rb] = ra;
+    size_[ra] += size(rb);
+  }
+
+ private:
+  size_t size(const ir::Value* r) const {
+    auto it = size_.find(r);
+    return it == size_.end() ? 1 : it->second;
+  }
+  mutable std::unordered_map<const ir::Value*, const ir::Value*> parent_;
+  std::unordered_map<const ir::Value*, size_t> size_;
+};
 
 class Propagation {
  public:
@@ -52,11 +81,17 @@ class Propagation {
     for (ir::Op* op : ops_)
       if (auto it = choice_.storeLayouts.find(op); it != choice_.storeLayouts.end()) assign(op->operand(1), *it->second);
     propagate();
-    // Tier 4: defaults, one value at a time in program order, each propagated before the next.
-    for (const ir::Value* v : values_) {
-      if (!isTile(v) || get(v) || fixed_.count(v)) continue;
-      assign(v, defaultLayout(v->type.shape, numWarps_));
-      propagate();
+    // Tier 4: defaults, in program order, each propagated before the next in its group. No rule
+    // connects values of different groups, so each round seeds the first unassigned value of every
+    // group and one propagation serves them all: the same result as one value at a time, in linear
+    // rather than quadratic time when many independent tiles are left (unrolled reductions).
+    for (bool seeded = true; seeded;) {
+      seeded = false;
+      std::unordered_set<const ir::Value*> groups;
+      for (const ir::Value* v : values_)
+        if (isTile(v) && !get(v) && !fixed_.count(v) && groups.insert(groups_.root(v)).second)
+          seeded |= assign(v, defaultLayout(v->type.shape, numWarps_));
+      if (seeded) propagate();
     }
     for (const ir::Value* v : values_) {
       if (!isTile(v)) continue;
@@ -79,28 +114,30 @@ class Propagation {
           for (const auto& r : op->results) fixed_.insert(r.get());
           break;
         case Family::ControlFlow:
-          for (const Tie& t : tiesOf(*op))
-            for (size_t i = 1; i < t.defs.size(); ++i) unite(t.defs[0], t.defs[i]);
+          for (const Tie& t : tiesOf(*op)) {
+            for (size_t i = 1; i < t.defs.size(); ++i) tied_.unite(t.defs[0], t.defs[i]);
+            for (const ir::Value* d : t.defs) groups_.unite(t.defs[0], d);
+            for (size_t u = 0; u < t.users.size(); ++u) groups_.unite(t.defs[0], t.users[u]->operand(t.operandIdx[u]));
+          }
           break;
         case Family::Elementwise: case Family::Source: case Family::Broadcast: case Family::ExpandDims:
         case Family::Reshape: case Family::Permute: case Family::Store: case Family::Terminator: case Family::Free:
           break;
       }
+      // Propagation only ever flows between the tiles of one op (and along ties): group them.
+      const ir::Value* first = nullptr;
+      auto group = [&](const ir::Value* v) {
+        if (!isTile(v)) return;
+        if (first) groups_.unite(first, v);
+        else first = v;
+      };
+      for (const ir::Value* v : op->operands) group(v);
+      for (const auto& r : op->results) group(r.get());
       for (const auto& r : op->regions) collect(*r);
     }
   }
 
-  const ir::Value* root(const ir::Value* v) const {
-    for (;;) {
-      auto it = parent_.find(v);
-      if (it == parent_.end() || it->second == v) return v;
-      v = it->second;
-    }
-  }
-  void unite(const ir::Value* a, const ir::Value* b) {
-    const ir::Value *ra = root(a), *rb = root(b);
-    if (ra != rb) parent_[rb] = ra;
-  }
+  const ir::Value* root(const ir::Value* v) const { return tied_.root(v); }
   const LayoutRef* find(const ir::Value* v) const {
     auto it = layouts_.find(root(v));
     return it == layouts_.end() ? nullptr : &it->second;
@@ -225,7 +262,8 @@ class Propagation {
   std::vector<ir::Op*> ops_;             // every op, program order (pre-order)
   std::vector<const ir::Value*> values_;  // every value, program order
   std::unordered_set<const ir::Value*> fixed_;
-  std::unordered_map<const ir::Value*, const ir::Value*> parent_;  // union-find over tied values
+  ValueSets tied_;   // values that share one layout (control-flow ties)
+  ValueSets groups_;  // values propagation may connect
   std::unordered_map<const ir::Value*, LayoutRef> layouts_;        // by union-find root
   Choice choice_;
 };

@@ -42,17 +42,53 @@ int Codegen::numRegs(const ir::Type& t) {
   return t.layout->hasInDim(layout::kRegister) ? t.layout->getInDimSize(layout::kRegister) : 1;
 }
 
-const std::vector<Reg>& Codegen::regs(const ir::Value* v) const {
-  auto it = regs_.find(v);
-  if (it == regs_.end())
+const std::vector<Reg>& Codegen::regs(const ir::Value* v) {
+  if (auto it = regs_.find(v); it != regs_.end()) return it->second;
+  auto pt = ptrTiles_.find(v);
+  if (pt == ptrTiles_.end())
     bug(v->def ? v->def->loc : SourceLoc{}, "a value of type " + v->type.str() + " is used before it is lowered");
-  return it->second;
+  const PtrTile& t = pt->second;
+  std::vector<Reg> out(size_t(numRegs(v->type)));
+  std::unordered_map<int, Reg> byOffset;  // register indices with one offset register share the pointer
+  for (size_t r = 0; r < out.size(); ++r) {
+    if (t.offsets.empty()) {
+      out[r] = t.base;
+      continue;
+    }
+    auto [it, fresh] = byOffset.emplace(t.offsets[r].id, Reg{});
+    if (fresh) it->second = ptrAddress(t, r);
+    out[r] = it->second;
+  }
+  materialized_.push_back(std::move(out));
+  return materialized_.back();
 }
 
 Reg Codegen::reg(const ir::Value* v) const {
-  const std::vector<Reg>& r = regs(v);
-  if (v->type.isTensor() || r.size() != 1) bug({}, "reg() of the tile " + v->type.str());
-  return r[0];
+  auto it = regs_.find(v);
+  if (it == regs_.end() || v->type.isTensor() || it->second.size() != 1)
+    bug(v->def ? v->def->loc : SourceLoc{}, "reg() of " + v->type.str() + ", which is no lowered scalar");
+  return it->second[0];
+}
+
+const Codegen::PtrTile* Codegen::ptrTile(const ir::Value* v) const {
+  auto it = ptrTiles_.find(v);
+  return it == ptrTiles_.end() ? nullptr : &it->second;
+}
+
+void Codegen::bindPtrTile(const ir::Value* v, PtrTile t) {
+  if (!v->type.isTensor() || !v->type.isPtr()) bug({}, "a base + offsets form for " + v->type.str());
+  if (!t.base.valid() || t.base.cls != RegClass::B64 || t.elemBytes <= 0) bug({}, "malformed pointer tile");
+  if (!t.offsets.empty() && int(t.offsets.size()) != numRegs(v->type)) bug({}, "pointer tile offsets of another layout");
+  for (Reg o : t.offsets)
+    if (!o.valid() || o.cls != ptx::regClassOf(t.offsetType)) bug({}, "pointer tile offset of the wrong class");
+  ptrTiles_[v] = std::move(t);
+}
+
+Reg Codegen::ptrAddress(const PtrTile& t, size_t r) {
+  if (t.offsets.empty()) return t.base;
+  Reg a = e.reg(RegClass::B64);
+  ptx::selectPtrAdd(e, t.offsetType, t.elemBytes, a, t.base, t.offsets.at(r));
+  return a;
 }
 
 void Codegen::bind(const ir::Value* v, std::vector<Reg> r) {

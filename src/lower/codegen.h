@@ -5,6 +5,7 @@
 // header is the contract between them.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,10 +34,28 @@ class Codegen {
   const int numWarps;
 
   // ---- values
-  // The registers of `v` in this thread: one per register index of its layout (scalars: one).
-  const std::vector<ptx::Reg>& regs(const ir::Value* v) const;
+  // The registers of `v` in this thread: one per register index of its layout (scalars: one). A
+  // pointer tile held as base + offsets (below) is turned into pointers here, by fresh instructions at
+  // the point of the call each time (the reference stays valid while the Codegen lives).
+  const std::vector<ptx::Reg>& regs(const ir::Value* v);
   ptx::Reg reg(const ir::Value* v) const;  // the single register of a scalar
   void bind(const ir::Value* v, std::vector<ptx::Reg> regs);
+
+  // A pointer tile kept as one pointer every thread holds plus an integer element offset per
+  // register index (what ptr_add(splat(p), offsets) makes): loads and stores form the addresses they
+  // need, and a loop that advances the tile by a scalar carries the 64-bit base alone.
+  struct PtrTile {
+    ptx::Reg base;                  // .b64
+    std::vector<ptx::Reg> offsets;  // one per register index, registers of offsetType; empty: all 0
+    ir::Scalar offsetType = ir::Scalar::I32;
+    int elemBytes = 1;              // of the pointee
+  };
+  // v's base + offsets form; null when v is bound to plain registers.
+  const PtrTile* ptrTile(const ir::Value* v) const;
+  void bindPtrTile(const ir::Value* v, PtrTile t);
+  // The pointer of register index r: base + offsets[r] * elemBytes (a fresh .b64; the base itself when
+  // there are no offsets).
+  ptx::Reg ptrAddress(const PtrTile& t, size_t r);
   // Fresh registers of the class of `t`'s element type, as many as t's layout has register indices.
   std::vector<ptx::Reg> newRegs(const ir::Type& t);
   // How many registers a value of type t has in each thread: its layout's register count (scalars: 1).
@@ -82,6 +101,8 @@ class Codegen {
 
  private:
   std::unordered_map<const ir::Value*, std::vector<ptx::Reg>> regs_;
+  std::unordered_map<const ir::Value*, PtrTile> ptrTiles_;
+  std::deque<std::vector<ptx::Reg>> materialized_;  // what regs() returned for PtrTile values
   ptx::Reg tid_, lane_, warp_;
   // Registers computed once and reused by later ops: key "coord#<dim>#<layout text>" and the like.
   // Scoped: lowerBlock drops what a region added, since a register first set inside a branch or loop

@@ -59,12 +59,8 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
   std::vector<ptx::Reg> values;
   for (size_t i = 0; i < params.size(); ++i) {
     ptx::Reg r = e.loadParam(params[i]);
-    ir::Scalar t = gpuFn.body.arg(unsigned(i))->type.elem;
-    if (t == ir::Scalar::F8E4M3 || t == ir::Scalar::F8E5M2) {  // travels as a byte, lives in .b16
-      ptx::Reg h = e.reg(ptx::RegClass::B16);
-      e.inst("cvt.u16.u32", {h, r});
-      r = h;
-    }
+    if (r.cls != ptx::regClassOf(gpuFn.body.arg(unsigned(i))->type.elem))
+      throw InternalError(gpuFn.loc, "codegen: parameter " + std::to_string(i) + " loads into the wrong register class");
     values.push_back(r);
   }
 

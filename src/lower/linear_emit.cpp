@@ -122,18 +122,22 @@ SharedAddresses::SharedAddresses(Codegen& cg, Reg base, Reg threadOffset, int32_
     : cg_(cg), base_(base), threadOffset_(threadOffset), threadMask_(threadMask), bytes_(bytes) {}
 
 SharedAddresses::Address SharedAddresses::at(int64_t regOffset) {
+  // threadOffset ^ regOffset == (threadOffset ^ (regOffset & mask)) + (regOffset & ~mask): one address
+  // register per distinct overlapping part, the rest an immediate.
   ptx::Entry& e = cg_.e;
-  if ((regOffset & threadMask_) == 0) {
-    if (!threadAddress_.valid()) {
-      threadAddress_ = e.reg(RegClass::B32);
-      e.inst("mad.lo.u32", {threadAddress_, threadOffset_, bytes_, base_});
+  const int64_t overlap = regOffset & threadMask_, rest = regOffset & ~int64_t(threadMask_);
+  auto it = addresses_.find(overlap);
+  if (it == addresses_.end()) {
+    Reg t = threadOffset_;
+    if (overlap != 0) {
+      t = e.reg(RegClass::B32);
+      e.inst("xor.b32", {t, threadOffset_, overlap});
     }
-    return {threadAddress_, regOffset * bytes_};
+    Reg a = e.reg(RegClass::B32);
+    e.inst("mad.lo.u32", {a, t, bytes_, base_});
+    it = addresses_.emplace(overlap, a).first;
   }
-  Reg t = e.reg(RegClass::B32), a = e.reg(RegClass::B32);
-  e.inst("xor.b32", {t, threadOffset_, regOffset});
-  e.inst("mad.lo.u32", {a, t, bytes_, base_});
-  return {a, 0};
+  return {it->second, rest * bytes_};
 }
 
 }  // namespace kiln::lower

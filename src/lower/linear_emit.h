@@ -3,6 +3,7 @@
 // compile-time constant and the lane/warp part is computed once per op into a register.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "ir/types.h"
@@ -33,8 +34,8 @@ struct UniqueRegisters {
 UniqueRegisters uniqueRegisters(const layout::LinearLayout& l);
 
 // Addresses `base + bytes * (threadOffset ^ regOffset)` in shared memory for the register offsets of one
-// layout: one add of a per-thread address and an immediate when regOffset stays clear of the bits
-// threadOffset can set (the XOR is then a sum), else an explicit xor / multiply-add.
+// layout, as a register and an immediate: the bits of regOffset that threadOffset can set (threadMask)
+// need an xor, computed once per distinct pattern; the others add as an immediate.
 class SharedAddresses {
  public:
   SharedAddresses(Codegen& cg, ptx::Reg base, ptx::Reg threadOffset, int32_t threadMask, int bytes);
@@ -46,7 +47,8 @@ class SharedAddresses {
 
  private:
   Codegen& cg_;
-  ptx::Reg base_, threadOffset_, threadAddress_;
+  ptx::Reg base_, threadOffset_;
+  std::map<int64_t, ptx::Reg> addresses_;  // by the overlapping part of regOffset
   int32_t threadMask_;
   int bytes_;
 };

@@ -2,6 +2,7 @@
 // identically, so every branch is uniform (bra.uni). Values that flow around a loop or out of an
 // `if` live in fresh "phi" registers: the only registers written after they are bound.
 #include <algorithm>
+#include <optional>
 
 #include "lower/codegen.h"
 #include "ptx/isel.h"
@@ -25,24 +26,46 @@ void mov(ptx::Entry& e, Reg d, Reg s) {
   if (d != s) e.inst(kMov[size_t(d.cls)], {d, s});
 }
 
-// Fresh phi registers for each value of `types`.
-std::vector<std::vector<Reg>> newPhis(Codegen& cg, const std::vector<const ir::Type*>& types) {
-  std::vector<std::vector<Reg>> out;
-  for (const ir::Type* t : types) out.push_back(cg.newRegs(*t));
+// How a value lives across the iterations of a loop or out of an `if`: in fresh phi registers, or, for
+// a pointer tile that a `for` advances by a scalar, in one phi register holding the base of its base +
+// offsets form (the offsets stay those of the initial value).
+struct Carried {
+  std::vector<Reg> phis;
+  std::optional<Codegen::PtrTile> tile;
+};
+
+std::vector<Carried> plainPhis(Codegen& cg, const std::vector<const ir::Type*>& types) {
+  std::vector<Carried> out;
+  for (const ir::Type* t : types) out.push_back(Carried{cg.newRegs(*t), std::nullopt});
   return out;
 }
 
-// phis[k] = values[k] for every k, as a parallel copy: a source that is itself one of the phi
-// registers (a yield that permutes loop-carried values) is read before any phi is written.
-void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<std::vector<Reg>>& phis,
+void bindCarried(Codegen& cg, const ir::Value* v, const Carried& c) {
+  if (!c.tile) return cg.bind(v, c.phis);
+  Codegen::PtrTile t = *c.tile;
+  t.base = c.phis.at(0);
+  cg.bindPtrTile(v, std::move(t));
+}
+
+// The registers of `v` that flow into the phis of `c`.
+std::vector<Reg> sourcesFor(Codegen& cg, const ir::Op& op, const Carried& c, const ir::Value* v) {
+  if (!c.tile) return cg.regs(v);
+  const Codegen::PtrTile* t = cg.ptrTile(v);
+  if (!t || t->offsets != c.tile->offsets) bug(op, "a loop-carried pointer tile changes its offsets");
+  return {t->base};
+}
+
+// phis = values, as a parallel copy: a source that is itself one of the phi registers (a yield that
+// permutes loop-carried values) is read before any phi is written.
+void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<Carried>& carried,
                 const std::vector<const ir::Value*>& values) {
-  if (values.size() != phis.size()) bug(op, "a region passes " + std::to_string(values.size()) + " values for " +
-                                                std::to_string(phis.size()));
+  if (values.size() != carried.size()) bug(op, "a region passes " + std::to_string(values.size()) + " values for " +
+                                                   std::to_string(carried.size()));
   std::vector<std::pair<Reg, Reg>> moves;  // (dst, src)
-  for (size_t k = 0; k < phis.size(); ++k) {
-    const std::vector<Reg>& src = cg.regs(values[k]);
-    if (src.size() != phis[k].size()) bug(op, "a region passes a value of another layout");
-    for (size_t r = 0; r < src.size(); ++r) moves.emplace_back(phis[k][r], src[r]);
+  for (size_t k = 0; k < carried.size(); ++k) {
+    std::vector<Reg> src = sourcesFor(cg, op, carried[k], values[k]);
+    if (src.size() != carried[k].phis.size()) bug(op, "a region passes a value of another layout");
+    for (size_t r = 0; r < src.size(); ++r) moves.emplace_back(carried[k].phis[r], src[r]);
   }
   auto isPhi = [&](Reg s) {
     for (const auto& [d, _] : moves)
@@ -56,6 +79,26 @@ void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<std::vector<Reg
       s = t;
     }
   for (const auto& [d, s] : moves) mov(cg.e, d, s);
+}
+
+// `v` takes the registers (or the base + offsets form) of `from`.
+void alias(Codegen& cg, const ir::Value* v, const ir::Value* from) {
+  if (const Codegen::PtrTile* t = cg.ptrTile(from)) return cg.bindPtrTile(v, *t);
+  cg.bind(v, cg.regs(from));
+}
+
+// Whether every element of `v` is one value the same in every thread: a scalar, a splat, a constant
+// (the cases ptr_add lowering moves a base + offsets tile by, lower_memory.cpp).
+bool uniform(const ir::Value* v) {
+  return !v->type.isTensor() || (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Constant));
+}
+
+// Whether the body yields, for iteration value k, ptr_add(its own argument, a uniform offset): the
+// pointer tile advances as a whole.
+bool advancesByScalar(const ir::Block& body, const ir::Op& yield, size_t k) {
+  const ir::Value* y = yield.operand(unsigned(k));
+  return y->def && y->def->opcode == Opcode::PtrAdd && y->def->parent == &body &&
+         y->def->operand(0) == body.arg(unsigned(k + 1)) && uniform(y->def->operand(1));
 }
 
 std::vector<const ir::Value*> operandsOf(const ir::Op* term, size_t from) {
@@ -73,10 +116,6 @@ const ir::Op& terminator(const ir::Op& op, const ir::Block& b, Opcode want) {
 Reg scalarCondition(Codegen& cg, const ir::Op& op, const ir::Value* c) {
   if (c->type.isTensor() || !c->type.isBool()) bug(op, "the condition must be a scalar i1");
   return cg.reg(c);
-}
-
-void bindAll(Codegen& cg, const ir::Block& b, size_t first, const std::vector<std::vector<Reg>>& regs) {
-  for (size_t k = 0; k < regs.size(); ++k) cg.bind(b.arg(unsigned(first + k)), regs[k]);
 }
 
 // for (iv = lb; iv < ub; iv += step) body. The interpreter stops when iv + step overflows; so does
@@ -101,14 +140,19 @@ void forLoop(Codegen& cg, const ir::Op& op) {
     e.inst("setp.le" + cmpType, {bad, step, 0});
     e.inst("trap", {}, ptx::when(bad));
   }
-  std::vector<const ir::Type*> types;
-  for (size_t k = 0; k < n; ++k) types.push_back(&op.result(unsigned(k))->type);
-  std::vector<std::vector<Reg>> phis = newPhis(cg, types);
+  const ir::Op& yield = terminator(op, body, Opcode::Yield);
+  if (yield.numOperands() != n) bug(op, "the body yields " + std::to_string(yield.numOperands()) + " values");
+  std::vector<Carried> carried;
+  std::vector<const ir::Value*> inits;
+  for (size_t k = 0; k < n; ++k) {
+    inits.push_back(op.operand(unsigned(3 + k)));
+    const Codegen::PtrTile* t = cg.ptrTile(inits[k]);
+    if (t && advancesByScalar(body, yield, k)) carried.push_back(Carried{{e.reg(RegClass::B64)}, *t});
+    else carried.push_back(Carried{cg.newRegs(op.result(unsigned(k))->type), std::nullopt});
+  }
   Reg iv = e.reg(ptx::regClassOf(ivType));
   mov(e, iv, lb);
-  std::vector<const ir::Value*> inits;
-  for (size_t k = 0; k < n; ++k) inits.push_back(op.operand(unsigned(3 + k)));
-  assignPhis(cg, op, phis, inits);
+  assignPhis(cg, op, carried, inits);
 
   ptx::Label top = e.newLabel("for"), done = e.newLabel("for_end");
   Reg enter = e.reg(RegClass::Pred);
@@ -116,9 +160,9 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   e.inst("bra.uni", {ptx::sym(done.name)}, ptx::unless(enter));
   e.label(top);
   cg.bind(body.arg(0), {iv});
-  bindAll(cg, body, 1, phis);
+  for (size_t k = 0; k < n; ++k) bindCarried(cg, body.arg(unsigned(k + 1)), carried[k]);
   cg.lowerBlock(body);
-  assignPhis(cg, op, phis, operandsOf(&terminator(op, body, Opcode::Yield), 0));
+  assignPhis(cg, op, carried, operandsOf(&yield, 0));
   Reg next = e.reg(iv.cls), again = e.reg(RegClass::Pred), noWrap = e.reg(RegClass::Pred);
   e.inst(wide ? "add.s64" : "add.s32", {next, iv, step});
   e.inst("setp.lt" + cmpType, {again, next, ub});
@@ -126,7 +170,7 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   mov(e, iv, next);
   e.inst("bra.uni", {ptx::sym(top.name)}, ptx::when(noWrap));
   e.label(done);
-  for (size_t k = 0; k < n; ++k) cg.bind(op.result(unsigned(k)), phis[k]);
+  for (size_t k = 0; k < n; ++k) bindCarried(cg, op.result(unsigned(k)), carried[k]);
 }
 
 void ifOp(Codegen& cg, const ir::Op& op) {
@@ -134,7 +178,7 @@ void ifOp(Codegen& cg, const ir::Op& op) {
   Reg c = scalarCondition(cg, op, op.operand(0));
   std::vector<const ir::Type*> types;
   for (const auto& r : op.results) types.push_back(&r->type);
-  std::vector<std::vector<Reg>> phis = newPhis(cg, types);
+  std::vector<Carried> phis = plainPhis(cg, types);
   ptx::Label otherwise = e.newLabel("else"), done = e.newLabel("endif");
   e.inst("bra.uni", {ptx::sym(otherwise.name)}, ptx::unless(c));
   for (unsigned i = 0; i < 2; ++i) {
@@ -147,7 +191,7 @@ void ifOp(Codegen& cg, const ir::Op& op) {
     }
   }
   e.label(done);
-  for (size_t k = 0; k < phis.size(); ++k) cg.bind(op.result(unsigned(k)), phis[k]);
+  for (size_t k = 0; k < phis.size(); ++k) bindCarried(cg, op.result(unsigned(k)), phis[k]);
 }
 
 // while: before region -> condition (c, values); leave when !c with the values as results, else run
@@ -159,23 +203,23 @@ void whileLoop(Codegen& cg, const ir::Op& op) {
   if (before.numArgs() != op.numOperands() || after.numArgs() != op.numResults()) bug(op, "malformed loop");
   std::vector<const ir::Type*> types;
   for (const auto& a : before.args) types.push_back(&a->type);
-  std::vector<std::vector<Reg>> phis = newPhis(cg, types);
+  std::vector<Carried> phis = plainPhis(cg, types);
   assignPhis(cg, op, phis, std::vector<const ir::Value*>(op.operands.begin(), op.operands.end()));
   ptx::Label top = e.newLabel("while"), done = e.newLabel("while_end");
   e.label(top);
-  bindAll(cg, before, 0, phis);
+  for (size_t k = 0; k < phis.size(); ++k) bindCarried(cg, before.arg(unsigned(k)), phis[k]);
   cg.lowerBlock(before);
   const ir::Op& cond = terminator(op, before, Opcode::Condition);
   if (cond.numOperands() != op.numResults() + 1) bug(op, "the condition passes the wrong number of values");
   e.inst("bra.uni", {ptx::sym(done.name)}, ptx::unless(scalarCondition(cg, op, cond.operand(0))));
   // The condition's values are registers of this iteration, read only until the yield below: the
   // after region's arguments and the results can be those registers.
-  for (size_t k = 0; k < op.numResults(); ++k) cg.bind(after.arg(unsigned(k)), cg.regs(cond.operand(unsigned(k + 1))));
+  for (size_t k = 0; k < op.numResults(); ++k) alias(cg, after.arg(unsigned(k)), cond.operand(unsigned(k + 1)));
   cg.lowerBlock(after);
   assignPhis(cg, op, phis, operandsOf(&terminator(op, after, Opcode::Yield), 0));
   e.braUni(top);
   e.label(done);
-  for (size_t k = 0; k < op.numResults(); ++k) cg.bind(op.result(unsigned(k)), cg.regs(cond.operand(unsigned(k + 1))));
+  for (size_t k = 0; k < op.numResults(); ++k) alias(cg, op.result(unsigned(k)), cond.operand(unsigned(k + 1)));
 }
 
 // assert: every element of the condition holds, else the kernel traps (the launch fails; the message

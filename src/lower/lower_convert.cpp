@@ -23,11 +23,18 @@ using ptx::Reg;
 
 int32_t inSize(const LinearLayout& l, std::string_view dim) { return l.hasInDim(dim) ? l.getInDimSize(dim) : 1; }
 
-// m: (register, lane) of dst -> (register, lane) of src. Emits the shuffles and returns true, or
-// returns false (emitting nothing) when the source register index depends on the lane.
-bool convertWithShuffles(Codegen& cg, const ir::Op& op, const LinearLayout& m) {
-  const ir::Value* x = op.operand(0);
-  const ir::Value* y = op.result(0);
+// What a conversion moves: registers `src` of element type t from layout `from` to layout `to`.
+struct Move {
+  const LinearLayout& from;
+  const LinearLayout& to;
+  ir::Scalar t;
+  const std::vector<Reg>& src;
+  int64_t numel;
+};
+
+// m: (register, lane) of dst -> (register, lane) of src. Returns the destination registers after the
+// shuffles, or nullopt (emitting nothing) when the source register index depends on the lane.
+std::optional<std::vector<Reg>> convertWithShuffles(Codegen& cg, const ir::Op& op, const Move& mv, const LinearLayout& m) {
   const bool hasReg = m.hasInDim(layout::kRegister), hasLane = m.hasInDim(layout::kLane);
   auto part = [&](const std::vector<int32_t>& image, std::string_view dim) {
     return m.hasOutDim(dim) ? image[size_t(m.outDimIndex(dim))] : 0;
@@ -42,14 +49,14 @@ bool convertWithShuffles(Codegen& cg, const ir::Op& op, const LinearLayout& m) {
   if (hasLane) {
     for (int b = 0; b < m.getInDimSizeLog2(layout::kLane); ++b) {
       std::vector<int32_t> img = imageOf(0, int32_t(1) << b);
-      if (part(img, layout::kRegister) != 0) return false;
+      if (part(img, layout::kRegister) != 0) return std::nullopt;
       laneColumns.push_back(part(img, layout::kLane));
       identityLanes = identityLanes && laneColumns.back() == (int32_t(1) << b);
     }
   }
   identityLanes = identityLanes && laneColumns.size() == 5;
-  const std::vector<Reg>& src = cg.regs(x);
-  const int32_t numRegs = inSize(*y->type.layout, layout::kRegister);
+  const std::vector<Reg>& src = mv.src;
+  const int32_t numRegs = inSize(mv.to, layout::kRegister);
   if (!hasReg && numRegs != 1) throw InternalError(op.loc, "convert_layout: warp-local map without registers");
   ptx::Entry& e = cg.e;
   Reg laneBase;  // f(lane) for a general lane map
@@ -67,7 +74,7 @@ bool convertWithShuffles(Codegen& cg, const ir::Op& op, const LinearLayout& m) {
     if (!(identityLanes && sl == 0)) {
       Reg d = e.reg(v.cls);
       if (identityLanes) {
-        ptx::shuffle(e, ptx::ShflMode::Bfly, x->type.elem, d, v, ptx::Operand(int64_t(sl)));
+        ptx::shuffle(e, ptx::ShflMode::Bfly, mv.t, d, v, ptx::Operand(int64_t(sl)));
       } else {
         if (!laneBase.valid()) laneBase = linearOf(cg, cg.lane(), laneColumns);
         Reg lane = laneBase;
@@ -75,15 +82,14 @@ bool convertWithShuffles(Codegen& cg, const ir::Op& op, const LinearLayout& m) {
           lane = e.reg(ptx::RegClass::B32);
           e.inst("xor.b32", {lane, laneBase, int64_t(sl)});
         }
-        ptx::shuffle(e, ptx::ShflMode::Idx, x->type.elem, d, v, lane);
+        ptx::shuffle(e, ptx::ShflMode::Idx, mv.t, d, v, lane);
       }
       v = d;
     }
     done.emplace(key, v);
     out.push_back(v);
   }
-  cg.bind(y, std::move(out));
-  return true;
+  return out;
 }
 
 // Stores (or loads) the registers `regs` of compact layout positions through `offsets`, `vec` at a time.
@@ -99,29 +105,58 @@ void accessShared(Codegen& cg, bool store, ir::Scalar t, Reg base, const LinearL
   }
 }
 
-void convertThroughShared(Codegen& cg, const ir::Op& op) {
-  const ir::Value* x = op.operand(0);
-  const ir::Value* y = op.result(0);
-  const ir::Scalar t = x->type.elem;
-  UniqueRegisters src = uniqueRegisters(*x->type.layout), dst = uniqueRegisters(*y->type.layout);
-  ScratchPlan plan = planScratch(src.compact, dst.compact, memBytes(t));
-  Reg base = cg.scratch(x->type.numel() * memBytes(t));
+// Loads the registers `regs` (compact destination registers) with the ldmatrix plan: instruction q
+// fills registers [q * E, (q + 1) * E), 32-bit word j of it holding the next 32 / bits of them.
+void loadWithLdmatrix(Codegen& cg, ir::Scalar t, Reg base, const layout::LdmatrixPlan& lm, const std::vector<Reg>& regs) {
+  ptx::Entry& e = cg.e;
+  const int bytes = memBytes(t), perWord = 4 / bytes;
+  SharedAddresses addrs(cg, base, threadPart(cg, lm.rowOffsets, 0), threadMask(lm.rowOffsets, 0), bytes);
+  for (size_t q = 0; q * size_t(lm.elemsPerInstr) < regs.size(); ++q) {
+    SharedAddresses::Address a = addrs.at(registerPart(lm.rowOffsets, int32_t(q), 0));
+    Reg address = a.reg;
+    if (a.offset != 0) {
+      address = e.reg(ptx::RegClass::B32);
+      e.inst("add.u32", {address, a.reg, a.offset});
+    }
+    std::vector<Reg> words;
+    for (int j = 0; j < lm.numMatrices; ++j) words.push_back(e.reg(ptx::RegClass::B32));
+    ptx::ldmatrix(e, words, address, lm.trans);
+    for (int j = 0; j < lm.numMatrices; ++j) {
+      const size_t first = q * size_t(lm.elemsPerInstr) + size_t(j * perWord);
+      Reg w = words[size_t(j)];
+      if (bytes == 4) {
+        e.inst("mov.b32", {regs[first], w});
+      } else if (regs[first].cls == ptx::RegClass::B16) {
+        ptx::unpack16x2(e, w, regs[first], regs[first + 1]);
+      } else {  // i16 / u16 in .b32 registers, extended
+        const char* bfe = ir::isSigned(t) ? "bfe.s32" : "bfe.u32";
+        e.inst(bfe, {regs[first], w, 0, 16});
+        e.inst(bfe, {regs[first + 1], w, 16, 16});
+      }
+    }
+  }
+}
 
-  const std::vector<Reg>& xr = cg.regs(x);
+std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move& mv) {
+  const ir::Scalar t = mv.t;
+  UniqueRegisters src = uniqueRegisters(mv.from), dst = uniqueRegisters(mv.to);
+  ScratchPlan plan = planScratch(src.compact, dst.compact, memBytes(t));
+  Reg base = cg.scratch(mv.numel * memBytes(t));
+
   std::vector<Reg> stored;
-  for (int32_t r : src.original) stored.push_back(xr.at(size_t(r)));
+  for (int32_t r : src.original) stored.push_back(mv.src.at(size_t(r)));
   cg.e.comment("convert_layout through shared memory");
   accessShared(cg, true, t, base, plan.storeOffsets, plan.storeVec, stored);
   cg.barrier();
   std::vector<Reg> loaded;
   for (size_t c = 0; c < dst.original.size(); ++c) loaded.push_back(cg.e.reg(ptx::regClassOf(t)));
-  accessShared(cg, false, t, base, plan.loadOffsets, plan.loadVec, loaded);
+  if (plan.ldmatrix) loadWithLdmatrix(cg, t, base, *plan.ldmatrix, loaded);
+  else accessShared(cg, false, t, base, plan.loadOffsets, plan.loadVec, loaded);
   cg.barrier();
 
   // Duplicated destination registers read the distinct register holding the same element: registers
   // with equal register parts (lane and warp fixed) hold equal coordinates.
-  const LinearLayout& dl = *y->type.layout;
-  const int rank = int(dl.outs().size());
+  const int rank = int(mv.to.outs().size());
   auto key = [&](const LinearLayout& l, int32_t r) {
     std::vector<int32_t> k;
     for (int j = 0; j < rank; ++j) k.push_back(registerPart(l, r, j));
@@ -130,12 +165,30 @@ void convertThroughShared(Codegen& cg, const ir::Op& op) {
   std::map<std::vector<int32_t>, Reg> byCoords;
   for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(key(dst.compact, int32_t(c)), loaded[c]);
   std::vector<Reg> out;
-  for (int32_t r = 0; r < inSize(dl, layout::kRegister); ++r) {
-    auto it = byCoords.find(key(dl, r));
+  for (int32_t r = 0; r < inSize(mv.to, layout::kRegister); ++r) {
+    auto it = byCoords.find(key(mv.to, r));
     if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
     out.push_back(it->second);
   }
-  cg.bind(y, std::move(out));
+  return out;
+}
+
+std::vector<Reg> convertRegisters(Codegen& cg, const ir::Op& op, const Move& mv) {
+  if (std::optional<LinearLayout> m = layout::registerOnlyConversion(mv.from, mv.to)) {
+    std::vector<Reg> out;
+    for (int32_t r = 0; r < inSize(mv.to, layout::kRegister); ++r) {
+      layout::DimValues in;
+      for (const layout::InDim& dim : m->ins()) in.emplace_back(dim.name, dim.name == layout::kRegister ? r : 0);
+      int32_t sr = 0;
+      for (const auto& [name, v] : m->apply(in))
+        if (name == layout::kRegister) sr = v;
+      out.push_back(mv.src.at(size_t(sr)));
+    }
+    return out;
+  }
+  if (std::optional<LinearLayout> m = layout::warpLocalConversion(mv.from, mv.to))
+    if (std::optional<std::vector<Reg>> out = convertWithShuffles(cg, op, mv, *m)) return *out;
+  return convertThroughShared(cg, op, mv);
 }
 
 }  // namespace
@@ -146,23 +199,14 @@ void lowerConvert(Codegen& cg, const ir::Op& op) {
   if (!x->type.layout || !y->type.layout) throw InternalError(op.loc, "convert_layout needs layouts on both sides");
   const LinearLayout& s = *x->type.layout;
   const LinearLayout& d = *y->type.layout;
-  if (std::optional<LinearLayout> m = layout::registerOnlyConversion(s, d)) {
-    const std::vector<Reg>& src = cg.regs(x);
-    std::vector<Reg> out;
-    for (int32_t r = 0; r < inSize(d, layout::kRegister); ++r) {
-      layout::DimValues in;
-      for (const layout::InDim& dim : m->ins()) in.emplace_back(dim.name, dim.name == layout::kRegister ? r : 0);
-      int32_t sr = 0;
-      for (const auto& [name, v] : m->apply(in))
-        if (name == layout::kRegister) sr = v;
-      out.push_back(src.at(size_t(sr)));
-    }
-    cg.bind(y, std::move(out));
+  if (const Codegen::PtrTile* pt = cg.ptrTile(x)) {
+    // base + offsets: only the (32-bit) offsets move; every thread holds the same base.
+    Codegen::PtrTile moved = *pt;
+    if (!pt->offsets.empty()) moved.offsets = convertRegisters(cg, op, {s, d, pt->offsetType, pt->offsets, x->type.numel()});
+    cg.bindPtrTile(y, std::move(moved));
     return;
   }
-  if (std::optional<LinearLayout> m = layout::warpLocalConversion(s, d))
-    if (convertWithShuffles(cg, op, *m)) return;
-  convertThroughShared(cg, op);
+  cg.bind(y, convertRegisters(cg, op, {s, d, x->type.elem, cg.regs(x), x->type.numel()}));
 }
 
 }  // namespace kiln::lower

@@ -20,29 +20,27 @@ namespace {
 
 int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id)); }
 
-// The sources of register index r: a tile operand's register r, a scalar operand's one register.
-std::vector<Reg> sourcesAt(Codegen& cg, const ir::Op& op, size_t r) {
-  std::vector<Reg> src;
-  for (const ir::Value* v : op.operands) {
-    const std::vector<Reg>& rs = cg.regs(v);
-    if (!v->type.isTensor()) src.push_back(rs.at(0));
-    else if (r < rs.size()) src.push_back(rs[r]);
-    else bug(op, "operand " + v->type.str() + " has fewer registers than the result");
-  }
-  return src;
-}
+using Selector = std::function<void(Reg dst, const std::vector<Reg>& src)>;
 
 // Runs `select(dst, sources)` for each register index of the result, once per distinct set of
-// source registers, and binds the result.
-using Selector = std::function<void(Reg dst, const std::vector<Reg>& src)>;
+// source registers, and binds the result. A scalar operand (select's condition) serves every index.
 void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
   const ir::Value* res = op.result(0);
   std::vector<Reg> out(size_t(Codegen::numRegs(res->type)));
+  std::vector<std::vector<Reg>> operands;  // fetched once: regs() may form pointers (codegen.h)
+  for (const ir::Value* v : op.operands) {
+    operands.push_back(cg.regs(v));
+    if (v->type.isTensor() && operands.back().size() != out.size())
+      bug(op, "operand " + v->type.str() + " and result " + res->type.str() + " have different register counts");
+  }
   std::map<std::vector<int64_t>, Reg> done;
   for (size_t r = 0; r < out.size(); ++r) {
-    std::vector<Reg> src = sourcesAt(cg, op, r);
+    std::vector<Reg> src;
     std::vector<int64_t> key;
-    for (Reg s : src) key.push_back(regKey(s));
+    for (size_t k = 0; k < operands.size(); ++k) {
+      src.push_back(op.operand(unsigned(k))->type.isTensor() ? operands[k][r] : operands[k].at(0));
+      key.push_back(regKey(src.back()));
+    }
     auto it = done.find(key);
     if (it != done.end()) {
       out[r] = it->second;

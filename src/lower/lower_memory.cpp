@@ -1,9 +1,11 @@
 // Pointer arithmetic, loads and stores. A tile access is cut into runs of consecutive register
 // indices that address consecutive elements (one vector instruction each, up to 16 bytes, as far
-// as axis info proves contiguity, alignment and a constant mask); duplicated elements of a layout are
-// loaded once and stored by one thread only; scalar stores are made by thread 0.
+// as axis info proves contiguity, alignment and a constant mask; one address register per contiguous
+// run); duplicated elements of a layout are loaded once and stored by one thread only; scalar
+// stores are made by thread 0.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 
@@ -37,12 +39,32 @@ std::vector<Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n) {
   return r;
 }
 
+// The one register holding every element of `v` in every thread, when v is a scalar, a splat of one
+// or a tile constant; else an invalid Reg.
+Reg uniformRegister(Codegen& cg, const ir::Value* v) {
+  if (!v->type.isTensor()) return cg.reg(v);
+  if (v->def && v->def->opcode == Opcode::Splat) return cg.reg(v->def->operand(0));
+  if (v->def && v->def->opcode == Opcode::Constant) return cg.regs(v).at(0);
+  return Reg{};
+}
+
 void ptrAdd(Codegen& cg, const ir::Op& op) {
   const ir::Value* res = op.result(0);
+  const ir::Value* b = op.operand(1);
+  const int bytes = elemBytes(res->type.pointee);
+  if (const Codegen::PtrTile* pa = res->type.isTensor() ? cg.ptrTile(op.operand(0)) : nullptr) {
+    if (Reg s = uniformRegister(cg, b); s.valid()) {  // the whole tile moves: move its base
+      Reg base = cg.e.reg(RegClass::B64);
+      ptx::selectPtrAdd(cg.e, b->type.elem, bytes, base, pa->base, s);
+      return cg.bindPtrTile(res, Codegen::PtrTile{base, pa->offsets, pa->offsetType, bytes});
+    }
+    const ir::Scalar bt = b->type.elem;
+    if (pa->offsets.empty() && b->type.isTensor() && bt != ir::Scalar::I1 && ir::bitWidth(bt) <= 32)
+      return cg.bindPtrTile(res, Codegen::PtrTile{pa->base, cg.regs(b), bt, bytes});
+  }
   const size_t n = size_t(Codegen::numRegs(res->type));
   std::vector<Reg> ptr = tileRegs(cg, op.operand(0), n), off = tileRegs(cg, op.operand(1), n), out(n);
-  const ir::Scalar offType = op.operand(1)->type.elem;
-  const int bytes = elemBytes(res->type.pointee);
+  const ir::Scalar offType = b->type.elem;
   std::map<std::pair<int64_t, int64_t>, Reg> done;  // broadcast copies share their sum
   for (size_t r = 0; r < n; ++r) {
     auto key = std::pair{regKey(ptr[r]), regKey(off[r])};
@@ -56,6 +78,28 @@ void ptrAdd(Codegen& cg, const ir::Op& op) {
   }
   cg.bind(res, std::move(out));
 }
+
+// The pointers of a tile access, formed for the register indices that start an access only.
+class Addresses {
+ public:
+  Addresses(Codegen& cg, const ir::Value* ptr, size_t n) : cg_(cg) {
+    if (const Codegen::PtrTile* t = cg.ptrTile(ptr)) tile_ = *t;
+    else plain_ = tileRegs(cg, ptr, n);
+  }
+  Reg at(size_t r) {
+    if (!tile_) return plain_.at(r);
+    if (tile_->offsets.empty()) return tile_->base;
+    auto [it, fresh] = byOffset_.emplace(tile_->offsets.at(r).id, Reg{});
+    if (fresh) it->second = cg_.ptrAddress(*tile_, r);
+    return it->second;
+  }
+
+ private:
+  Codegen& cg_;
+  std::optional<Codegen::PtrTile> tile_;
+  std::vector<Reg> plain_;
+  std::map<int, Reg> byOffset_;
+};
 
 // For each register index of `l`, the smallest index holding the same element in the same thread
 // (an index is its own when no register bit it sets is a free variable of the layout).
@@ -73,18 +117,24 @@ std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l) {
   return out;
 }
 
-// Elements per vector access of a tile access through `ptr` (layout l): the run of register indices
-// that step by one along one out dim (layout algebra), limited by what axis info proves about the
-// pointers (contiguity, alignment) and the mask (constancy), and by 16 bytes.
-int vectorWidth(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l) {
-  if (!l.hasInDim(layout::kRegister) || l.getInDimSizeLog2(layout::kRegister) == 0) return 1;
-  int64_t run = l.getNumConsecutiveInOut(layout::kRegister);
-  if (run <= 1) return 1;
+// How a tile access through `ptr` (layout l) is cut: `vec` elements per vector instruction, and runs of
+// `run` register indices (a multiple of vec) whose addresses are consecutive, so that one address
+// register serves the run with immediate offsets. Both start from the register indices that step by
+// one along one out dim (layout algebra); the run is limited by the pointers' contiguity along that
+// dim (axis info), the vector also by their alignment, by the mask's constancy and by 16 bytes.
+struct AccessPlan {
+  size_t vec = 1, run = 1;
+};
+AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l) {
+  if (!l.hasInDim(layout::kRegister) || l.getInDimSizeLog2(layout::kRegister) == 0) return {};
+  int64_t steps = l.getNumConsecutiveInOut(layout::kRegister);
+  if (steps <= 1) return {};
   const layout::Basis& b0 = l.basis(layout::kRegister, 0);
   int dim = int(std::find(b0.begin(), b0.end(), 1) - b0.begin());
-  int64_t width = std::min({run, cg.axis.vectorElements(ptr, dim), cg.axis.maskConstancy(mask, dim),
-                            int64_t(16 / elemBytes(ptr->type.pointee))});
-  return int(std::max<int64_t>(1, width));
+  int64_t run = std::min(steps, cg.axis.get(ptr).contiguity.at(size_t(dim)));
+  int64_t vec = std::min({run, cg.axis.vectorElements(ptr, dim), cg.axis.maskConstancy(mask, dim),
+                          int64_t(16 / elemBytes(ptr->type.pointee))});
+  return AccessPlan{size_t(std::max<int64_t>(1, vec)), size_t(std::max<int64_t>(1, run))};
 }
 
 void load(Codegen& cg, const ir::Op& op) {
@@ -104,15 +154,19 @@ void load(Codegen& cg, const ir::Op& op) {
   }
   const layout::LinearLayout& l = *ptr->type.layout;
   const size_t n = size_t(Codegen::numRegs(res->type));
-  const size_t vec = size_t(vectorWidth(cg, ptr, mask, l));
-  std::vector<Reg> p = tileRegs(cg, ptr, n), m, o, out(n);
+  const AccessPlan plan = planAccess(cg, ptr, mask, l);
+  const size_t vec = plan.vec;
+  Addresses p(cg, ptr, n);
+  std::vector<Reg> m, o, out(n);
   if (mask) m = tileRegs(cg, mask, n);
   if (other) o = tileRegs(cg, other, n);
   std::vector<int32_t> canon = canonicalRegisters(l);
   std::map<std::vector<int64_t>, size_t> loaded;  // same address, mask and fill: same values
   for (size_t r = 0; r < n; r += vec) {
     if (size_t(canon[r]) != r) continue;  // a copy of an earlier register: bound below
-    std::vector<int64_t> key{regKey(p[r]), mask ? regKey(m[r]) : -1};
+    const size_t head = r - r % plan.run;
+    const int64_t offset = int64_t(r - head) * elemBytes(t);
+    std::vector<int64_t> key{regKey(p.at(head)), offset, mask ? regKey(m[r]) : -1};
     for (size_t i = 0; other && i < vec; ++i) key.push_back(regKey(o[r + i]));
     if (auto it = loaded.find(key); it != loaded.end()) {
       for (size_t i = 0; i < vec; ++i) out[r + i] = out[it->second + i];
@@ -120,7 +174,7 @@ void load(Codegen& cg, const ir::Op& op) {
     }
     for (size_t i = 0; i < vec; ++i) out[r + i] = cg.e.reg(ptx::regClassOf(t));
     std::span<const Reg> fill = other ? std::span<const Reg>(o).subspan(r, vec) : std::span<const Reg>();
-    ptx::loadVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(out).subspan(r, vec), p[r], 0, hints,
+    ptx::loadVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(out).subspan(r, vec), p.at(head), offset, hints,
                     mask ? ptx::when(m[r]) : ptx::Guard{}, fill);
     loaded.emplace(std::move(key), r);
   }
@@ -152,8 +206,10 @@ void store(Codegen& cg, const ir::Op& op) {
   }
   const layout::LinearLayout& l = *ptr->type.layout;
   const size_t n = size_t(Codegen::numRegs(ptr->type));
-  const size_t vec = size_t(vectorWidth(cg, ptr, mask, l));
-  std::vector<Reg> p = tileRegs(cg, ptr, n), v = tileRegs(cg, value, n), m;
+  const AccessPlan plan = planAccess(cg, ptr, mask, l);
+  const size_t vec = plan.vec;
+  Addresses p(cg, ptr, n);
+  std::vector<Reg> v = tileRegs(cg, value, n), m;
   if (mask) m = tileRegs(cg, mask, n);
   std::vector<int32_t> canon = canonicalRegisters(l);
   const Reg owner = cg.ownerPredicate(l);  // broadcast copies in other lanes/warps store nothing
@@ -161,7 +217,9 @@ void store(Codegen& cg, const ir::Op& op) {
   std::set<std::vector<int64_t>> stored;
   for (size_t r = 0; r < n; r += vec) {
     if (size_t(canon[r]) != r) continue;
-    std::vector<int64_t> key{regKey(p[r]), mask ? regKey(m[r]) : -1};
+    const size_t head = r - r % plan.run;
+    const int64_t offset = int64_t(r - head) * elemBytes(t);
+    std::vector<int64_t> key{regKey(p.at(head)), offset, mask ? regKey(m[r]) : -1};
     for (size_t i = 0; i < vec; ++i) key.push_back(regKey(v[r + i]));
     if (!stored.insert(std::move(key)).second) continue;
     Reg guard = owner;
@@ -170,7 +228,7 @@ void store(Codegen& cg, const ir::Op& op) {
       if (fresh) it->second = both(cg, m[r], owner);
       guard = it->second;
     }
-    ptx::storeVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(v).subspan(r, vec), p[r], 0, hints,
+    ptx::storeVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(v).subspan(r, vec), p.at(head), offset, hints,
                      guard.valid() ? ptx::when(guard) : ptx::Guard{});
   }
 }

@@ -47,10 +47,11 @@ class Reducer {
     from_ = op.operand(0)->type.elem;
     result_ = op.result(0)->type.elem;
     isArg_ = kind_ == Kind::Argmax || kind_ == Kind::Argmin;
-    // fp8 arithmetic needs sm_89: older targets combine in f32 (exact for max/min; sums round once).
-    bool fp8Emulated = e_.target().sm < 89;
+    // fp8 arithmetic needs sm_89: older targets pick max/min by comparing order keys (exact), and
+    // leave fp8 sums to instruction selection (which reports the missing rounding instruction).
+    keySelect_ = !isArg_ && kind_ != Kind::Sum && isFp8(result_) && e_.target().sm < 89;
     if (isArg_) type_ = ir::isFloat(from_) ? (from_ == Scalar::F64 ? Scalar::I64 : Scalar::I32) : from_;
-    else type_ = isFp8(result_) && fp8Emulated ? Scalar::F32 : result_;
+    else type_ = result_;
   }
 
   Scalar type() const { return type_; }
@@ -68,6 +69,10 @@ class Reducer {
   }
 
   Item combine(const Item& a, const Item& b) {
+    if (keySelect_) {
+      Reg better = cmp(kind_ == Kind::Max ? ptx::CmpPred::Gt : ptx::CmpPred::Lt, Scalar::I32, keyOf(b.v), keyOf(a.v));
+      return {select(better, type_, b.v, a.v), {}};
+    }
     if (!isArg_) {
       Reg d = e_.reg(ptx::regClassOf(type_));
       ir::Opcode opc = kind_ == Kind::Sum ? ir::Opcode::Add : kind_ == Kind::Max ? ir::Opcode::Max : ir::Opcode::Min;
@@ -131,8 +136,8 @@ class Reducer {
   }
 
   // An integer whose signed order is the order argmax/argmin use: floats by their bits with the
-  // negative half flipped (-0.0 sorts just below +0.0), NaN mapped below (argmax) or above (argmin)
-  // every number so that it is chosen only when all are NaN; integers are their own keys.
+  // negative half flipped (-0.0 sorts just below +0.0), NaN mapped below (max) or above (min) every
+  // number so that it is chosen only when all are NaN; integers are their own keys.
   Reg keyOf(Reg x) {
     if (!ir::isFloat(from_)) return x;
     const bool wide = from_ == Scalar::F64;
@@ -146,7 +151,7 @@ class Reducer {
     e_.inst(std::string("and") + b, {sign, sign, wide ? ptx::hexImm(0x7FFFFFFFFFFFFFFFull) : ptx::hexImm(0x7FFFFFFF)});
     e_.inst(std::string("xor") + b, {key, bits, sign});
     e_.inst(wide ? "setp.nan.f64" : "setp.nan.f32", {nan, f, f});
-    bool low = kind_ == Kind::Argmax;
+    bool low = kind_ == Kind::Argmax || kind_ == Kind::Max;
     ptx::Operand nanKey = wide ? ptx::hexImm(low ? 0x8000000000000000ull : 0x7FFFFFFFFFFFFFFFull)
                                : ptx::hexImm(low ? 0x80000000u : 0x7FFFFFFFu);
     e_.inst(std::string("selp") + b, {out, nanKey, key, nan});
@@ -158,7 +163,7 @@ class Reducer {
   const ir::Op& op_;
   Kind kind_;
   Scalar from_, result_, type_;
-  bool isArg_ = false;
+  bool isArg_ = false, keySelect_ = false;
 };
 
 std::vector<int> setBits(int32_t mask) {

@@ -66,6 +66,11 @@ void programIndex(Codegen& cg, const ir::Op& op, ptx::SpecialReg x) {
 
 // The result is the operand's registers, in the same order (the layouts agree register by register).
 void sameRegisters(Codegen& cg, const ir::Op& op) {
+  if (const Codegen::PtrTile* t = cg.ptrTile(op.operand(0))) {  // offsets move like registers
+    if (!t->offsets.empty() && int(t->offsets.size()) != Codegen::numRegs(op.result(0)->type))
+      bug(op, op.operand(0)->type.str() + " -> " + op.result(0)->type.str() + " changes the register count");
+    return cg.bindPtrTile(op.result(0), *t);
+  }
   const std::vector<Reg>& in = cg.regs(op.operand(0));
   if (int(in.size()) != Codegen::numRegs(op.result(0)->type))
     bug(op, op.operand(0)->type.str() + " -> " + op.result(0)->type.str() + " changes the register count");
@@ -82,6 +87,10 @@ void lowerShape(Codegen& cg, const ir::Op& op) {
     case Opcode::Splat: {
       const ir::Value* res = op.result(0);
       if (op.operand(0)->type.isTensor()) bug(op, "the operand must be a scalar");
+      if (res->type.isPtr()) {  // a pointer tile of one base and no offsets: no registers to fill
+        int bytes = res->type.pointee == ir::Scalar::I1 ? 1 : ir::bitWidth(res->type.pointee) / 8;
+        return cg.bindPtrTile(res, Codegen::PtrTile{cg.reg(op.operand(0)), {}, ir::Scalar::I32, bytes});
+      }
       return cg.bind(res, std::vector<Reg>(size_t(Codegen::numRegs(res->type)), cg.reg(op.operand(0))));
     }
     case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "layout/conversions.h"
+#include "layout/ldmatrix.h"
 #include "layout/named_layouts.h"
 #include "lower/linear_emit.h"
 
@@ -15,7 +16,7 @@ namespace kiln::lower {
 
 using layout::LinearLayout;
 
-int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes) {
+int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes, int lanes) {
   int32_t numRegs = offsets.hasInDim(layout::kRegister) ? offsets.getInDimSize(layout::kRegister) : 1;
   std::array<int64_t, 32> laneOffset{};
   if (offsets.hasInDim(layout::kLane)) {
@@ -30,7 +31,7 @@ int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes
   std::vector<int64_t> words;
   for (int32_t c = 0; c < numRegs; c += vec) {
     int64_t ro = registerPart(offsets, c, 0);
-    for (int p0 = 0; p0 < 32; p0 += lanesPerPhase) {
+    for (int p0 = 0; p0 < lanes; p0 += lanesPerPhase) {
       words.clear();
       for (int l = p0; l < p0 + lanesPerPhase; ++l) {
         int64_t a = (ro ^ laneOffset[size_t(l)]) * elemBytes;
@@ -78,6 +79,19 @@ struct Scored {
   int64_t instructions = 0;
 };
 
+// `l` with every out value divided by `d` (all multiples of it).
+LinearLayout divideOuts(const LinearLayout& l, int32_t d) {
+  std::vector<layout::InDim> ins = l.ins();
+  for (layout::InDim& in : ins)
+    for (layout::Basis& b : in.bases)
+      for (int32_t& c : b) c /= d;
+  std::vector<layout::OutDim> outs = l.outs();
+  for (layout::OutDim& o : outs) o.size = std::max(1, o.size / d);
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+int32_t numRegisters(const LinearLayout& l) { return l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1; }
+
 Scored score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst, int elemBytes) {
   Scored s;
   s.plan.shared = shared;
@@ -86,10 +100,23 @@ Scored score(const LinearLayout& shared, const LinearLayout& src, const LinearLa
   const int32_t maxVec = std::max(1, 16 / elemBytes);
   s.plan.storeVec = std::min(maxVec, layout::sharedVectorWidth(src, shared));
   s.plan.loadVec = std::min(maxVec, layout::sharedVectorWidth(dst, shared));
-  s.plan.wavefronts = sharedWavefronts(s.plan.storeOffsets, s.plan.storeVec, elemBytes) +
-                      sharedWavefronts(s.plan.loadOffsets, s.plan.loadVec, elemBytes);
-  auto regs = [](const LinearLayout& l) { return l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1; };
-  s.instructions = regs(src) / s.plan.storeVec + regs(dst) / s.plan.loadVec;
+  int64_t store = sharedWavefronts(s.plan.storeOffsets, s.plan.storeVec, elemBytes);
+  int64_t load = sharedWavefronts(s.plan.loadOffsets, s.plan.loadVec, elemBytes);
+  int64_t loadInstructions = numRegisters(dst) / s.plan.loadVec;
+  if (elemBytes == 2 || elemBytes == 4) {
+    if (std::optional<layout::LdmatrixPlan> lm = layout::planLdmatrix(dst, shared, elemBytes * 8)) {
+      // Row addresses are multiples of 16 bytes: count them in 16-byte units, 8 lanes per matrix.
+      int64_t w = sharedWavefronts(divideOuts(lm->rowOffsets, 16 / elemBytes), 1, 16, 8 * lm->numMatrices);
+      int64_t instructions = numRegisters(dst) / lm->elemsPerInstr;
+      if (w < load || (w == load && instructions < loadInstructions)) {
+        load = w;
+        loadInstructions = instructions;
+        s.plan.ldmatrix = lm;
+      }
+    }
+  }
+  s.plan.wavefronts = store + load;
+  s.instructions = numRegisters(src) / s.plan.storeVec + loadInstructions;
   return s;
 }
 
@@ -113,7 +140,7 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
     const int64_t inner = shape[size_t(order[0])];
     for (int32_t vec = 1; vec <= 16 && vec * elemBytes <= 16 && vec <= inner; vec *= 2)
       for (int32_t perPhase : {1, 2, 4, 8})
-        for (int32_t maxPhase : {2, 4, 8})
+        for (int32_t maxPhase : {2, 4, 8, 16, 32})
           if (int64_t(vec) * maxPhase <= inner)
             candidates.push_back(layout::sharedSwizzled(shape, vec, perPhase, maxPhase, order));
   }

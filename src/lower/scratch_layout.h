@@ -3,7 +3,9 @@
 // accesses. Pure functions over layouts, unit-tested without a GPU.
 #pragma once
 #include <cstdint>
+#include <optional>
 
+#include "layout/ldmatrix.h"
 #include "layout/linear_layout.h"
 
 namespace kiln::lower {
@@ -12,18 +14,20 @@ namespace kiln::lower {
 // offset in elements of `elemBytes`), `vec` consecutive registers per access: per instruction, lanes
 // are served in phases of 128 bytes (32 lanes of <= 4 bytes, 16 of 8, 8 of 16) and each phase takes as
 // many wavefronts as the most distinct 32-bit words any bank holds.
-int64_t sharedWavefronts(const layout::LinearLayout& offsets, int32_t vec, int elemBytes);
+// Only lanes below `lanes` access memory (ldmatrix.x1/x2 read the addresses of 8/16 lanes).
+int64_t sharedWavefronts(const layout::LinearLayout& offsets, int32_t vec, int elemBytes, int lanes = 32);
 
 struct ScratchPlan {
   layout::LinearLayout shared;   // offset -> dims: the tile in shared memory
   layout::LinearLayout storeOffsets, loadOffsets;  // (compact register, lane, warp) -> offset
   int32_t storeVec = 1, loadVec = 1;  // elements per st.shared / ld.shared
+  std::optional<layout::LdmatrixPlan> ldmatrix;  // loads with ldmatrix instead (16- and 32-bit elements)
   int64_t wavefronts = 0;             // stores + loads, warp 0
 };
 
 // The scratch layout for moving registers of `src` to `dst` (same tile); `srcUnique` and `dstUnique`
 // are the layouts without duplicated registers (uniqueRegisters(..).compact), which are what is stored
-// and loaded.
+// and loaded. Fewest wavefronts first, then fewest instructions (ldmatrix where it applies).
 ScratchPlan planScratch(const layout::LinearLayout& srcUnique, const layout::LinearLayout& dstUnique, int elemBytes);
 
 }  // namespace kiln::lower

@@ -200,7 +200,12 @@ inline double maxAbs(const std::vector<double>& v) {
 
 // ---- compiling and running
 
-inline std::string examplePath(const std::string& file) { return std::string(KILN_SOURCE_DIR) + "/examples/" + file; }
+// The source tree: $KILN_SOURCE_DIR when set (test binaries run on another machine), else the build's.
+inline std::string sourceDir() {
+  const char* env = std::getenv("KILN_SOURCE_DIR");
+  return env && *env ? env : KILN_SOURCE_DIR;
+}
+inline std::string examplePath(const std::string& file) { return sourceDir() + "/examples/" + file; }
 
 // Compiles `kernel` from examples/`file`; on failure records the error and returns nullopt.
 inline std::optional<kiln::Kernel> compileExample(const std::string& file, std::string_view kernel,
@@ -219,15 +224,108 @@ inline std::optional<kiln::Kernel> compileExample(const std::string& file, std::
   return k.value();
 }
 
-// Runs on the interpreter; records the error text on failure.
+// The GPU the kernel tests also run on: the first CUDA device, unless $KILN_TEST_GPU is "0". Null
+// where there is none (the tests then run on the interpreter alone).
+inline kiln::Gpu* testGpu() {
+  static std::optional<kiln::Gpu> gpu = []() -> std::optional<kiln::Gpu> {
+    if (const char* env = std::getenv("KILN_TEST_GPU"); env && std::string(env) == "0") return std::nullopt;
+    auto g = kiln::Gpu::open();
+    if (!g) return std::nullopt;
+    return g.value();
+  }();
+  return gpu ? &*gpu : nullptr;
+}
+
+// One element of a buffer of IR element type `elem` ("f32", "f16", "i32", ...) as a double.
+inline double elementAt(const std::string& elem, const unsigned char* p, size_t i) {
+  auto load = [&](auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, p + i * sizeof v, sizeof v);
+    return v;
+  };
+  if (elem == "f32") return load(float{});
+  if (elem == "f64") return load(double{});
+  if (elem == "f16") return halfToFloat(load(uint16_t{}));
+  if (elem == "bf16") return bf16ToFloat(load(uint16_t{}));
+  if (elem == "i8") return load(int8_t{});
+  if (elem == "u8" || elem == "i1") return load(uint8_t{});
+  if (elem == "i16") return load(int16_t{});
+  if (elem == "u16") return load(uint16_t{});
+  if (elem == "i32") return load(int32_t{});
+  if (elem == "u32") return load(uint32_t{});
+  if (elem == "i64") return double(load(int64_t{}));
+  return double(load(uint64_t{}));
+}
+inline size_t elementBytes(const std::string& elem) {
+  if (elem == "f64" || elem == "i64" || elem == "u64") return 8;
+  if (elem == "f32" || elem == "i32" || elem == "u32") return 4;
+  if (elem == "f16" || elem == "bf16" || elem == "i16" || elem == "u16") return 2;
+  return 1;
+}
+
+// Compares a buffer the GPU wrote with the one the interpreter wrote: integers exactly, floats within
+// the tolerance of the type (the GPU's math functions, summation order and tensor-core accumulation
+// differ from the interpreter's within a few ulp of the result's scale). NaN must meet NaN.
+inline ::testing::AssertionResult sameAsInterpreter(const std::string& param, const std::string& elem,
+                                                   const unsigned char* gpu, const unsigned char* interp, size_t bytes) {
+  const size_t n = bytes / elementBytes(elem);
+  const bool isFloat = elem[0] == 'f' || elem == "bf16";
+  double scale = 0;
+  for (size_t i = 0; isFloat && i < n; ++i) {
+    double v = elementAt(elem, interp, i);
+    if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+  }
+  const double rtol = elem == "f32" || elem == "f64" ? 1e-4 : 2e-2;
+  for (size_t i = 0; i < n; ++i) {
+    double g = elementAt(elem, gpu, i), r = elementAt(elem, interp, i);
+    bool ok = isFloat ? (std::isnan(g) && std::isnan(r)) || g == r || std::fabs(g - r) <= rtol * (std::fabs(r) + 1e-3 * scale)
+                      : g == r;
+    if (!ok)
+      return ::testing::AssertionFailure() << "GPU and interpreter differ in '" << param << "' (" << elem << ") at element "
+                                           << i << ": GPU " << g << ", interpreter " << r;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Runs on the interpreter (its results land in the caller's buffers) and, when a GPU is present, also
+// on the GPU from the same inputs, comparing every buffer the GPU returns with the interpreter's.
+// Records the error text on failure.
 inline bool run(const kiln::Kernel& k, kiln::Grid grid, const std::vector<kiln::Arg>& args) {
+  std::vector<std::vector<unsigned char>> inputs(args.size());
+  kiln::Gpu* gpu = testGpu();
+  if (gpu)
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].kind == kiln::Arg::Kind::Buffer)
+        inputs[i].assign(static_cast<unsigned char*>(args[i].data), static_cast<unsigned char*>(args[i].data) + args[i].bytes);
   kiln::Status s = kiln::interpret(k, grid, args);
   if (!s) {
     ADD_FAILURE() << "running " << k.name() << " on grid (" << grid.x << ", " << grid.y << ", " << grid.z
                   << "):\n" << s.error->text;
     return false;
   }
-  return true;
+  if (!gpu) return true;
+  std::vector<kiln::Arg> gpuArgs = args;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == kiln::Arg::Kind::Buffer) gpuArgs[i].data = inputs[i].data();
+  kiln::Status g = gpu->run(k, grid, gpuArgs);
+  if (!g) {
+    ADD_FAILURE() << "running " << k.name() << " on the GPU, grid (" << grid.x << ", " << grid.y << ", " << grid.z
+                  << "):\n" << g.error->text;
+    return false;
+  }
+  bool same = true;
+  for (size_t i = 0; i < args.size() && i < k.params().size(); ++i) {
+    if (args[i].kind != kiln::Arg::Kind::Buffer) continue;
+    const std::string& type = k.params()[i].type;  // "ptr<f32>"
+    std::string elem = type.substr(4, type.size() - 5);
+    auto cmp = sameAsInterpreter(k.params()[i].name, elem, inputs[i].data(), static_cast<unsigned char*>(args[i].data),
+                                 args[i].bytes);
+    if (!cmp) {
+      ADD_FAILURE() << k.name() << ": " << cmp.message();
+      same = false;
+    }
+  }
+  return same;
 }
 
 inline uint32_t cdiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }

@@ -19,8 +19,10 @@ def k(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, 1.0, mask=offs < n)
 )";
 
-kiln::Error compileError(const std::string& source, const std::string& signature, const std::string& kernel = "k") {
-  kiln::Result<kiln::Kernel> r = kiln::compile(kiln::Source::fromString(source, "kernel.py"), kernel, signature);
+kiln::Error compileError(const std::string& source, const std::string& signature,
+                         const std::string& kernel = "k") {
+  kiln::Result<kiln::Kernel> r =
+      kiln::compile(kiln::Source::fromString(source, "kernel.py"), kernel, signature);
   if (r.ok()) {
     ADD_FAILURE() << "expected an error for signature '" << signature << "'";
     return {};
@@ -73,8 +75,8 @@ TEST(DriverErrors, NulByteInSourceLineIsKept) {
   EXPECT_EQ(e.col, 10);
   EXPECT_EQ(e.message, "source code cannot contain null bytes");
   // The rendered text holds the whole source line, NUL included, and the caret line after it.
-  EXPECT_EQ(e.text, "kernel.py:6:10: error: source code cannot contain null bytes\n      x = 1" + std::string(1, '\0') +
-                        "\n" + std::string(2 + 9, ' ') + "^\n");
+  EXPECT_EQ(e.text, "kernel.py:6:10: error: source code cannot contain null bytes\n      x = 1" +
+                        std::string(1, '\0') + "\n" + std::string(2 + 9, ' ') + "^\n");
 }
 
 TEST(DriverErrors, UnreadableFiles) {
@@ -88,7 +90,8 @@ TEST(DriverErrors, UnreadableFiles) {
   ASSERT_FALSE(directory.ok());
   EXPECT_EQ(directory.error().message, "cannot read '" + dir + "': it is a directory");
 
-  kiln::Result<kiln::Source> example = kiln::Source::fromFile(std::string(KILN_SOURCE_DIR) + "/examples/vector_add.py");
+  kiln::Result<kiln::Source> example =
+      kiln::Source::fromFile(std::string(KILN_SOURCE_DIR) + "/examples/vector_add.py");
   ASSERT_TRUE(example.ok()) << example.error().text;
   EXPECT_NE(example.value().text.find("def add_kernel"), std::string::npos);
 }

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -37,7 +37,8 @@ const KernelCase kKernels[] = {
     {"examples/grid2d.py", "transpose_kernel", "*fp32, *fp32, i32, i32, i32, i32, i32, i32, 32, 16"},
     {"examples/integer_ops.py", "hash_kernel", "*u32, *u32, *u32, i32, 3, 256"},
     {"examples/integer_ops.py", "int_arith_kernel", "*i32, *i32, *i32, *i32, *i32, *i32, i32, 512"},
-    {"examples/layernorm.py", "layer_norm_fwd_kernel", "*fp16, *fp16, *fp16, *fp16, *fp32, *fp32, i32, i32, fp32, 128"},
+    {"examples/layernorm.py", "layer_norm_fwd_kernel",
+     "*fp16, *fp16, *fp16, *fp16, *fp32, *fp32, i32, i32, fp32, 128"},
     {"examples/matmul.py", "matmul_kernel",
      "*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 64, 64, 32, 8, \"leaky_relu\""},
     {"examples/reductions.py", "argmax_kernel", "*fp32, *i32, *fp32, i32, i32, 128"},
@@ -48,13 +49,15 @@ const KernelCase kKernels[] = {
     {"tests/corpus/gelu.py", "gelu_tanh_kernel", "*fp16, *fp16, i32, 512"},
     {"tests/corpus/swiglu.py", "_swiglu_fwd_kernel", "*bf16, *bf16, *bf16, i32, i32, i32, i32, 1024"},
     {"tests/corpus/swiglu.py", "_silu_kernel", "*fp32, *fp32, i32, 256"},
-    {"tests/corpus/rmsnorm.py", "rms_norm_fwd_kernel", "*fp16, *fp16, *fp16, *fp32, i32, i32, i32, fp32, 1024, True"},
+    {"tests/corpus/rmsnorm.py", "rms_norm_fwd_kernel",
+     "*fp16, *fp16, *fp16, *fp32, i32, i32, i32, fp32, 1024, True"},
     {"tests/corpus/rotary.py", "rotary_kernel",
      "*fp16, *fp16, *fp32, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 4, 64, False"},
     {"tests/corpus/cross_entropy.py", "cross_entropy_fwd_kernel",
      "*fp32, *fp32, *bf16, *i64, fp32, i32, i32, i32, 4096, False"},
     {"tests/corpus/add_layernorm.py", "_layer_norm_fwd_fused",
-     "*fp16, *fp16, *fp16, *fp16, *fp16, *fp32, *fp32, *fp32, i32, i32, i32, i32, i32, fp32, 1024, True, True, True"},
+     "*fp16, *fp16, *fp16, *fp16, *fp16, *fp32, *fp32, *fp32, i32, i32, i32, i32, i32, fp32, 1024, True, "
+     "True, True"},
     {"tests/corpus/matmul_persistent.py", "matmul_kernel_persistent",
      "*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 64, 64, 32, 8, 132"},
     {"tests/corpus/l2norm.py", "l2norm_fwd_kernel", "*fp32, *fp32, i32, i32, i32, i32, fp32, 4, 1024"},
@@ -123,8 +126,19 @@ bool wordAt(const std::string& s, Rng& rng, size_t& begin, size_t& end) {
 // Replaces a word by another word of the file (a name by another name: type and shape errors
 // deep in sema), or a number by an awkward one.
 void replaceWord(std::string& s, Rng& rng) {
-  static const char* const kNumbers[] = {"0", "1", "3", "17", "100", "1024", "65536", "2147483648",
-                                         "9223372036854775807", "99999999999999999999", "1e309", "0.5", "None"};
+  static const char* const kNumbers[] = {"0",
+                                         "1",
+                                         "3",
+                                         "17",
+                                         "100",
+                                         "1024",
+                                         "65536",
+                                         "2147483648",
+                                         "9223372036854775807",
+                                         "99999999999999999999",
+                                         "1e309",
+                                         "0.5",
+                                         "None"};
   size_t begin, end, b2, e2;
   if (!wordAt(s, rng, begin, end)) return;
   std::string with;
@@ -220,8 +234,9 @@ TEST_P(Robustness, MutatedSourceNeverCrashes) {
     kiln::Result<kiln::Kernel> r =
         kiln::compile(kiln::Source::fromString(src, c.file), c.kernel, c.signature, options);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_LT(seconds, kSlowCompileSeconds) << "mutant " << i << " (" << what << ") took " << seconds << " s:\n"
-                                            << src;
+    EXPECT_LT(seconds, kSlowCompileSeconds)
+        << "mutant " << i << " (" << what << ") took " << seconds << " s:\n"
+        << src;
     if (r.ok()) {
       ++compiled;
       continue;
@@ -238,14 +253,17 @@ TEST_P(Robustness, MutatedSourceNeverCrashes) {
     // A user error carries file:line:col and shows the line with a caret (the one file-level
     // error, an unknown kernel name, has no line).
     if (e.message.rfind("no @jit function named", 0) == 0) continue;
-    EXPECT_GT(e.line, 0) << "mutant " << i << " (" << what << "): error without a location: " << e.text << "\n"
+    EXPECT_GT(e.line, 0) << "mutant " << i << " (" << what << "): error without a location: " << e.text
+                         << "\n"
                          << src;
     EXPECT_EQ(e.file, c.file) << e.text;
     const std::string prefix =
         std::string(c.file) + ":" + std::to_string(e.line) + ":" + std::to_string(e.col) + ": error: ";
     EXPECT_EQ(e.text.rfind(prefix, 0), 0u) << e.text;
-    EXPECT_NE(e.text.find("^\n"), std::string::npos) << "mutant " << i << " (" << what << "): no caret line:\n"
-                                                     << e.text << "\n" << src;
+    EXPECT_NE(e.text.find("^\n"), std::string::npos)
+        << "mutant " << i << " (" << what << "): no caret line:\n"
+        << e.text << "\n"
+        << src;
   }
   // Most mutations break the kernel; a few (in comments, host code, whitespace) do not.
   EXPECT_GT(userErrors, mutants / 4) << compiled << " mutants compiled";

@@ -80,7 +80,6 @@ TEST(AssignControl, InvariantConversionsStayOutsideTheLoop) {
   forEachOp(loop->region(0), [&](const ir::Op& op) { EXPECT_NE(op.opcode, Opcode::ConvertLayout) << ir::print(f); });
 }
 
-
 // if and while carry tiles: results, region arguments and the values flowing in share a layout.
 TEST(AssignControl, IfAndWhileTieTheirValues) {
   auto m = parseIr(R"(func @f(%p: ptr<i32>, %q: ptr<i32>, %flag: i1) {

@@ -49,7 +49,9 @@ TEST(AssignLayouts, VectorAddIsCoalescedWithoutConversions) {
     // Every tile, the arange included, is in the load's layout.
     forEachOp(f.body, [&](const ir::Op& op) {
       for (const auto& r : op.results)
-        if (r->type.isTensor()) EXPECT_EQ(*r->type.layout, *load->result()->type.layout) << op.name();
+        if (r->type.isTensor()) {
+          EXPECT_EQ(*r->type.layout, *load->result()->type.layout) << op.name();
+        }
     });
   }
 }
@@ -138,8 +140,9 @@ TEST(AssignLayouts, RowReductionRoundTrip) {
     EXPECT_EQ(*firstOp(f, Opcode::Sub)->result()->type.layout, *firstOp(f, Opcode::Load)->result()->type.layout);
     EXPECT_LE(countOps(f, Opcode::ConvertLayout), 1);
     forEachOp(f.body, [&](const ir::Op& op) {
-      if (op.opcode == Opcode::ConvertLayout)
+      if (op.opcode == Opcode::ConvertLayout) {
         EXPECT_TRUE(layout::needsNoDataMovement(*op.operand(0)->type.layout, *op.result()->type.layout)) << ir::print(f);
+      }
     });
   }
 }

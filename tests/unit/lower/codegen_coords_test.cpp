@@ -73,6 +73,39 @@ TEST(CodegenCoords, GeneralLinearMaps) {
   EXPECT_TRUE(p[0].thread.valid());
 }
 
+// arange with a start over a layout whose bases overlap and repeat (512 inputs onto 128 elements):
+// every element is stored exactly once, with start + its index.
+TEST(CodegenCoords, ArangeOverAGeneralLayoutStoresEachElementOnce) {
+  LinearLayout l({{"register", {{1}, {4}}}, {"lane", {{3}, {2}, {8}, {16}, {32}}}, {"warp", {{64}, {5}}}},
+                 {{"dim0", 128}});
+  std::string text = R"(func @iota(%out: ptr<i32>) {
+  %a = arange {end = 133, start = 5} : tensor<128xi32, #L>
+  %op = splat %out : tensor<128xptr<i32>, #L>
+  %oa = ptr_add %op, %a : tensor<128xptr<i32>, #L>
+  store %oa, %a
+  return
+})";
+  Emitted e = emit(text, {{"L", l}});
+  std::map<uint64_t, int> seen;
+  for (uint32_t tid = 0; tid < 128; ++tid) {
+    PtxThread t;
+    t.tid = tid;
+    t.params = {{"iota_out", 0x1000}};
+    runThread(e.ptx, t);
+    ASSERT_EQ(t.error, "") << e.ptx;
+    for (const Store& s : t.stores) {
+      EXPECT_EQ(s.address, 0x1000 + 4 * s.value);
+      ++seen[s.value];
+    }
+  }
+  ASSERT_EQ(seen.size(), 128u);
+  for (const auto& [v, n] : seen) {
+    EXPECT_TRUE(v >= 5 && v < 133) << v;
+    EXPECT_EQ(n, 1) << v;
+  }
+  expectAssembles(text, {{"L", l}});
+}
+
 TEST(CodegenCoords, ConstantDimsFoldAndThreadPartsAreComputedOnce) {
   // dim0 moves with registers only; dim1 with lanes and warps only.
   LinearLayout l({{"register", {{1, 0}, {2, 0}}}, {"lane", {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}}}, {"warp", {{0, 32}, {0, 64}}}},

@@ -72,8 +72,11 @@ TEST(CodegenEntry, VectorAddOfIntegersUsesB32Vectors) {
 
 TEST(CodegenEntry, VectorAddWithoutHintsLoadsOneElementAtATime) {
   Emitted e = emit(vectorAdd(false), kVec4);
-  EXPECT_EQ(countMatching(e.ptx, R"(^\s+@%p\d+ ld\.global\.f32 %f\d+, \[%rd\d+\];)"), 16) << e.ptx;
-  EXPECT_EQ(countMatching(e.ptx, R"(^\s+@%p\d+ st\.global\.f32 \[%rd\d+\], %f\d+;)"), 8) << e.ptx;
+  EXPECT_EQ(countMatching(e.ptx, R"(^\s+@%p\d+ ld\.global\.f32 %f\d+, \[%rd\d+(\+\d+)?\];)"), 16) << e.ptx;
+  EXPECT_EQ(countMatching(e.ptx, R"(^\s+@%p\d+ st\.global\.f32 \[%rd\d+(\+\d+)?\], %f\d+;)"), 8) << e.ptx;
+  // The addresses of four contiguous elements are one register and immediate offsets.
+  EXPECT_EQ(countMatching(e.ptx, R"(ld\.global\.f32 %f\d+, \[%rd\d+\+12\];)"), 4) << e.ptx;
+  EXPECT_EQ(countMatching(e.ptx, R"(mad\.wide\.s32 %rd)"), 6) << e.ptx;
   EXPECT_EQ(count(e.ptx, ".v4"), 0);
   EXPECT_EQ(count(e.ptx, ".align"), 0) << e.ptx;  // nothing promised about the pointers
   // A masked load without `other` gives 0 where the mask is off: the fill comes first.
@@ -116,6 +119,89 @@ TEST(CodegenEntry, VectorAddStoresEveryElementOnceWithItsIndex) {
   }
 }
 
+// The whole module of a small copy, one element per thread: parameters, thread indices, the lane
+// and warp parts of the coordinate, one address per access.
+TEST(CodegenEntry, ExactTextOfACopy) {
+  Emitted e = emit(R"(func @copy(%in: ptr<f32>, %out: ptr<f32>) {
+  %a = arange {end = 128, start = 0} : tensor<128xi32, #L>
+  %ip = splat %in : tensor<128xptr<f32>, #L>
+  %ia = ptr_add %ip, %a : tensor<128xptr<f32>, #L>
+  %v = load %ia : tensor<128xf32, #L>
+  %op = splat %out : tensor<128xptr<f32>, #L>
+  %oa = ptr_add %op, %a : tensor<128xptr<f32>, #L>
+  store %oa, %v
+  return
+})",
+                   {{"L", blocked1d(128, 1)}});
+  EXPECT_EQ(e.ptx, R"(.version 9.0
+.target sm_80
+.address_size 64
+
+.visible .entry copy(
+    .param .u64 .ptr .global copy_in,
+    .param .u64 .ptr .global copy_out
+)
+.maxntid 128, 1, 1
+{
+    .reg .b32 %r<7>;
+    .reg .b64 %rd<4>;
+    .reg .f32 %f<1>;
+
+    ld.param.u64 %rd0, [copy_in];
+    ld.param.u64 %rd1, [copy_out];
+    mov.u32 %r0, %tid.x;
+    and.b32 %r1, %r0, 31;
+    shr.u32 %r2, %r0, 5;
+    bfe.u32 %r3, %r1, 0, 5;
+    bfe.u32 %r4, %r2, 0, 2;
+    shl.b32 %r5, %r4, 5;
+    xor.b32 %r6, %r3, %r5;
+    mad.wide.s32 %rd2, %r6, 4, %rd0;
+    ld.global.f32 %f0, [%rd2];
+    mad.wide.s32 %rd3, %r6, 4, %rd1;
+    st.global.f32 [%rd3], %f0;
+    ret;
+}
+)");
+}
+
+// Four elements per thread, 16-byte aligned pointers: one v4 access each way, at coordinate 4 * tid.
+TEST(CodegenEntry, ExactTextOfAVectorCopy) {
+  Emitted e = emit(R"(func @copy(%in: ptr<f32>, %out: ptr<f32>) {
+  %i = multiple_of %in {values = [16]} : ptr<f32>
+  %o = multiple_of %out {values = [16]} : ptr<f32>
+  %a = arange {end = 512, start = 0} : tensor<512xi32, #L>
+  %ip = splat %i : tensor<512xptr<f32>, #L>
+  %ia = ptr_add %ip, %a : tensor<512xptr<f32>, #L>
+  %v = load %ia : tensor<512xf32, #L>
+  %op = splat %o : tensor<512xptr<f32>, #L>
+  %oa = ptr_add %op, %a : tensor<512xptr<f32>, #L>
+  store %oa, %v
+  return
+})",
+                   {{"L", blocked1d(512, 4)}});
+  EXPECT_EQ(body(e.ptx), R"(ld.param.u64 %rd0, [copy_in];
+ld.param.u64 %rd1, [copy_out];
+mov.u32 %r0, %tid.x;
+and.b32 %r1, %r0, 31;
+shr.u32 %r2, %r0, 5;
+bfe.u32 %r3, %r1, 0, 5;
+shl.b32 %r4, %r3, 2;
+bfe.u32 %r5, %r2, 0, 2;
+shl.b32 %r6, %r5, 7;
+xor.b32 %r7, %r4, %r6;
+add.s32 %r8, %r7, 1;
+add.s32 %r9, %r7, 2;
+add.s32 %r10, %r7, 3;
+mad.wide.s32 %rd2, %r7, 4, %rd0;
+ld.global.v4.f32 {%f0, %f1, %f2, %f3}, [%rd2];
+mad.wide.s32 %rd3, %r7, 4, %rd1;
+st.global.v4.f32 [%rd3], {%f0, %f1, %f2, %f3};
+ret;
+)");
+  EXPECT_EQ(count(e.ptx, ".param .u64 .ptr .global .align 16 copy_in"), 1);
+}
+
 TEST(CodegenEntry, ScalarParametersAndTheirRegisters) {
   std::string text = R"(func @params(%b: i1, %c: i8, %d: u16, %h: f16, %g: bf16, %f8: f8e4m3, %l: i64, %u: u64, %x: f64, %out: ptr<f64>) {
   %0 = cast %b : f64
@@ -139,14 +225,14 @@ TEST(CodegenEntry, ScalarParametersAndTheirRegisters) {
 })";
   Emitted e = emit(text, {}, ptx::kSm90a);
   for (const char* decl : {".param .u8 params_b", ".param .s8 params_c", ".param .u16 params_d", ".param .b16 params_h",
-                           ".param .b16 params_g", ".param .u8 params_f8", ".param .s64 params_l", ".param .u64 params_u",
+                           ".param .b16 params_g", ".param .b8 params_f8", ".param .s64 params_l", ".param .u64 params_u",
                            ".param .f64 params_x", ".param .u64 .ptr .global params_out"})
     EXPECT_EQ(count(e.ptx, decl), 1) << decl << "\n" << e.ptx;
   EXPECT_EQ(count(e.ptx, ".align"), 0);
   EXPECT_EQ(count(e.ptx, "ld.param"), 10);
-  // The bool parameter becomes a predicate; the fp8 byte moves into a 16-bit register.
+  // The bool parameter becomes a predicate; the fp8 byte lands in a 16-bit register.
   EXPECT_EQ(countMatching(e.ptx, R"(setp\.ne\.u32 %p\d+, %r\d+, 0;)"), 1) << e.ptx;
-  EXPECT_EQ(countMatching(e.ptx, R"(cvt\.u16\.u32 %h\d+, %r\d+;)"), 1) << e.ptx;
+  EXPECT_EQ(countMatching(e.ptx, R"(ld\.param\.u8 %h\d+, \[params_f8\];)"), 1) << e.ptx;
   // The scalar store: thread 0 only.
   std::smatch tid;
   ASSERT_TRUE(std::regex_search(e.ptx, tid, std::regex(R"(mov\.u32 (%r\d+), %tid\.x;)")));

@@ -160,6 +160,45 @@ TEST(CodegenMemory, OtherFillsMaskedLanes) {
   expectAssembles(text, {{"L", blocked1d(512, 4)}});
 }
 
+// Pointer tiles kept as base + offsets are formed into pointers where an op needs them (select here).
+TEST(CodegenMemory, SelectBetweenPointerTiles) {
+  std::string text = R"(func @pick(%x: ptr<i32>, %y: ptr<i32>, %out: ptr<i32>, %k: i32) {
+  %a = arange {end = 256, start = 0} : tensor<256xi32, #L>
+  %xs = splat %x : tensor<256xptr<i32>, #L>
+  %xp = ptr_add %xs, %a : tensor<256xptr<i32>, #L>
+  %ys = splat %y : tensor<256xptr<i32>, #L>
+  %yp = ptr_add %ys, %a : tensor<256xptr<i32>, #L>
+  %ks = splat %k : tensor<256xi32, #L>
+  %c = cmp %a, %ks {pred = "lt"} : tensor<256xi1, #L>
+  %p = select %c, %xp, %yp : tensor<256xptr<i32>, #L>
+  %v = load %p : tensor<256xi32, #L>
+  %os = splat %out : tensor<256xptr<i32>, #L>
+  %op = ptr_add %os, %a : tensor<256xptr<i32>, #L>
+  store %op, %v
+  return
+})";
+  Layouts l{{"L", blocked1d(256, 2)}};
+  Emitted e = emit(text, l);
+  std::map<uint64_t, uint32_t> mem;
+  for (uint32_t i = 0; i < 256; ++i) mem[0x1000 + 4 * i] = i, mem[0x2000 + 4 * i] = 1000 + i;
+  int stores = 0;
+  for (uint32_t tid = 0; tid < 128; ++tid) {
+    PtxThread t;
+    t.tid = tid;
+    t.params = {{"pick_x", 0x1000}, {"pick_y", 0x2000}, {"pick_out", 0x8000}, {"pick_k", 100}};
+    t.memory = mem;
+    runThread(e.ptx, t);
+    ASSERT_EQ(t.error, "") << e.ptx;
+    for (const Store& s : t.stores) {
+      uint64_t i = (s.address - 0x8000) / 4;
+      EXPECT_EQ(s.value, i < 100 ? i : 1000 + i) << i;
+      ++stores;
+    }
+  }
+  EXPECT_EQ(stores, 256);
+  expectAssembles(text, l);
+}
+
 // A 2-D masked copy (rows < M, columns < N, row stride N) through expand_dims and broadcast, for
 // every thread: each element in range is stored exactly once, with the value loaded for it.
 void check2dCopy(const LinearLayout& l, int hint) {

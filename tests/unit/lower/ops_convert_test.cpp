@@ -128,7 +128,7 @@ TEST(OpsConvert, BroadcastSourceAndDestination) {
 }
 
 TEST(OpsConvert, MmaAccumulatorToBlockedAndBack) {
-  for (auto [m, n, warps] : {std::tuple{64, 64, 4}, {32, 16, 4}, {128, 64, 8}, {16, 8, 1}}) {
+  for (auto [m, n, warps] : {std::tuple{64, 64, 4}, {32, 16, 4}, {128, 64, 8}, {16, 16, 1}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
     std::vector<int32_t> wpc = {warps >= 2 && m >= 32 ? 2 : 1, 1};
     wpc[1] = warps / wpc[0];
@@ -159,6 +159,24 @@ TEST(OpsConvert, BackToBackConversionsAreOrderedByBarriers) {
   EXPECT_EQ(res.sharedBytes, 4096);
 }
 
+TEST(OpsConvert, PointerTilesMoveTheirOffsets) {
+  // ptr_add(splat(x), offsets) is held as base + 32-bit offsets: converting it moves the offsets only.
+  LinearLayout r = layout::defaultBlocked({32, 32}, 4, 4, {1, 0}), c = layout::defaultBlocked({32, 32}, 4, 1, {0, 1});
+  const std::string pt = tileType({32, 32}, "ptr<f32>", c);
+  std::string text = "func @k(%x: ptr<f32>, %y: ptr<f32>) {\n" + pointersIn("a", "x", {32, 32}, "f32", r) +
+                     "  %q = convert_layout %a_p : " + pt + "\n" +
+                     "  %v = load %q : " + tileType({32, 32}, "f32", c) + "\n" + pointersIn("b", "y", {32, 32}, "f32", c) +
+                     "  store %b_p, %v\n  return\n}\n";
+  EXPECT_EQ(assembleBoth(text, 4), "");
+  Bytes x = randomElems(Scalar::F32, 1024, 5);
+  SimResult res = simulate(text, {"x", "y"}, {x, Bytes(x.size())}, 4);
+  ASSERT_EQ(res.error, "");
+  EXPECT_EQ(res.buffers[1], x);
+  std::string b = body(res.ptx);
+  EXPECT_EQ(count(b, ".b64 [") + count(b, ".u64 ["), 0) << b;  // no 64-bit pointer went through shared memory
+  EXPECT_GE(count(b, "st.shared"), 1);
+}
+
 // ---- the scratch layout choice
 
 TEST(OpsScratch, WavefrontsCountBankConflicts) {
@@ -176,14 +194,32 @@ TEST(OpsScratch, WavefrontsCountBankConflicts) {
   EXPECT_EQ(sharedWavefronts(offs, 4, 4), 8 * 4);
 }
 
-TEST(OpsScratch, TransposePlanIsConflictFree) {
-  LinearLayout src = uniqueRegisters(layout::defaultBlocked({64, 64}, 4, 4, {1, 0})).compact;
-  LinearLayout dst = uniqueRegisters(layout::defaultBlocked({64, 64}, 4, 4, {0, 1})).compact;
+// Wavefronts of storing `src` and loading `dst` through `shared` with the widest vectors.
+int64_t cost(const LinearLayout& src, const LinearLayout& dst, const LinearLayout& shared, int bytes) {
+  int64_t c = 0;
+  for (const LinearLayout* l : {&src, &dst}) {
+    int32_t vec = std::min(16 / bytes, layout::sharedVectorWidth(*l, shared));
+    c += sharedWavefronts(layout::sharedOffsets(*l, shared), vec, bytes);
+  }
+  return c;
+}
+
+TEST(OpsScratch, TransposePlanBeatsPlainTiles) {
+  for (auto [n, bytes] : {std::pair{64, 4}, {32, 4}, {64, 2}, {32, 8}, {128, 1}}) {
+    SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(bytes) + " bytes");
+    LinearLayout src = uniqueRegisters(layout::defaultBlocked({n, n}, 4, 16 / bytes, {1, 0})).compact;
+    LinearLayout dst = uniqueRegisters(layout::defaultBlocked({n, n}, 4, 16 / bytes, {0, 1})).compact;
+    ScratchPlan p = planScratch(src, dst, bytes);
+    int64_t rowMajor = cost(src, dst, layout::sharedPlain({n, n}, {1, 0}), bytes);
+    int64_t colMajor = cost(src, dst, layout::sharedPlain({n, n}, {0, 1}), bytes);
+    EXPECT_LT(p.wavefronts, std::min(rowMajor, colMajor)) << p.shared.str();
+    EXPECT_EQ(p.wavefronts, cost(src, dst, p.shared, bytes));
+  }
+  // 32x32 f32: a 128-byte row per bank sweep; the swizzle makes both sides conflict-free.
+  LinearLayout src = uniqueRegisters(layout::defaultBlocked({32, 32}, 4, 4, {1, 0})).compact;
+  LinearLayout dst = uniqueRegisters(layout::defaultBlocked({32, 32}, 4, 4, {0, 1})).compact;
   ScratchPlan p = planScratch(src, dst, 4);
-  // 32 elements per thread each way; a conflict-free 16-byte access takes 4 wavefronts, a 4-byte one 1:
-  // one side is vectorized, the other reads across rows, both without conflicts.
-  EXPECT_EQ(p.wavefronts, 8 * 4 + 32) << p.shared.str();
-  EXPECT_EQ(p.storeVec * p.loadVec, 4);
+  EXPECT_EQ(p.wavefronts, 2 * 4 + 8) << p.shared.str();  // 2 v4 stores (4 phases each), 8 scalar loads
 }
 
 }  // namespace

@@ -201,7 +201,9 @@ class CtaSim {
     if (ty == "tf32") return 32;
     return std::stoi(ty.substr(ty[0] == 'b' && ty[1] == 'f' ? 2 : 1));
   }
-  static bool isFloatTy(const std::string& ty) { return ty[0] == 'f' || ty == "bf16" || ty == "tf32"; }
+  static bool isFloatTy(const std::string& ty) {
+    return ty[0] == 'f' || ty.rfind("bf16", 0) == 0 || ty == "tf32" || ty.rfind("e4m3", 0) == 0 || ty.rfind("e5m2", 0) == 0;
+  }
   static ir::Scalar floatScalar(const std::string& ty) {
     if (ty == "f16") return ir::Scalar::F16;
     if (ty == "bf16") return ir::Scalar::BF16;
@@ -236,6 +238,8 @@ class CtaSim {
   void execShfl(const Inst& in);
   void execMma(const Inst& in);
   void execMemory(const Inst& in);
+  void execLdmatrix(const Inst& in);
+  uint8_t sharedRead(int t, size_t byte);
   double floatMinMax(bool isMax, bool nanProp, double a, double b);
 
   int n_;

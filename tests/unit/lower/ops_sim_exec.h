@@ -21,6 +21,7 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "ld" || op == "st") return execMemory(in);
   if (op == "shfl") return execShfl(in);
   if (op == "mma") return execMma(in);
+  if (op == "ldmatrix") return execLdmatrix(in);
   if (op == "bar") {
     if (!in.guard.empty()) fail("guarded barrier");
     ++epoch_;
@@ -111,9 +112,23 @@ inline void CtaSim::exec(const Inst& in) {
       const std::string dty = in.parts[in.parts.size() - 2], sty = ty;
       const bool rz = has("rz") || has("rzi"), rni = has("rni"), rmi = has("rmi"), rpi = has("rpi");
       uint64_t v = src(1);
-      if (!isFloatTy(dty) && !isFloatTy(sty) && dty != "e4m3" && sty != "e4m3") {
+      if (!isFloatTy(dty) && !isFloatTy(sty)) {
         int regBits = d.rfind("%rd", 0) == 0 ? 64 : d.rfind("%h", 0) == 0 ? 16 : d.rfind("%p", 0) == 0 ? 1 : 32;
         set(t, d, uint64_t(ival(dty, uint64_t(ival(sty, v)))) & mask(regBits));
+        continue;
+      }
+      if (dty.size() > 2 && dty.substr(dty.size() - 2) == "x2") {  // two packed conversions, low half first
+        std::string de = dty.substr(0, dty.size() - 2), se = sty.substr(0, sty.size() - 2);
+        bool packedSrc = sty.size() > 2 && sty.substr(sty.size() - 2) == "x2";
+        int dw = bitsOf(de == "e4m3" || de == "e5m2" ? "b8" : de);
+        uint64_t r = 0;
+        for (int h = 0; h < 2; ++h) {
+          double x;
+          if (packedSrc) x = toD(se, v >> (h * (se == "e4m3" || se == "e5m2" ? 8 : bitsOf(se))));
+          else x = toD(sty, get(t, in.ops.at(size_t(2 - h))));  // cvt.rn.X2.f32 d, hi, lo
+          r |= (ir::toBits(floatScalar(de), ir::floatElem(ir::roundTo(floatScalar(de), x, rz))) & mask(dw)) << (h * dw);
+        }
+        set(t, d, r);
         continue;
       }
       if (dty == "tf32") {
@@ -252,17 +267,7 @@ inline void CtaSim::execMemory(const Inst& in) {
       if (load) {
         uint64_t v = 0;
         for (int b = 0; b < eb; ++b) {
-          if (space == "shared") {
-            size_t i = size_t(at) + size_t(b);
-            ByteInfo& bi = sharedInfo_[i];
-            if (bi.wEpoch == epoch_ && bi.writer != t) {
-              auto ws = sharedWriters_.find(i);
-              bool mine = ws != sharedWriters_.end() && std::count(ws->second.begin(), ws->second.end(), t);
-              if (!mine) fail("shared read of a byte another thread wrote since the last barrier (thread " + std::to_string(t) + ")");
-            }
-            if (bi.rEpoch == epoch_ && bi.reader != t) bi.reader = -2;
-            else if (bi.rEpoch != epoch_) bi.rEpoch = epoch_, bi.reader = t;
-          }
+          if (space == "shared") sharedRead(t, size_t(at) + size_t(b));
           v |= uint64_t(mem[b]) << (8 * b);
         }
         if (ty[0] == 's') v = uint64_t(sext(v, eb * 8)) & mask(32);
@@ -297,9 +302,49 @@ inline void CtaSim::execMemory(const Inst& in) {
   }
 }
 
+inline void CtaSim::execLdmatrix(const Inst& in) {
+  // ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d..}, [addr]: lane l gives the row address of row
+  // l % 8 of matrix l / 8; register j of lane l is matrix j's (l / 4, 2(l % 4) + {0, 1}) or, transposed,
+  // (2(l % 4) + {0, 1}, l / 4).
+  const bool trans = std::find(in.parts.begin(), in.parts.end(), "trans") != in.parts.end();
+  std::vector<std::string> d = vecOps(in.ops.at(0));
+  const int num = int(d.size());
+  for (int w0 = 0; w0 < n_; w0 += 32) {
+    std::vector<uint64_t> rows(size_t(8 * num));
+    for (int l = 0; l < 8 * num; ++l) {
+      if (!active(w0 + l, in)) fail("guarded ldmatrix");
+      rows[size_t(l)] = address(w0 + l, in.ops.at(1));
+      if (rows[size_t(l)] % 16) fail("ldmatrix row address not 16-byte aligned");
+    }
+    for (int l = 0; l < 32; ++l)
+      for (int j = 0; j < num; ++j) {
+        uint64_t v = 0;
+        for (int h = 0; h < 2; ++h) {
+          uint64_t at = trans ? rows[size_t(8 * j + 2 * (l % 4) + h)] + uint64_t(2 * (l / 4))
+                              : rows[size_t(8 * j + l / 4)] + uint64_t(2 * (2 * (l % 4) + h));
+          for (int b = 0; b < 2; ++b) v |= uint64_t(sharedRead(w0 + l, size_t(at) + size_t(b))) << (16 * h + 8 * b);
+        }
+        set(w0 + l, d[size_t(j)], v);
+      }
+  }
+}
+
+inline uint8_t CtaSim::sharedRead(int t, size_t i) {
+  if (i >= shared_.size()) fail("shared access past the scratch size (" + std::to_string(i) + ")");
+  ByteInfo& bi = sharedInfo_[i];
+  if (bi.wEpoch == epoch_ && bi.writer != t) {
+    auto ws = sharedWriters_.find(i);
+    bool mine = ws != sharedWriters_.end() && std::count(ws->second.begin(), ws->second.end(), t);
+    if (!mine) fail("shared read of a byte another thread wrote since the last barrier (thread " + std::to_string(t) + ")");
+  }
+  if (bi.rEpoch == epoch_ && bi.reader != t) bi.reader = -2;
+  else if (bi.rEpoch != epoch_) bi.rEpoch = epoch_, bi.reader = t;
+  return shared_[i];
+}
+
 inline void CtaSim::execShfl(const Inst& in) {
   const std::string& mode = in.parts[2];
-  std::vector<uint64_t> out(size_t(n_));
+  std::vector<uint64_t> out(static_cast<size_t>(n_));
   for (int t = 0; t < n_; ++t) {
     if (!active(t, in)) fail("guarded shfl.sync");
     uint64_t b = get(t, in.ops.at(2)), c = get(t, in.ops.at(3));

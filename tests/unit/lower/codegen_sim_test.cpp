@@ -1,0 +1,241 @@
+// Example kernels end to end without a GPU: Tile IR (ptxas_inputs) -> layouts -> PTX, run for program 0
+// by the lock-step CTA simulator of the conversion/reduction tests (ops_sim.h), against references
+// computed here. This checks the pieces together: vector accesses, masks, loops carrying pointer
+// tiles, while/if, scalar loads, conversions, reductions and mma.
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "codegen_test_util.h"
+#include "ir/scalar_eval.h"
+#include "lower/assign_layouts.h"
+#include "ops_sim.h"
+
+namespace kiln::lower::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Kernel {
+  std::string name;  // the entry
+  std::string ptx;
+  EntryInfo info;
+};
+
+Kernel lowerInput(const std::string& input, int numWarps = 4) {
+  fs::path p = fs::path(KILN_SOURCE_DIR) / "tests" / "unit" / "lower" / "ptxas_inputs" / (input + ".tir");
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  auto m = ir::parseModule(makeSource(p.string(), ss.str()));
+  ir::Function& f = *m->functions.at(0);
+  {
+    analysis::AxisInfoAnalysis axis(f);
+    assignLayouts(f, axis, numWarps, ptx::kSm80);
+  }
+  Kernel k;
+  k.name = f.name;
+  k.ptx = emitPtx(f, ptx::kSm80, numWarps, k.info);
+  return k;
+}
+
+template <typename T>
+std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+template <typename T>
+std::vector<T> valuesOf(const std::vector<uint8_t>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+
+struct SimRun {
+  Kernel k;
+  CtaSim sim;
+  explicit SimRun(Kernel kk) : k(std::move(kk)), sim(k.ptx, k.info.numWarps * 32, k.info.sharedBytes) {}
+  void param(const std::string& name, uint64_t v) { sim.setParam(k.name + "_" + name, v); }
+  template <typename T>
+  uint64_t buffer(const std::string& name, const std::vector<T>& v) {
+    uint64_t base = sim.addBuffer(bytesOf(v));
+    param(name, base);
+    return base;
+  }
+  template <typename T>
+  std::vector<T> read(uint64_t base) {
+    return valuesOf<T>(sim.buffer(base));
+  }
+};
+
+std::vector<float> randomFloats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+class CodegenSimWarps : public ::testing::TestWithParam<int> {};
+
+TEST_P(CodegenSimWarps, VectorAdd) {
+  SimRun r(lowerInput("vector_add_1024", GetParam()));
+  std::vector<float> x = randomFloats(1024, 1), y = randomFloats(1024, 2), out(1024, -7.0f);
+  r.buffer("x_ptr", x);
+  r.buffer("y_ptr", y);
+  uint64_t ob = r.buffer("output_ptr", out);
+  r.param("n_elements", 1000);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  std::vector<float> got = r.read<float>(ob);
+  for (int i = 0; i < 1024; ++i) EXPECT_EQ(got[i], i < 1000 ? x[i] + y[i] : -7.0f) << i;
+}
+
+TEST(CodegenSim, Transpose) {
+  SimRun r(lowerInput("transpose_32_16"));  // BLOCK_M 32, BLOCK_N 16
+  const int M = 20, N = 13;              // x[M, N] row-major, y[N, M] row-major
+  std::vector<float> x = randomFloats(M * N, 3), y(N * M, -1.0f);
+  r.buffer("x_ptr", x);
+  uint64_t yb = r.buffer("y_ptr", y);
+  for (auto [n, v] : std::vector<std::pair<const char*, uint64_t>>{
+           {"M", M}, {"N", N}, {"stride_xm", N}, {"stride_xn", 1}, {"stride_ym", M}, {"stride_yn", 1}})
+    r.param(n, v);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  std::vector<float> got = r.read<float>(yb);
+  for (int n = 0; n < N; ++n)
+    for (int m = 0; m < M; ++m) EXPECT_EQ(got[n * M + m], x[m * N + n]) << m << ", " << n;
+}
+
+TEST(CodegenSim, ArgmaxOfARow) {
+  SimRun r(lowerInput("argmax_128"));
+  std::vector<float> x = randomFloats(300, 4);
+  x[77] = 5.0f;
+  x[90] = 5.0f;  // a tie: the smaller index wins
+  std::vector<int32_t> idx(1, -1);
+  std::vector<float> mx(1, 0.0f);
+  r.buffer("x_ptr", x);
+  uint64_t ib = r.buffer("index_ptr", idx), mb = r.buffer("max_ptr", mx);
+  r.param("n_cols", 100);
+  r.param("stride", 100);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  EXPECT_EQ(r.read<int32_t>(ib)[0], 77);
+  EXPECT_EQ(r.read<float>(mb)[0], 5.0f);
+}
+
+TEST(CodegenSim, SegmentSumLoopsOverItsSegment) {
+  SimRun r(lowerInput("segment_sum"));  // BLOCK_SIZE 64
+  std::vector<float> values = randomFloats(400, 5);
+  std::vector<int32_t> offsets{3, 203};  // segment 0: values[3:203], four blocks, the last partial
+  std::vector<float> out(1, 0.0f);
+  r.buffer("values_ptr", values);
+  r.buffer("seg_offsets_ptr", offsets);
+  uint64_t ob = r.buffer("out_ptr", out);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  double want = 0;
+  for (int i = 3; i < 203; ++i) want += values[i];
+  EXPECT_NEAR(r.read<float>(ob)[0], want, 1e-4);
+}
+
+TEST(CodegenSim, CollatzWhileLoop) {
+  SimRun r(lowerInput("collatz"));
+  std::vector<int32_t> start{27}, steps{-1};
+  r.buffer("start_ptr", start);
+  uint64_t sb = r.buffer("steps_ptr", steps);
+  r.param("n", 1);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  EXPECT_EQ(r.read<int32_t>(sb)[0], 111);
+}
+
+TEST(CodegenSim, SearchsortedScalarLoadsInAWhileLoop) {
+  std::vector<int32_t> sorted;
+  for (int i = 0; i < 777; ++i) sorted.push_back(i / 3 - 100);
+  for (int32_t q : {-200, -100, 0, 17, 158, 500}) {
+    SimRun r(lowerInput("searchsorted_i32"));
+    r.buffer("sorted_ptr", sorted);
+    r.param("n_sorted", sorted.size());
+    r.buffer("query_ptr", std::vector<int32_t>{q});
+    uint64_t ob = r.buffer("out_ptr", std::vector<int32_t>{-1});
+    ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+    int32_t want = int32_t(std::lower_bound(sorted.begin(), sorted.end(), q) - sorted.begin());
+    EXPECT_EQ(r.read<int32_t>(ob)[0], want) << q;
+  }
+}
+
+TEST_P(CodegenSimWarps, MatmulTileOnTensorCores) {
+  for (const char* input : {"matmul_32", "matmul_hints"}) {
+    SCOPED_TRACE(input);
+    SimRun r(lowerInput(input, GetParam()));  // 32 x 32 x 32 blocks, fp16 operands, fp32 accumulation, fp16 C
+    const bool hints = std::string(input) == "matmul_hints";
+    const int M = 40, N = 36, K = 80, lda = hints ? 96 : K + 3, ldb = hints ? 80 : K, ldc = hints ? 48 : N;
+    // A[m, k] at m*lda + k; B[k, n] at n*ldb + k (column-major); C[m, n] at m*ldc + n.
+    std::vector<float> af = randomFloats(size_t(M) * lda, 6), bf = randomFloats(size_t(N) * ldb, 7);
+    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(M) * ldc, 0);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
+    r.buffer("a_ptr", a);
+    r.buffer("b_ptr", b);
+    uint64_t cb = r.buffer("c_ptr", c);
+    for (auto [n, v] : std::vector<std::pair<const char*, uint64_t>>{{"M", M}, {"N", N}, {"K", K}, {"stride_am", lda},
+                                                                      {"stride_ak", 1}, {"stride_bk", 1}, {"stride_bn", ldb},
+                                                                      {"stride_cm", ldc}, {"stride_cn", 1}})
+      r.param(n, v);
+    ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+    std::vector<uint16_t> got = r.read<uint16_t>(cb);
+    for (int m = 0; m < 32; ++m)
+      for (int n = 0; n < 32; ++n) {
+        double want = 0;
+        for (int k = 0; k < K; ++k)
+          want += ir::fromBits(ir::Scalar::F16, a[size_t(m * lda + k)]).f * ir::fromBits(ir::Scalar::F16, b[size_t(n * ldb + k)]).f;
+        if (hints && want < 0) want *= 0.01;  // matmul_hints applies leaky_relu
+        double g = ir::fromBits(ir::Scalar::F16, got[size_t(m * ldc + n)]).f;
+        ASSERT_NEAR(g, want, 1e-2 + 2e-3 * std::fabs(want)) << m << ", " << n;
+      }
+    for (int m = 32; m < M; ++m) EXPECT_EQ(got[size_t(m * ldc)], 0) << "row " << m << " belongs to another program";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(CodegenSim, CodegenSimWarps, ::testing::Values(1, 4, 8));
+
+// Mean and variance of a row: masked load, two sums, division by a scalar, a select.
+TEST(CodegenSim, RowStatistics) {
+  SimRun r(lowerInput("row_stats"));  // BLOCK_SIZE 256
+  const int cols = 200;
+  std::vector<float> x = randomFloats(256, 8), mean(1, 0.0f), var(1, 0.0f);
+  r.buffer("x_ptr", x);
+  uint64_t mb = r.buffer("mean_ptr", mean), vb = r.buffer("var_ptr", var);
+  r.param("n_cols", cols);
+  r.param("stride", 256);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  double m = 0, v = 0;
+  for (int j = 0; j < cols; ++j) m += x[size_t(j)];
+  m /= cols;
+  for (int j = 0; j < cols; ++j) v += (x[size_t(j)] - m) * (x[size_t(j)] - m);
+  v /= cols;
+  EXPECT_NEAR(r.read<float>(mb)[0], m, 1e-5);
+  EXPECT_NEAR(r.read<float>(vb)[0], v, 1e-5);
+}
+
+TEST(CodegenSim, IntegerHash) {
+  SimRun r(lowerInput("hash_3_128"));  // ROUNDS 3, BLOCK_SIZE 128
+  std::vector<uint32_t> x(128), h(128, 7), s(128, 7);
+  for (uint32_t i = 0; i < 128; ++i) x[i] = i * 2654435761u;
+  r.buffer("x_ptr", x);
+  uint64_t hb = r.buffer("hash_ptr", h), sb = r.buffer("xorshift_ptr", s);
+  r.param("n", 100);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  std::vector<uint32_t> gh = r.read<uint32_t>(hb), gs = r.read<uint32_t>(sb);
+  for (uint32_t i = 0; i < 128; ++i) {
+    uint32_t v = ((x[i] >> 16) ^ x[i]) * 0x45d9f3bu;
+    v = ((v >> 16) ^ v) * 0x45d9f3bu;
+    v = (v >> 16) ^ v;
+    uint32_t z = x[i] | 1;
+    for (int k = 0; k < 3; ++k) z ^= z << 13, z ^= z >> 17, z ^= z << 5;
+    EXPECT_EQ(gh[i], i < 100 ? v : 7u) << i;
+    EXPECT_EQ(gs[i], i < 100 ? z : 7u) << i;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::lower::test
