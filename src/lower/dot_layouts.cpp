@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <unordered_set>
 
 #include "layout/named_layouts.h"
 #include "lower/codegen.h"
@@ -31,6 +32,50 @@ std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps) {
   return warps;
 }
 
+namespace {
+
+// Every op nested in the function (or top-level block) that holds `op`.
+std::vector<const ir::Op*> opsAround(const ir::Op& op) {
+  const ir::Block* root = op.parent;
+  while (root && root->parentOp && root->parentOp->parent) root = root->parentOp->parent;
+  std::vector<const ir::Op*> out;
+  if (!root) return out;
+  std::vector<const ir::Block*> blocks{root};
+  while (!blocks.empty()) {
+    const ir::Block* b = blocks.back();
+    blocks.pop_back();
+    for (const auto& o : b->ops) {
+      out.push_back(o.get());
+      for (const auto& r : o->regions) blocks.push_back(r.get());
+    }
+  }
+  return out;
+}
+
+// Whether `target`'s result flows (through any ops, not through loop-carried block arguments) into
+// operand a or b of `from`.
+bool feeds(const ir::Op& target, const ir::Op& from) {
+  std::vector<const ir::Value*> work{from.operand(0), from.operand(1)};
+  std::unordered_set<const ir::Op*> seen;
+  while (!work.empty()) {
+    const ir::Value* v = work.back();
+    work.pop_back();
+    const ir::Op* d = v->def;
+    if (!d || !seen.insert(d).second) continue;
+    if (d == &target) return true;
+    for (const ir::Value* o : d->operands) work.push_back(o);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool isChainedDot(const ir::Op& dot) {
+  for (const ir::Op* other : opsAround(dot))
+    if (other != &dot && other->opcode == ir::Opcode::Dot && (feeds(*other, dot) || feeds(dot, *other))) return true;
+  return false;
+}
+
 std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target) {
   const ir::Type& a = dot.operand(0)->type;
   const ir::Type& acc = dot.operand(2)->type;
@@ -48,7 +93,14 @@ std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::T
   if (!cfg || target.sm < 80) return std::nullopt;
   const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
   if (m < 16 || n < 8 || k < cfg->kTile || m % 16 || n % 8 || k % cfg->kTile) return std::nullopt;
-  cfg->warpsPerCTA = mmaWarpsPerCTA(m, n, numWarps);
+  if (isChainedDot(dot)) {
+    // One dot's accumulator feeds the other's A (attention's p = softmax(q k^T); p v): with every warp
+    // along M in both, the accumulator is already the A fragment (a register-only conversion).
+    int32_t wm = int32_t(std::min<int64_t>(numWarps, std::max<int64_t>(1, m / 16)));
+    cfg->warpsPerCTA = {wm, numWarps / wm};
+  } else {
+    cfg->warpsPerCTA = mmaWarpsPerCTA(m, n, numWarps);
+  }
   return cfg;
 }
 

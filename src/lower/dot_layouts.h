@@ -22,8 +22,13 @@ struct MmaConfig {
 
 // The mma.sync instruction for a dot, or nullopt for the FMA path: rank 2; f16/bf16 x f16/bf16 + f32,
 // f32 x f32 + f32 at tf32 precision, i8/u8 x i8/u8 + i32/u32, fp8 + f32 (sm_89+); M >= 16, N >= 8,
-// K >= the instruction's K.
+// K >= the instruction's K. Warps: mmaWarpsPerCTA, or along M first for chained dots.
 std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
+
+// Whether data flows between this dot and another of its function (one's result into the other's a
+// or b): chained dots put their warps along M first, so the first's accumulator is the second's A
+// without moving data.
+bool isChainedDot(const ir::Op& dot);
 
 // Warps over an [M, N] accumulator of 16x8 tiles: doubling along whichever side leaves each warp more
 // tiles (M on ties), as Triton's mma v2 does; extra warps past the tiles repeat along M.

@@ -3,6 +3,7 @@
 // butterfly shuffles, warp bits through shared memory (one partial per warp slot, then every thread
 // combines all slots). argmax/argmin carry (key, index) pairs; ties go to the smaller index.
 #include <bit>
+#include <optional>
 #include <vector>
 
 #include "layout/conversions.h"

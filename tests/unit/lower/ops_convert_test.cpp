@@ -2,6 +2,9 @@
 // assembling the PTX and by running it in the CTA simulator (every element must arrive).
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <random>
+
 #include "layout/conversions.h"
 #include "layout/named_layouts.h"
 #include "lower/linear_emit.h"
@@ -137,9 +140,13 @@ TEST(OpsConvert, MmaAccumulatorToBlockedAndBack) {
     checkConvert({{m, n}, Scalar::F32, acc, blk, warps});
     checkConvert({{m, n}, Scalar::F16, blk, acc, warps});
     LinearLayout a = layout::mmaV2Operand(0, {m, n}, wpc, 16);
-    checkConvert({{m, n}, Scalar::F16, blk, a, warps});
+    EXPECT_GE(count(checkConvert({{m, n}, Scalar::F16, blk, a, warps}), "ldmatrix.sync.aligned.m8n8.x4.shared.b16"), 1);
     LinearLayout b = layout::mmaV2Operand(1, {m, n}, wpc, 16);
-    checkConvert({{m, n}, Scalar::BF16, blk, b, warps});
+    EXPECT_GE(count(checkConvert({{m, n}, Scalar::BF16, blk, b, warps}), "ldmatrix"), 1);
+    checkConvert({{m, n}, Scalar::I16, blk, b, warps});
+    LinearLayout tf = layout::mmaV2Operand(0, {m, n}, wpc, 32);
+    checkConvert({{m, n}, Scalar::F32, blk, tf, warps});
+    if (m >= 32) checkConvert({{m, n}, Scalar::I8, blk, layout::mmaV2Operand(1, {m, n}, wpc, 8), warps});
     checkConvert({{m, n}, Scalar::F32, acc, a, warps});
   }
 }
@@ -175,6 +182,44 @@ TEST(OpsConvert, PointerTilesMoveTheirOffsets) {
   std::string b = body(res.ptx);
   EXPECT_EQ(count(b, ".b64 [") + count(b, ".u64 ["), 0) << b;  // no 64-bit pointer went through shared memory
   EXPECT_GE(count(b, "st.shared"), 1);
+}
+
+TEST(OpsConvert, RandomLayoutPairs) {
+  std::mt19937 rng(2024);
+  const Scalar types[] = {Scalar::F32, Scalar::F16, Scalar::I8, Scalar::I64, Scalar::I1, Scalar::BF16};
+  int viaShared = 0, viaShuffles = 0, viaLdmatrix = 0;
+  for (int i = 0; i < 60; ++i) {
+    int warps = 1 << (rng() % 4);
+    std::vector<int64_t> shape = i % 3 == 0 ? std::vector<int64_t>{int64_t(64) << (rng() % 3)}
+                                            : std::vector<int64_t>{int64_t(8) << (rng() % 3), int64_t(16) << (rng() % 3)};
+    LinearLayout src = randomLayout(shape, warps, rng), dst = randomLayout(shape, warps, rng);
+    if (i % 3 == 1) {  // the same warp's data, dealt differently to registers and lanes: warp-local
+      std::vector<layout::Basis> pool = src.ins()[0].bases;
+      for (const layout::Basis& b : src.ins()[1].bases) pool.push_back(b);
+      if (rng() % 2) std::shuffle(pool.begin(), pool.end(), rng);
+      else std::swap(pool[rng() % pool.size()], pool[pool.size() - 1 - rng() % 5]);
+      std::vector<layout::Basis> lanes(pool.end() - 5, pool.end()), regs(pool.begin(), pool.end() - 5);
+      dst = withBases(withBases(src, "lane", lanes), "register", regs);
+    }
+    if (!src.isSurjective() || !dst.isSurjective()) continue;
+    Scalar t = types[i % 6];
+    SCOPED_TRACE("case " + std::to_string(i) + ": " + src.str() + " -> " + dst.str() + " " + scalarName(t));
+    std::string text = convertKernel(shape, scalarName(t), src, dst);
+    Bytes x = randomElems(t, numelOf(shape), uint32_t(i), 100.0);
+    SimResult r = simulate(text, {"x", "y"}, {x, Bytes(x.size(), 0xEE)}, warps, i % 2 ? ptx::kSm90a : ptx::kSm80);
+    ASSERT_EQ(r.error, "") << r.ptx;
+    for (int64_t k = 0; k < numelOf(shape); ++k)
+      ASSERT_EQ(ir::toBits(t, readElem(r.buffers[1], t, k)), ir::toBits(t, readElem(x, t, k))) << "element " << k;
+    viaShared += count(r.ptx, "bar.sync") > 0;
+    viaShuffles += count(r.ptx, "shfl.sync") > 0;
+    viaLdmatrix += count(r.ptx, "ldmatrix") > 0;
+    if (i % 10 == 0) EXPECT_EQ(assembleBoth(text, warps), "");
+  }
+  EXPECT_GE(viaShared, 10);
+  EXPECT_GE(viaShuffles, 5);
+  RecordProperty("through_shared", viaShared);
+  RecordProperty("with_ldmatrix", viaLdmatrix);
+  RecordProperty("with_shuffles", viaShuffles);
 }
 
 // ---- the scratch layout choice

@@ -187,6 +187,37 @@ TEST(OpsDotLayout, WarpGrids) {
       }
 }
 
+TEST(OpsDotLayout, ChainedDotsPutWarpsAlongM) {
+  // s = q k; p = cast(s); o = p v: with all warps along M, s's accumulator is p's A fragment as is.
+  const char* text = R"(func @attn(%x: ptr<f32>) {
+  %q = constant {value = 0.0} : tensor<64x16xf16>
+  %k = constant {value = 0.0} : tensor<16x32xf16>
+  %v = constant {value = 0.0} : tensor<32x16xf16>
+  %z = constant {value = 0.0} : tensor<64x32xf32>
+  %y = constant {value = 0.0} : tensor<64x16xf32>
+  %s = dot %q, %k, %z : tensor<64x32xf32>
+  %p = cast %s : tensor<64x32xf16>
+  %o = dot %p, %v, %y : tensor<64x16xf32>
+  %w = dot %q, %v, %y : tensor<64x16xf32>
+  return
+}
+)";
+  auto m = ir::parseModule(makeSource("attn.tir", text));
+  std::vector<const ir::Op*> dots;
+  for (const auto& op : m->functions[0]->body.ops)
+    if (op->opcode == ir::Opcode::Dot) dots.push_back(op.get());
+  ASSERT_EQ(dots.size(), 3u);
+  EXPECT_TRUE(isChainedDot(*dots[0]));
+  EXPECT_TRUE(isChainedDot(*dots[1]));
+  EXPECT_FALSE(isChainedDot(*dots[2]));  // shares q with the first, but no result flows between them
+  for (int warps : {1, 4}) {
+    EXPECT_EQ(mmaConfig(*dots[0], warps, ptx::kSm80)->warpsPerCTA, (std::vector<int32_t>{warps, 1}));
+    EXPECT_EQ(mmaConfig(*dots[1], warps, ptx::kSm80)->warpsPerCTA, (std::vector<int32_t>{warps, 1}));
+    EXPECT_TRUE(layout::registerOnlyConversion(dotLayout(2, *dots[0], warps, ptx::kSm80), dotLayout(0, *dots[1], warps, ptx::kSm80)));
+  }
+  EXPECT_EQ(mmaConfig(*dots[1], 8, ptx::kSm80)->warpsPerCTA, (std::vector<int32_t>{4, 2}));  // M = 64 holds 4 warps
+}
+
 TEST(OpsDotLayout, FmaOperandsHoldWholeKRows) {
   for (auto [m, n, k, warps] : {std::tuple{64, 64, 16, 4}, {8, 8, 32, 4}, {32, 16, 8, 8}, {16, 64, 4, 1}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));

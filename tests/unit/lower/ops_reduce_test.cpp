@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "layout/named_layouts.h"
 #include "ops_test_util.h"
@@ -194,6 +195,24 @@ TEST(OpsReduce, AllNanAndTies) {
   r = simulate(text, {"x", "y"}, {x, Bytes(16 * 4, 0xEE)}, 4);
   ASSERT_EQ(r.error, "");
   for (int i = 0; i < 16; ++i) EXPECT_EQ(std::isnan(readElem(r.buffers[1], Scalar::F32, i).f), i < 8) << i;
+}
+
+TEST(OpsReduce, RandomLayouts) {
+  // Coordinate bits dealt at random to registers, lanes and warps (with copies): every kind, every axis.
+  std::mt19937 rng(77);
+  const char* kinds[] = {"sum", "max", "argmin", "argmax", "min"};
+  for (int i = 0; i < 40; ++i) {
+    int warps = 1 << (rng() % 4);
+    std::vector<int64_t> shape = i % 4 == 0 ? std::vector<int64_t>{int64_t(32) << (rng() % 3)}
+                                            : std::vector<int64_t>{int64_t(4) << (rng() % 3), int64_t(8) << (rng() % 3)};
+    LinearLayout l = randomLayout(shape, warps, rng, false);
+    int axis = int(rng() % shape.size());
+    std::string kind = kinds[i % 5];
+    Scalar from = i % 2 ? Scalar::F32 : Scalar::I32;
+    Scalar to = kind.substr(0, 3) == "arg" ? Scalar::I32 : from;
+    checkReduce({shape, l, axis, warps}, from, to, kind);
+    if (HasFatalFailure() || HasFailure()) return;
+  }
 }
 
 TEST(OpsReduce, InstructionsPerStage) {

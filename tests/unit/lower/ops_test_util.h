@@ -3,6 +3,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <random>
@@ -87,5 +88,41 @@ inline Bytes randomElems(ir::Scalar t, int64_t n, uint32_t seed, double range = 
 }
 
 inline std::string scalarName(ir::Scalar t) { return std::string(ir::name(t)); }
+
+// A random register layout of `shape` over numWarps warps: the coordinate bits dealt out at random to
+// lanes, warps and registers, some mixed by XOR (swizzle-like bases), zero bases (copies) where there are
+// more lane or warp bits than coordinate bits, and sometimes a duplicated register bit. Without `mix`
+// every basis moves along one dim only (what reductions need).
+inline layout::LinearLayout randomLayout(const std::vector<int64_t>& shape, int numWarps, std::mt19937& rng, bool mix = true) {
+  const int rank = int(shape.size());
+  std::vector<layout::Basis> bits;
+  for (int d = 0; d < rank; ++d)
+    for (int64_t v = 1; v < shape[size_t(d)]; v *= 2) {
+      layout::Basis b(size_t(rank), 0);
+      b[size_t(d)] = int32_t(v);
+      bits.push_back(b);
+    }
+  std::shuffle(bits.begin(), bits.end(), rng);
+  for (size_t i = 1; i < bits.size(); ++i)
+    if (mix && rng() % 4 == 0) {
+      size_t j = rng() % i;
+      for (int d = 0; d < rank; ++d) bits[i][size_t(d)] ^= bits[j][size_t(d)];
+    }
+  const int warpBits = std::countr_zero(unsigned(numWarps));
+  layout::Basis zero(size_t(rank), 0);
+  std::vector<layout::Basis> lanes, warps, regs;
+  size_t next = 0;
+  auto take = [&](std::vector<layout::Basis>& into, int n) {
+    for (int i = 0; i < n; ++i) into.push_back(next < bits.size() && rng() % 8 != 0 ? bits[next++] : zero);
+  };
+  take(lanes, 5);
+  take(warps, warpBits);
+  while (next < bits.size()) regs.push_back(bits[next++]);
+  if (rng() % 4 == 0) regs.insert(regs.begin() + ptrdiff_t(rng() % (regs.size() + 1)), regs.empty() ? zero : regs[rng() % regs.size()]);
+  std::vector<layout::OutDim> outs;
+  for (int d = 0; d < rank; ++d) outs.push_back({layout::dimName(d), int32_t(shape[size_t(d)])});
+  return layout::LinearLayout({{"register", regs}, {"lane", lanes}, {"warp", warps}}, outs);
+}
+
 
 }  // namespace kiln::lower::test
