@@ -92,11 +92,9 @@ std::optional<std::vector<Reg>> convertWithShuffles(Codegen& cg, const ir::Op& o
   return out;
 }
 
-// Stores (or loads) the registers `regs` of compact layout positions through `offsets`, `vec` at a time.
-void accessShared(Codegen& cg, bool store, ir::Scalar t, Reg base, const LinearLayout& offsets, int32_t vec,
+// Stores (or loads) the registers `regs` (compact register order of `offsets`), `vec` at a time.
+void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const LinearLayout& offsets, int32_t vec,
                   const std::vector<Reg>& regs) {
-  const int bytes = memBytes(t);
-  SharedAddresses addrs(cg, base, threadPart(cg, offsets, 0), threadMask(offsets, 0), bytes);
   for (size_t c = 0; c < regs.size(); c += size_t(vec)) {
     SharedAddresses::Address a = addrs.at(registerPart(offsets, int32_t(c), 0));
     std::span<const Reg> group(regs.data() + c, size_t(vec));
@@ -107,10 +105,10 @@ void accessShared(Codegen& cg, bool store, ir::Scalar t, Reg base, const LinearL
 
 // Loads the registers `regs` (compact destination registers) with the ldmatrix plan: instruction q
 // fills registers [q * E, (q + 1) * E), 32-bit word j of it holding the next 32 / bits of them.
-void loadWithLdmatrix(Codegen& cg, ir::Scalar t, Reg base, const layout::LdmatrixPlan& lm, const std::vector<Reg>& regs) {
+void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm,
+                      const std::vector<Reg>& regs) {
   ptx::Entry& e = cg.e;
   const int bytes = memBytes(t), perWord = 4 / bytes;
-  SharedAddresses addrs(cg, base, threadPart(cg, lm.rowOffsets, 0), threadMask(lm.rowOffsets, 0), bytes);
   for (size_t q = 0; q * size_t(lm.elemsPerInstr) < regs.size(); ++q) {
     SharedAddresses::Address a = addrs.at(registerPart(lm.rowOffsets, int32_t(q), 0));
     Reg address = a.reg;
@@ -137,22 +135,38 @@ void loadWithLdmatrix(Codegen& cg, ir::Scalar t, Reg base, const layout::Ldmatri
   }
 }
 
+// Conversions whose scratch would pass kSplitAbove bytes go in rounds of at most kRoundBytes when the
+// layouts allow (ScratchRounds), at two barriers per round.
+constexpr int64_t kSplitAbove = 32 * 1024, kRoundBytes = 16 * 1024;
+
 std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move& mv) {
   const ir::Scalar t = mv.t;
+  const int bytes = memBytes(t);
   UniqueRegisters src = uniqueRegisters(mv.from), dst = uniqueRegisters(mv.to);
-  ScratchPlan plan = planScratch(src.compact, dst.compact, memBytes(t));
-  Reg base = cg.scratch(mv.numel * memBytes(t));
+  ScratchRounds rounds =
+      splitIntoRounds(src.compact, dst.compact, mv.numel * bytes > kSplitAbove ? kRoundBytes / bytes : mv.numel);
+  ScratchPlan plan = planScratch(rounds.src, rounds.dst, bytes);
+  Reg base = cg.scratch(rounds.src.totalOutSize() * bytes);
 
-  std::vector<Reg> stored;
-  for (int32_t r : src.original) stored.push_back(mv.src.at(size_t(r)));
-  cg.e.comment("convert_layout through shared memory");
-  accessShared(cg, true, t, base, plan.storeOffsets, plan.storeVec, stored);
-  cg.barrier();
-  std::vector<Reg> loaded;
-  for (size_t c = 0; c < dst.original.size(); ++c) loaded.push_back(cg.e.reg(ptx::regClassOf(t)));
-  if (plan.ldmatrix) loadWithLdmatrix(cg, t, base, *plan.ldmatrix, loaded);
-  else accessShared(cg, false, t, base, plan.loadOffsets, plan.loadVec, loaded);
-  cg.barrier();
+  cg.e.comment("convert_layout through shared memory" +
+               (rounds.numRounds() > 1 ? " in " + std::to_string(rounds.numRounds()) + " rounds" : std::string()));
+  SharedAddresses storeAt(cg, base, threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0), bytes);
+  const LinearLayout& loadOffsets = plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets;
+  SharedAddresses loadAt(cg, base, threadPart(cg, loadOffsets, 0), threadMask(loadOffsets, 0), bytes);
+  const int32_t srcRegs = inSize(rounds.src, layout::kRegister), dstRegs = inSize(rounds.dst, layout::kRegister);
+  std::vector<Reg> loaded(dst.original.size());
+  for (int32_t c = 0; c < rounds.numRounds(); ++c) {
+    std::vector<Reg> stored, part;
+    for (int32_t r = 0; r < srcRegs; ++r)
+      stored.push_back(mv.src.at(size_t(src.original.at(size_t(ScratchRounds::expand(r, c, rounds.srcBits))))));
+    accessShared(cg, true, t, storeAt, plan.storeOffsets, plan.storeVec, stored);
+    cg.barrier();
+    for (int32_t r = 0; r < dstRegs; ++r) part.push_back(cg.e.reg(ptx::regClassOf(t)));
+    if (plan.ldmatrix) loadWithLdmatrix(cg, t, loadAt, *plan.ldmatrix, part);
+    else accessShared(cg, false, t, loadAt, plan.loadOffsets, plan.loadVec, part);
+    cg.barrier();
+    for (int32_t r = 0; r < dstRegs; ++r) loaded.at(size_t(ScratchRounds::expand(r, c, rounds.dstBits))) = part[size_t(r)];
+  }
 
   // Duplicated destination registers read the distinct register holding the same element: registers
   // with equal register parts (lane and warp fixed) hold equal coordinates.

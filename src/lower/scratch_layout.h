@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "layout/ldmatrix.h"
 #include "layout/linear_layout.h"
@@ -24,6 +25,20 @@ struct ScratchPlan {
   std::optional<layout::LdmatrixPlan> ldmatrix;  // loads with ldmatrix instead (16- and 32-bit elements)
   int64_t wavefronts = 0;             // stores + loads, warp 0
 };
+
+// A conversion staged in rounds to bound its scratch: coordinate bits that each side holds in exactly one
+// register bit (no other input bit touches them) split the tile; round c moves the elements whose split
+// bits equal c through a tile without those bits. Empty when the whole tile fits in `maxElements`.
+struct ScratchRounds {
+  layout::LinearLayout src, dst;      // the compact layouts without the split bits (registers and coordinates)
+  std::vector<int> srcBits, dstBits;  // the split register bits of each side, round bit i first
+  std::vector<int> outBits;           // the split coordinate bits (flattened, dim0's bits lowest)
+  int numRounds() const { return 1 << srcBits.size(); }
+  // The register index of a full compact layout for register r of the reduced one in round c.
+  static int32_t expand(int32_t r, int32_t c, const std::vector<int>& bits);
+};
+ScratchRounds splitIntoRounds(const layout::LinearLayout& srcUnique, const layout::LinearLayout& dstUnique,
+                              int64_t maxElements);
 
 // The scratch layout for moving registers of `src` to `dst` (same tile); `srcUnique` and `dstUnique`
 // are the layouts without duplicated registers (uniqueRegisters(..).compact), which are what is stored

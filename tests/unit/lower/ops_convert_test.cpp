@@ -208,18 +208,74 @@ TEST(OpsConvert, RandomLayoutPairs) {
     Bytes x = randomElems(t, numelOf(shape), uint32_t(i), 100.0);
     SimResult r = simulate(text, {"x", "y"}, {x, Bytes(x.size(), 0xEE)}, warps, i % 2 ? ptx::kSm90a : ptx::kSm80);
     ASSERT_EQ(r.error, "") << r.ptx;
-    for (int64_t k = 0; k < numelOf(shape); ++k)
+    for (int64_t k = 0; k < numelOf(shape); ++k) {
       ASSERT_EQ(ir::toBits(t, readElem(r.buffers[1], t, k)), ir::toBits(t, readElem(x, t, k))) << "element " << k;
+    }
     viaShared += count(r.ptx, "bar.sync") > 0;
     viaShuffles += count(r.ptx, "shfl.sync") > 0;
     viaLdmatrix += count(r.ptx, "ldmatrix") > 0;
-    if (i % 10 == 0) EXPECT_EQ(assembleBoth(text, warps), "");
+    if (i % 10 == 0) {
+      EXPECT_EQ(assembleBoth(text, warps), "");
+    }
   }
   EXPECT_GE(viaShared, 10);
   EXPECT_GE(viaShuffles, 5);
   RecordProperty("through_shared", viaShared);
   RecordProperty("with_ldmatrix", viaLdmatrix);
   RecordProperty("with_shuffles", viaShuffles);
+}
+
+TEST(OpsConvert, LargeTilesGoInRounds) {
+  // 128x128 f32 (64 KB) from the mma accumulator to a blocked layout: 16 KB of scratch, 4 rounds.
+  LinearLayout acc = layout::mmaV2Accumulator({128, 128}, {2, 2}), blk = layout::defaultBlocked({128, 128}, 4, 4, {1, 0});
+  std::string text = convertKernel({128, 128}, "f32", acc, blk);
+  Bytes x = randomElems(Scalar::F32, 128 * 128, 9);
+  SimResult r = simulate(text, {"x", "y"}, {x, Bytes(x.size())}, 4);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.buffers[1], x);
+  EXPECT_EQ(r.sharedBytes, 16 * 1024);
+  EXPECT_EQ(count(r.ptx, "bar.sync"), 8);
+  EXPECT_EQ(assembleBoth(text, 4), "");
+  // f16 operands from a blocked tile: 128x64 f16 is 16 KB, one round; 256x128 f16 splits.
+  LinearLayout a = layout::mmaV2Operand(0, {256, 128}, {4, 2}, 16), b = layout::defaultBlocked({256, 128}, 8, 8, {1, 0});
+  text = convertKernel({256, 128}, "f16", b, a);
+  x = randomElems(Scalar::F16, 256 * 128, 10);
+  r = simulate(text, {"x", "y"}, {x, Bytes(x.size())}, 8);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.buffers[1], x);
+  EXPECT_LE(r.sharedBytes, 16 * 1024);
+  EXPECT_GE(count(r.ptx, "ldmatrix"), 1);
+}
+
+TEST(OpsScratch, RoundsSplitRegisterOnlyBits) {
+  LinearLayout acc = uniqueRegisters(layout::mmaV2Accumulator({64, 64}, {2, 2})).compact;
+  LinearLayout blk = uniqueRegisters(layout::defaultBlocked({64, 64}, 4, 4, {1, 0})).compact;
+  ScratchRounds r = splitIntoRounds(acc, blk, 1024);
+  ASSERT_EQ(r.numRounds(), 4);
+  EXPECT_EQ(r.src.totalOutSize(), 1024);
+  EXPECT_EQ(r.dst.totalOutSize(), 1024);
+  // Round c, register i of a reduced layout holds the element of register expand(i, c) of the whole one
+  // with the split coordinate bits (which equal c) taken out.
+  for (auto [whole, reduced, bits] : {std::tuple{&acc, &r.src, &r.srcBits}, {&blk, &r.dst, &r.dstBits}})
+    for (int32_t c = 0; c < 4; ++c)
+      for (int32_t i = 0; i < reduced->getInDimSize("register"); ++i)
+        for (int32_t lane : {0, 7, 30})
+          for (int32_t w : {0, 3}) {
+            uint64_t f = whole->flattenOut(whole->apply(std::vector<int32_t>{ScratchRounds::expand(i, c, *bits), lane, w}));
+            uint64_t g = reduced->flattenOut(reduced->apply(std::vector<int32_t>{i, lane, w}));
+            uint64_t kept = 0, split = 0;
+            int at = 0;
+            for (int o = 0; o < 12; ++o) {
+              auto k = std::find(r.outBits.begin(), r.outBits.end(), o);
+              if (k != r.outBits.end()) split |= (f >> o & 1) << (k - r.outBits.begin());
+              else kept |= (f >> o & 1) << at++;
+            }
+            EXPECT_EQ(kept, g);
+            EXPECT_EQ(split, uint64_t(c));
+          }
+  EXPECT_EQ(ScratchRounds::expand(0b101, 0b10, {1, 3}), 0b100011);
+  // Nothing to split when the tile fits.
+  EXPECT_EQ(splitIntoRounds(acc, blk, 4096).numRounds(), 1);
 }
 
 // ---- the scratch layout choice

@@ -105,7 +105,7 @@ std::string checkDot(const DotCase& c, bool integral = true) {
 TEST(OpsDot, MmaF16AndBf16) {
   for (Scalar in : {Scalar::F16, Scalar::BF16})
     for (auto [m, n, k, warps] : {std::tuple{16, 8, 16, 1}, {16, 8, 16, 4}, {64, 64, 32, 4}, {32, 64, 64, 8},
-                                  {128, 32, 16, 8}, {32, 32, 32, 2}}) {
+                                  {128, 32, 16, 8}, {32, 32, 32, 2}, {128, 128, 32, 8}}) {
       std::string b = checkDot({{{m, k}, {k, n}, {m, n}}, in, Scalar::F32, "", warps});
       std::vector<int32_t> wpc = mmaWarpsPerCTA(m, n, warps);
       int64_t tiles = std::max<int64_t>(1, m / (16 * wpc[0])) * std::max<int64_t>(1, n / (8 * wpc[1])) * (k / 16);
@@ -150,6 +150,8 @@ TEST(OpsDot, FmaPaths) {
   checkDot({{{32, 16}, {16, 32}, {32, 32}}, Scalar::I8, Scalar::I32, "", 4});   // below mma's K (32)
   checkDot({{{2, 16, 8}, {2, 8, 16}, {2, 16, 16}}, Scalar::F32, Scalar::F32, "ieee", 4});  // batched
   checkDot({{{4, 4}, {4, 4}, {4, 4}}, Scalar::F32, Scalar::F32, "ieee", 8});    // fewer elements than threads
+  checkDot({{{16, 32}, {32, 16}, {16, 16}}, Scalar::F8E4M3, Scalar::F32, "", 4});  // FMA on sm_80, mma on sm_90a
+  checkDot({{{32, 64}, {64, 8}, {32, 8}}, Scalar::F8E5M2, Scalar::F32, "", 2});
 }
 
 TEST(OpsDot, FmaKeepsTheInterpretersOrderExactly) {
