@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <vector>
 
 #include "layout/conversions.h"
@@ -190,7 +191,18 @@ ScratchRounds splitIntoRounds(const LinearLayout& srcUnique, const LinearLayout&
   ScratchRounds r{srcUnique, dstUnique, {}, {}, {}};
   int64_t elements = srcUnique.totalOutSize();
   std::vector<int>& outBits = r.outBits;
-  for (int o = srcUnique.totalOutBits() - 1; o >= 0 && elements > maxElements; --o) {
+  // Candidates from the highest bit of each dim down (the repeats of a tile, not its vectors or
+  // fragments), every dim's bit k before any dim's bit k - 1.
+  std::vector<std::pair<int, int>> order;  // (bit within its dim, flattened bit)
+  int o0 = 0;
+  for (const layout::OutDim& d : srcUnique.outs()) {
+    int n = std::countr_zero(uint32_t(d.size));
+    for (int b = 0; b < n; ++b) order.emplace_back(b, o0 + b);
+    o0 += n;
+  }
+  std::stable_sort(order.begin(), order.end(), [](auto x, auto y) { return x.first > y.first; });
+  for (auto [bit, o] : order) {
+    if (elements <= maxElements) break;
     int s = soleRegisterBit(srcUnique, o), d = soleRegisterBit(dstUnique, o);
     if (s < 0 || d < 0) continue;
     outBits.push_back(o);

@@ -99,7 +99,9 @@ TEST(Matmul, RectangularBlocksGroupedOrder) {
 
 TEST(Matmul, LargestTile) {
   const Blocks b{128, 128, 32, 8};
-  auto k = compileExample("matmul.py", "matmul_kernel", signature("fp16", b, ""));
+  kiln::CompileOptions eightWarps;  // examples/matmul.py's own configuration
+  eightWarps.num_warps = 8;
+  auto k = compileExample("matmul.py", "matmul_kernel", signature("fp16", b, ""), eightWarps);
   ASSERT_TRUE(k);
   checkMatmul(*k, b, true, false, 128, 128, 96);
   checkMatmul(*k, b, true, false, 129, 3, 33);

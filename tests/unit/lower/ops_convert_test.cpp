@@ -273,7 +273,7 @@ TEST(OpsScratch, RoundsSplitRegisterOnlyBits) {
             EXPECT_EQ(kept, g);
             EXPECT_EQ(split, uint64_t(c));
           }
-  EXPECT_EQ(ScratchRounds::expand(0b101, 0b10, {1, 3}), 0b100011);
+  EXPECT_EQ(ScratchRounds::expand(0b101, 0b10, {1, 3}), 0b11001);  // r fills bits 0, 2, 4; c bits 1, 3
   // Nothing to split when the tile fits.
   EXPECT_EQ(splitIntoRounds(acc, blk, 4096).numRounds(), 1);
 }

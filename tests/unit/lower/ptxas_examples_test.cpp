@@ -1,6 +1,7 @@
 // Every example kernel at the signatures the kernel tests and the demo use (ptxas_inputs/*.tir, made
 // by ptxas_inputs/generate.sh): layout assignment, PTX emission, and ptxas for sm_80 and sm_90a with
-// no errors and no spills at 4 warps.
+// no errors and no spills at 4 warps, or at the `--num-warps N` the input's first line names (the
+// example's own configuration).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -30,17 +31,26 @@ std::string readFile(const fs::path& p) {
   return ss.str();
 }
 
+// The warps an input is compiled with: `--num-warps N` on its first line, else 4.
+int warpsOf(const std::string& text) {
+  std::string header = text.substr(0, text.find('\n'));
+  size_t at = header.find("--num-warps ");
+  return at == std::string::npos ? 4 : std::stoi(header.substr(at + 12));
+}
+
 // The example's PTX for `target`: Tile IR -> axis info -> layouts -> PTX.
 std::string lowerExample(const std::string& name, const ptx::Target& target, EntryInfo& info) {
   fs::path p = inputsDir() / (name + ".tir");
-  auto m = ir::parseModule(makeSource(p.string(), readFile(p)));
+  std::string text = readFile(p);
+  const int warps = warpsOf(text);
+  auto m = ir::parseModule(makeSource(p.string(), text));
   ir::Function& f = *m->functions.at(0);
   {
     analysis::AxisInfoAnalysis axis(f);
-    assignLayouts(f, axis, 4, target);
+    assignLayouts(f, axis, warps, target);
   }
   if (auto d = ir::verify(f)) throw std::runtime_error("GPU IR does not verify: " + d->render());
-  return emitPtx(f, target, 4, info);
+  return emitPtx(f, target, warps, info);
 }
 
 class Examples : public ::testing::TestWithParam<std::string> {};
@@ -58,7 +68,7 @@ TEST_P(Examples, AssemblesWithoutSpills) {
     } catch (const CompileError& e) {
       FAIL() << "compile error: " << e.what();
     }
-    EXPECT_EQ(info.numWarps, 4);
+    EXPECT_EQ(info.numWarps, warpsOf(readFile(inputsDir() / (GetParam() + ".tir"))));
     EXPECT_GE(info.sharedBytes, 0);
     EXPECT_LE(info.sharedBytes, 48 * 1024);
     EXPECT_EQ(assembleProblems(ptx, target.name()), "");

@@ -57,15 +57,16 @@ gen layernorm_256 layernorm.py layer_norm_fwd_kernel "*fp16, *fp16, *fp16, *fp16
 gen layernorm_bf16 layernorm.py layer_norm_fwd_kernel "*bf16, *bf16, *bf16, *bf16, *fp32, *fp32, i32, i32, fp32, 128"
 gen layernorm_hints layernorm.py layer_norm_fwd_kernel \
   "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 64"
-mm() {  # mm NAME AB M N K GROUP ACT [hints]
-  if [ "$8" = hints ]; then p=":16"; dims="i32, i32, i32, i32:16, 1, 1, i32:16, i32:16, 1"
+mm() {  # mm NAME AB M N K GROUP ACT [hints] [kiln options]
+  if [ "${8:-}" = hints ]; then p=":16"; dims="i32, i32, i32, i32:16, 1, 1, i32:16, i32:16, 1"
   else p=""; dims="i32, i32, i32, i32, i32, i32, i32, i32, i32"; fi
-  gen "$1" matmul.py matmul_kernel "*$2$p, *$2$p, *fp16$p, $dims, $3, $4, $5, $6, \"$7\""
+  name=$1 ab=$2 m=$3 n=$4 k=$5 group=$6 act=$7; shift 7; [ "${1:-}" = hints ] && shift
+  gen "$name" matmul.py matmul_kernel "*$ab$p, *$ab$p, *fp16$p, $dims, $m, $n, $k, $group, \"$act\"" "$@"
 }
 mm matmul_32 fp16 32 32 32 4 ""
 mm matmul_32_leaky fp16 32 32 32 4 leaky_relu
 mm matmul_16_64 fp16 16 64 16 2 leaky_relu
-mm matmul_128 fp16 128 128 32 8 ""
+mm matmul_128 fp16 128 128 32 8 "" --num-warps 8  # examples/matmul.py's own configuration
 mm matmul_f32 fp32 32 32 16 4 ""
 mm matmul_f32_leaky fp32 32 32 16 4 leaky_relu
 mm matmul_hints fp16 32 32 32 4 leaky_relu hints
