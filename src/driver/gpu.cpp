@@ -57,7 +57,7 @@ std::shared_ptr<runtime::LoadedKernel> load(Gpu::Impl& gpu, const Kernel& kernel
     return runtime::compileToCubin(code->ptx, gpu.arch, options, gpu.driver.get(), gpu.ordinal).image;
   });
   std::shared_ptr<runtime::LoadedKernel> loaded =
-      runtime::LoadedKernel::fromImage(gpu.driver, gpu.ordinal, cubin, code->entry.name);
+      runtime::LoadedKernel::fromImage(gpu.driver, gpu.ordinal, cubin, code->entry.name, int(kernel.params().size()));
   gpu.loaded[key.hex()] = loaded;
   return loaded;
 }

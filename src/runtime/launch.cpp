@@ -25,10 +25,12 @@ LoadedKernel::LoadedKernel(std::shared_ptr<CudaDriver> driver, int device, std::
     : driver_(std::move(driver)), device_(device), name_(std::move(name)) {}
 
 std::unique_ptr<LoadedKernel> LoadedKernel::fromImage(std::shared_ptr<CudaDriver> driver, int device,
-                                                      const Bytes& image, const std::string& kernelName) {
+                                                      const Bytes& image, const std::string& kernelName,
+                                                      int knownParamCount) {
   std::unique_ptr<LoadedKernel> k(new LoadedKernel(std::move(driver), device, kernelName));
   if (image.size() < 16)
     throw invalid(*k, "cannot load a " + std::to_string(image.size()) + "-byte image: not a cubin");
+  k->knownParamCount_ = knownParamCount;
   k->load(image.data());
   return k;
 }
@@ -69,7 +71,11 @@ void LoadedKernel::load(const void* image) {
   attr(cu::kFuncAttrBinaryVersion, attributes_.binaryVersion);
   dynamicSharedLimit_ = attributes_.maxDynamicSharedBytes;
   // cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE for the first index past the last parameter.
-  if (api.funcGetParamInfo) {
+  // That deliberate failing call is skipped when the caller knows the count (kiln's own kernels), so
+  // tools that report every failing API call (compute-sanitizer) stay quiet.
+  if (knownParamCount_ >= 0) {
+    attributes_.paramCount = knownParamCount_;
+  } else if (api.funcGetParamInfo) {
     for (size_t i = 0; i <= kMaxParams; ++i) {
       size_t offset = 0, size = 0;
       cu::Result pr = api.funcGetParamInfo(function_, i, &offset, &size);

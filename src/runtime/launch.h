@@ -31,8 +31,10 @@ struct KernelAttributes {
 class LoadedKernel {
  public:
   // Loads a cubin (or fatbin) for the device and finds the entry function kernelName.
+  // knownParamCount >= 0 states the entry's parameter count (else it is asked of the driver).
   static std::unique_ptr<LoadedKernel> fromImage(std::shared_ptr<CudaDriver> driver, int device,
-                                                 const Bytes& image, const std::string& kernelName);
+                                                 const Bytes& image, const std::string& kernelName,
+                                                 int knownParamCount = -1);
   // Loads PTX text, which the driver JIT-compiles for the device (no disk cache on this path).
   static std::unique_ptr<LoadedKernel> fromPtx(std::shared_ptr<CudaDriver> driver, int device,
                                                const std::string& ptx, const std::string& kernelName);
@@ -61,7 +63,8 @@ class LoadedKernel {
   KernelAttributes attributes_;
   std::string loadLog_;
   std::mutex sharedLimitMutex_;  // guards dynamicSharedLimit_
-  int dynamicSharedLimit_ = 0;   // the function's MAX_DYNAMIC_SHARED_SIZE_BYTES as last set
+  int dynamicSharedLimit_ = 0;  // the function's MAX_DYNAMIC_SHARED_SIZE_BYTES as last set
+  int knownParamCount_ = -1;    // stated by the caller of fromImage; -1: ask the driver
 };
 
 // Launches kernel on grid x blockThreads threads with dynamicSharedBytes of dynamic shared memory on
