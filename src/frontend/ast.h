@@ -129,6 +129,13 @@ struct GlobalAssign {
   ExprPtr annotation;  // `NAME: T = expr`: T; may be null
 };
 
+// A top-level `def` without a jit decorator (host code, skipped unparsed): kept by name so that
+// a kernel calling it is told why it cannot.
+struct PlainFunction {
+  std::string name;
+  SourceLoc loc;  // the `def`
+};
+
 // `import triton.language as tl` -> aliases["tl"] = "triton.language";
 // `from triton import jit` -> aliases["jit"] = "triton.jit"; `import triton` -> aliases["triton"] = "triton".
 struct Module {
@@ -136,6 +143,7 @@ struct Module {
   std::map<std::string, std::string> aliases;
   std::vector<std::unique_ptr<FunctionDef>> functions;  // jit functions, in source order
   std::vector<GlobalAssign> globals;                    // in source order (a later one wins)
+  std::vector<PlainFunction> plainFunctions;            // non-jit top-level defs, in source order
 
   const FunctionDef* findFunction(const std::string& name) const;
 };

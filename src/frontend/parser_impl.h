@@ -103,6 +103,7 @@ class Parser {
   bool parseGlobalAssign(ast::Module& m);
   ast::ExprPtr parseHostValue(size_t from, size_t end, std::string& skipReason);
   void endSimpleStatement();
+  void notePlainFunction(ast::Module& m);
   void skipStatement();
   void skipBlock();
 

@@ -70,6 +70,7 @@ void Parser::parseTopLevelStatement(ast::Module& m) {
     return endSimpleStatement();
   }
   if (isPlainName(t) && parseGlobalAssign(m)) return;
+  notePlainFunction(m);
   skipStatement();
 }
 
@@ -180,7 +181,10 @@ void Parser::parseDecorated(ast::Module& m) {
     next();
   }
   const Token& t = peek();
-  if (jit.empty() || t.isName("class")) return skipStatement();
+  if (jit.empty() || t.isName("class")) {
+    notePlainFunction(m);
+    return skipStatement();
+  }
   if (t.isName("async")) fail(t, "'async' functions are not supported in kernels");
   if (!t.isName("def")) fail(t, "expected a function definition ('def') after the @jit decorator");
   m.functions.push_back(parseFunctionDef(std::move(jit)));
@@ -280,6 +284,13 @@ ast::ExprPtr Parser::parseHostValue(size_t from, size_t end, std::string& skipRe
     skipReason = e.diag().message;
     return nullptr;
   }
+}
+
+// A host `def NAME` at the cursor (about to be skipped) is remembered by name and place.
+void Parser::notePlainFunction(ast::Module& m) {
+  const Token& t = peek();
+  if (t.isName("def") && peek(1).kind == TokKind::Name)
+    m.plainFunctions.push_back({std::string(peek(1).text), loc(t)});
 }
 
 // Skips one statement by its tokens: to its `;` or NEWLINE (compound statements: to the

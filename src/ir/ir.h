@@ -32,6 +32,9 @@ struct OpInfo {
 };
 const OpInfo& info(Opcode op);
 int numOpcodes();
+// Arithmetic, bitwise, math, cmp and select: operands and result of one shape, computed element by
+// element (ir/scalar_eval.h defines each; constant folding and instruction selection use it).
+bool isElementwise(Opcode op);
 // Opcode for a spelling ("add" -> Opcode::Add); false when unknown.
 bool opcodeFromName(std::string_view spelling, Opcode& out);
 

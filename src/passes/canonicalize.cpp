@@ -1,6 +1,8 @@
 // canonicalize: constant folding (fold.cpp), algebraic simplification (simplify.cpp), and control
 // flow with constant conditions or trip counts, repeated to a fixed point; then unused pure ops go.
+#include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "passes/effects.h"
 #include "passes/passes.h"
@@ -21,6 +23,8 @@ constexpr int kMaxRewritesPerOp = 32;   // in-place rewrites shorten a chain or 
 // looked up there when its op is visited: definitions precede uses in structured control flow, so
 // each use is rewritten before the walk leaves the function. Replaced ops wait in `graveyard_`
 // until the walk ends so that no freed Value address can be reused while `map_` still names it.
+// A replaced op leaves a null slot in its block, and each block drops its null slots in one pass
+// when its walk ends: erasing each op on its own was quadratic in the number of ops removed.
 class Canonicalizer {
  public:
   explicit Canonicalizer(ir::Function& fn) : fn_(fn) {}
@@ -47,6 +51,10 @@ class Canonicalizer {
   void runBlock(ir::Block& b) {
     for (size_t i = 0; i < b.ops.size();) {
       ir::Op* op = b.ops[i].get();
+      if (!op) {  // replaced earlier in this walk
+        ++i;
+        continue;
+      }
       for (Value*& v : op->operands) v = resolve(v);
       if (rewrite(b, i)) {
         changed_ = true;  // op is gone; what now stands at i (new or inlined ops) is visited next
@@ -55,10 +63,12 @@ class Canonicalizer {
       for (auto& r : op->regions) runBlock(*r);
       ++i;
     }
+    std::erase_if(b.ops, [](const std::unique_ptr<ir::Op>& o) { return !o; });
   }
 
-  // Replaces op's results by `values` and takes op out of its block.
-  void replace(ir::Op* op, const std::vector<Value*>& values) {
+  // Replaces op's results by `values` and takes op out of `b`, leaving a null slot. op stood at
+  // b.ops[i] before the rewrite inserted its new ops there, so it is at most those few slots on.
+  void replace(ir::Block& b, size_t i, ir::Op* op, const std::vector<Value*>& values) {
     if (values.size() != op->numResults()) throw InternalError(op->loc, "canonicalize: wrong replacement count");
     for (unsigned k = 0; k < op->numResults(); ++k) {
       if (values[k]->type != op->result(k)->type)
@@ -67,7 +77,10 @@ class Canonicalizer {
                                          op->result(k)->type.str());
       map_[op->result(k)] = values[k];
     }
-    graveyard_.push_back(op->parent->remove(op));
+    while (i < b.ops.size() && b.ops[i].get() != op) ++i;
+    if (i == b.ops.size()) throw InternalError(op->loc, "canonicalize: replaced op is not in its block");
+    op->parent = nullptr;
+    graveyard_.push_back(std::move(b.ops[i]));
   }
 
   // Moves the ops of `region` except its terminator into `b` at `pos`.
@@ -94,7 +107,7 @@ class Canonicalizer {
       Value* v = foldConstant(*op, builder);
       if (!v) v = simplify(*op, builder, modified);
       if (v) {
-        replace(op, {v});
+        replace(b, i, op, {v});
         return true;
       }
       if (!modified) return false;
@@ -113,7 +126,7 @@ class Canonicalizer {
     if (!endsWithYield(taken, op->numResults())) return false;
     std::vector<Value*> values = taken.terminator()->operands;
     inlineRegion(taken, b, i);
-    replace(op, values);
+    replace(b, i, op, values);
     return true;
   }
 
@@ -138,7 +151,7 @@ class Canonicalizer {
     if (s <= 0) return false;
     std::vector<Value*> inits(op->operands.begin() + 3, op->operands.end());
     if (l >= u) {
-      replace(op, inits);
+      replace(b, i, op, inits);
       return true;
     }
     if (u - l > s || body.arg(0)->type != ivType) return false;
@@ -148,7 +161,7 @@ class Canonicalizer {
     for (unsigned k = 0; k < numIters; ++k) map_[body.arg(k + 1)] = inits[k];
     std::vector<Value*> values = body.terminator()->operands;
     inlineRegion(body, b, i);
-    replace(op, values);
+    replace(b, i, op, values);
     return true;
   }
 };

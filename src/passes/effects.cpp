@@ -34,28 +34,6 @@ Effect effectOf(const ir::Op& op) {
   return Effect::Write;
 }
 
-bool isElementwise(Opcode op) {
-  switch (op) {
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
-    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
-    case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
-    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
-    case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-    case Opcode::Select:
-      return true;
-    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
-    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
-    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
-    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-    case Opcode::Assert:
-      return false;
-  }
-  return false;
-}
-
 bool isCommutative(const ir::Op& op) {
   if (op.numOperands() != 2) return false;
   if (op.opcode == Opcode::Add || op.opcode == Opcode::Mul) return true;

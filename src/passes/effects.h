@@ -19,8 +19,7 @@ enum class Effect {
 Effect effectOf(const ir::Op& op);
 inline bool isPure(const ir::Op& op) { return effectOf(op) == Effect::Pure; }
 
-// An element-wise op of ops.def that scalar_eval can evaluate (arithmetic, math, cmp, select).
-bool isElementwise(ir::Opcode op);
+using ir::isElementwise;
 // a op b == b op a for every element (float add/mul included; float min/max are not, because of
 // -0.0 versus +0.0).
 bool isCommutative(const ir::Op& op);

@@ -30,8 +30,8 @@ struct ElementOp {
   SourceLoc loc;                      // where a CompileError points
 };
 
-// True for the ops selectElementwise handles: arithmetic, bitwise, math, Cmp and Select.
-bool isElementwise(ir::Opcode op);
+// selectElementwise handles exactly the ops ir::isElementwise names.
+using ir::isElementwise;
 // The ElementOp of `op` on operand type `type`, attributes read from the op. InternalError when
 // the op is not element-wise or its attributes are malformed.
 ElementOp elementOpOf(const ir::Op& op, ir::Scalar type);

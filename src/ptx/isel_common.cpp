@@ -42,28 +42,6 @@ ParamType paramTypeOf(Scalar t) {
   return ParamType::U32;
 }
 
-bool isElementwise(Opcode op) {
-  switch (op) {
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
-    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
-    case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
-    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
-    case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-    case Opcode::Select:
-      return true;
-    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
-    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
-    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For: case Opcode::If:
-    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-    case Opcode::Assert: case Opcode::ConvertLayout:
-      return false;
-  }
-  return false;
-}
-
 ElementOp elementOpOf(const ir::Op& op, Scalar type) {
   if (!isElementwise(op.opcode)) detail::internal(op.loc, std::string("'") + op.name() + "' is not element-wise");
   ElementOp e{op.opcode, type, CmpPred::Eq, false, false, op.loc};

@@ -160,11 +160,24 @@ SValue Lowerer::lookup(const std::string& name, const SourceLoc& loc) {
     if (it->name == name) return global(*it, loc);
   for (auto it = m.functions.rbegin(); it != m.functions.rend(); ++it)
     if ((*it)->name == name) return SValue::function(it->get());
+  for (auto it = m.plainFunctions.rbegin(); it != m.plainFunctions.rend(); ++it)
+    if (it->name == name) {
+      CompileError err(loc, "'" + name + "' is not a @jit function (decorate it with @triton.jit to call it from a "
+                                         "kernel)");
+      err.diag().notes.push_back(Diagnostic{Diagnostic::Kind::Note, it->loc, "'" + name + "' is defined here", {}});
+      throw err;
+    }
   SValue out;
   if (auto it = m.aliases.find(name); it != m.aliases.end()) {
-    if (!resolveImportPath(it->second, out))
-      fail(loc, "'" + name + "' refers to '" + it->second + "', which kiln does not know");
-    return out;
+    if (resolveImportPath(it->second, out)) return out;
+    const std::string& path = it->second;
+    std::string root = path.substr(0, path.find('.'));
+    if (!root.empty() && root != "triton") {  // relative imports keep the generic message
+      const char* allowed = " cannot be used in a kernel (kernels can use triton and triton.language)";
+      if (root == path) fail(loc, "module '" + root + "'" + allowed);
+      fail(loc, "'" + name + "' comes from module '" + root + "', which" + allowed);
+    }
+    fail(loc, "'" + name + "' refers to '" + path + "', which kiln does not know");
   }
   if (lookupPythonBuiltin(name, out)) return out;
   fail(loc, "name '" + name + "' is not defined");

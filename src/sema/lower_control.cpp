@@ -25,8 +25,10 @@ void Lowerer::collectMerge(const SValue& a, const SValue& b, Merge& m, const std
                            const SourceLoc& loc) {
   if (sameValue(a, b)) return;
   auto mismatch = [&]() {
-    fail(loc, what + " has type " + typeDescription(a) + " in the then-branch and " + typeDescription(b) +
-                  " in the else-branch");
+    if (a.isIR() && b.isIR())
+      fail(loc, what + " has type " + a.ir->type.str() + " in the then-branch and " + b.ir->type.str() +
+                    " in the else-branch");
+    fail(loc, what + " is " + a.describe() + " in the then-branch but " + b.describe() + " in the else-branch");
   };
   if (a.kind == SValue::Kind::Tuple && b.kind == SValue::Kind::Tuple) {
     if (a.elts.size() != b.elts.size()) mismatch();

@@ -174,6 +174,9 @@ std::vector<ir::Value*> Lowerer::carriedAtEnd(const std::vector<Carried>& carrie
         v = materialize(cx_, e, c.loc);
       } else if (e.isIR()) {
         if (e.ir->type.shape != t.shape || e.ir->type.isPtr() != t.isPtr()) mismatch(t.str(), e);
+        // Triton rejects a runtime value whose dtype the body changes; converting it back each
+        // iteration would silently truncate. (A constexpr number before the loop took the body's type.)
+        if (c.leaves[i].isIR() && e.ir->type != t) mismatch(t.str(), e);
         v = e.ir;
       } else {
         mismatch(t.str(), e);

@@ -67,6 +67,13 @@ TEST(ParserModule, JitDecoratorForms) {
   EXPECT_EQ(m->findFunction("d"), m->functions[3].get());
   EXPECT_EQ(m->findFunction("host"), nullptr);
   EXPECT_EQ(m->findFunction("plain"), nullptr);
+  // Host functions are remembered by name and `def` position, so a kernel calling one is told why it cannot.
+  ASSERT_EQ(m->plainFunctions.size(), 3u);
+  EXPECT_EQ(m->plainFunctions[0].name, "host");
+  EXPECT_EQ(m->plainFunctions[1].name, "host2");
+  EXPECT_EQ(m->plainFunctions[2].name, "plain");
+  EXPECT_EQ(m->plainFunctions[2].loc.line, 18);
+  EXPECT_EQ(m->plainFunctions[2].loc.col, 1);
 }
 
 TEST(ParserModule, StackedHostDecoratorsInAnyOrder) {

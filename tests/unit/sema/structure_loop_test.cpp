@@ -193,6 +193,27 @@ def k(n):
   EXPECT_TRUE(contains(d.message, "is a tensor<16xf32> before the loop but a tensor<32xf32> at the end")) << d.message;
 }
 
+// Triton rejects a runtime value whose dtype the body changes; converting it back would truncate.
+TEST(StructureFor, CarriedDtypeChangeIsAnError) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n, f):
+    acc = n
+    for i in range(n):
+        acc = acc + f
+)", "k", "i32, fp32");
+  EXPECT_EQ(d.message, "loop-carried variable 'acc' is a i32 before the loop but a f32 at the end of the body");
+  EXPECT_EQ(srcLine(d), 5);
+  d = lowerError(R"(
+@triton.jit
+def k(n, f):
+    acc = n
+    while acc < 10:
+        acc = acc + f
+)", "k", "i32, fp32");
+  EXPECT_EQ(d.message, "loop-carried variable 'acc' is a i32 before the loop but a f32 at the end of the body");
+}
+
 TEST(StructureFor, CarriedConstexprNumberTakesTheBodyType) {
   auto m = lowerSource(R"(
 @triton.jit
