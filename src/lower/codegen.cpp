@@ -23,6 +23,10 @@ constexpr int kMaxNesting = 64;  // regions inside regions; deeper input is refu
 
 }  // namespace
 
+void codegenBug(const ir::Op& op, const std::string& msg) {
+  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
+}
+
 Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps)
     : e(entry), fn(fn), axis(axis), numWarps(numWarps) {
   if (numWarps < 1 || numWarps > 32 || !std::has_single_bit(unsigned(numWarps)))

@@ -115,6 +115,9 @@ class Codegen {
   ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);
 };
 
+// A broken GPU IR contract at `op`: a kiln bug (InternalError), never a user error.
+[[noreturn]] void codegenBug(const ir::Op& op, const std::string& msg);
+
 // ---- op families, each in its own file (lower_<family>.cpp)
 void lowerElementwise(Codegen& cg, const ir::Op& op);  // arithmetic, math, cmp, select, cast, bitcast, constant
 void lowerShape(Codegen& cg, const ir::Op& op);        // splat, broadcast, expand_dims, reshape, permute, arange,

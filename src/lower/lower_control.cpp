@@ -16,10 +16,6 @@ using ptx::RegClass;
 
 namespace {
 
-[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
-  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
-}
-
 void mov(ptx::Entry& e, Reg d, Reg s) {
   static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
   if (d.cls != s.cls) throw InternalError({}, "codegen: mov between register classes");
@@ -51,7 +47,7 @@ void bindCarried(Codegen& cg, const ir::Value* v, const Carried& c) {
 std::vector<Reg> sourcesFor(Codegen& cg, const ir::Op& op, const Carried& c, const ir::Value* v) {
   if (!c.tile) return cg.regs(v);
   const Codegen::PtrTile* t = cg.ptrTile(v);
-  if (!t || t->offsets != c.tile->offsets) bug(op, "a loop-carried pointer tile changes its offsets");
+  if (!t || t->offsets != c.tile->offsets) codegenBug(op, "a loop-carried pointer tile changes its offsets");
   return {t->base};
 }
 
@@ -59,12 +55,12 @@ std::vector<Reg> sourcesFor(Codegen& cg, const ir::Op& op, const Carried& c, con
 // permutes loop-carried values) is read before any phi is written.
 void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<Carried>& carried,
                 const std::vector<const ir::Value*>& values) {
-  if (values.size() != carried.size()) bug(op, "a region passes " + std::to_string(values.size()) + " values for " +
+  if (values.size() != carried.size()) codegenBug(op, "a region passes " + std::to_string(values.size()) + " values for " +
                                                    std::to_string(carried.size()));
   std::vector<std::pair<Reg, Reg>> moves;  // (dst, src)
   for (size_t k = 0; k < carried.size(); ++k) {
     std::vector<Reg> src = sourcesFor(cg, op, carried[k], values[k]);
-    if (src.size() != carried[k].phis.size()) bug(op, "a region passes a value of another layout");
+    if (src.size() != carried[k].phis.size()) codegenBug(op, "a region passes a value of another layout");
     for (size_t r = 0; r < src.size(); ++r) moves.emplace_back(carried[k].phis[r], src[r]);
   }
   auto isPhi = [&](Reg s) {
@@ -109,12 +105,12 @@ std::vector<const ir::Value*> operandsOf(const ir::Op* term, size_t from) {
 
 const ir::Op& terminator(const ir::Op& op, const ir::Block& b, Opcode want) {
   const ir::Op* t = b.terminator();
-  if (!t || t->opcode != want) bug(op, std::string("a region does not end with '") + ir::info(want).spelling + "'");
+  if (!t || t->opcode != want) codegenBug(op, std::string("a region does not end with '") + ir::info(want).spelling + "'");
   return *t;
 }
 
 Reg scalarCondition(Codegen& cg, const ir::Op& op, const ir::Value* c) {
-  if (c->type.isTensor() || !c->type.isBool()) bug(op, "the condition must be a scalar i1");
+  if (c->type.isTensor() || !c->type.isBool()) codegenBug(op, "the condition must be a scalar i1");
   return cg.reg(c);
 }
 
@@ -124,9 +120,9 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   ptx::Entry& e = cg.e;
   const ir::Block& body = op.region(0);
   const size_t n = op.numResults();
-  if (op.numOperands() != n + 3 || body.numArgs() != n + 1) bug(op, "malformed loop");
+  if (op.numOperands() != n + 3 || body.numArgs() != n + 1) codegenBug(op, "malformed loop");
   const ir::Scalar ivType = op.operand(0)->type.elem;
-  if (!ir::isInt(ivType) || ivType == ir::Scalar::I1) bug(op, "the induction variable must be an integer");
+  if (!ir::isInt(ivType) || ivType == ir::Scalar::I1) codegenBug(op, "the induction variable must be an integer");
   const bool wide = ir::bitWidth(ivType) == 64;
   // As the interpreter: 64-bit counters compare signed; narrower ones by their type (8/16-bit values
   // sit extended in 32 bits, where signed order is theirs).
@@ -141,7 +137,7 @@ void forLoop(Codegen& cg, const ir::Op& op) {
     e.inst("trap", {}, ptx::when(bad));
   }
   const ir::Op& yield = terminator(op, body, Opcode::Yield);
-  if (yield.numOperands() != n) bug(op, "the body yields " + std::to_string(yield.numOperands()) + " values");
+  if (yield.numOperands() != n) codegenBug(op, "the body yields " + std::to_string(yield.numOperands()) + " values");
   std::vector<Carried> carried;
   std::vector<const ir::Value*> inits;
   for (size_t k = 0; k < n; ++k) {
@@ -200,7 +196,7 @@ void whileLoop(Codegen& cg, const ir::Op& op) {
   ptx::Entry& e = cg.e;
   const ir::Block& before = op.region(0);
   const ir::Block& after = op.region(1);
-  if (before.numArgs() != op.numOperands() || after.numArgs() != op.numResults()) bug(op, "malformed loop");
+  if (before.numArgs() != op.numOperands() || after.numArgs() != op.numResults()) codegenBug(op, "malformed loop");
   std::vector<const ir::Type*> types;
   for (const auto& a : before.args) types.push_back(&a->type);
   std::vector<Carried> phis = plainPhis(cg, types);
@@ -210,7 +206,7 @@ void whileLoop(Codegen& cg, const ir::Op& op) {
   for (size_t k = 0; k < phis.size(); ++k) bindCarried(cg, before.arg(unsigned(k)), phis[k]);
   cg.lowerBlock(before);
   const ir::Op& cond = terminator(op, before, Opcode::Condition);
-  if (cond.numOperands() != op.numResults() + 1) bug(op, "the condition passes the wrong number of values");
+  if (cond.numOperands() != op.numResults() + 1) codegenBug(op, "the condition passes the wrong number of values");
   e.inst("bra.uni", {ptx::sym(done.name)}, ptx::unless(scalarCondition(cg, op, cond.operand(0))));
   // The condition's values are registers of this iteration, read only until the yield below: the
   // after region's arguments and the results can be those registers.
@@ -257,7 +253,7 @@ void lowerControl(Codegen& cg, const ir::Op& op) {
     case Opcode::ConvertLayout:
       break;
   }
-  bug(op, "not a control-flow op");
+  codegenBug(op, "not a control-flow op");
 }
 
 }  // namespace kiln::lower

@@ -14,10 +14,6 @@ using ptx::Reg;
 
 namespace {
 
-[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
-  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
-}
-
 int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id)); }
 
 using Selector = std::function<void(Reg dst, const std::vector<Reg>& src)>;
@@ -31,7 +27,7 @@ void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
   for (const ir::Value* v : op.operands) {
     operands.push_back(cg.regs(v));
     if (v->type.isTensor() && operands.back().size() != out.size())
-      bug(op, "operand " + v->type.str() + " and result " + res->type.str() + " have different register counts");
+      codegenBug(op, "operand " + v->type.str() + " and result " + res->type.str() + " have different register counts");
   }
   std::map<std::vector<int64_t>, Reg> done;
   for (size_t r = 0; r < out.size(); ++r) {
@@ -57,11 +53,11 @@ void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
 ir::Elem constantValue(const ir::Op& op) {
   const ir::Type& t = op.result(0)->type;
   const ir::AttrValue* v = op.findAttr("value");
-  if (!v) bug(op, "no value");
+  if (!v) codegenBug(op, "no value");
   if (const int64_t* i = std::get_if<int64_t>(v))
     return t.isFloat() ? ir::convert(ir::Scalar::I64, t.elem, ir::intElem(*i)) : ir::normalize(t.elem, ir::intElem(*i));
   if (const double* d = std::get_if<double>(v)) return ir::convert(ir::Scalar::F64, t.elem, ir::floatElem(*d));
-  bug(op, "the value is neither an integer nor a float");
+  codegenBug(op, "the value is neither an integer nor a float");
 }
 
 void constant(Codegen& cg, const ir::Op& op) {
@@ -104,7 +100,7 @@ void lowerElementwise(Codegen& cg, const ir::Op& op) {
     case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::ConvertLayout:
       break;
   }
-  bug(op, "not an element-wise op");
+  codegenBug(op, "not an element-wise op");
 }
 
 }  // namespace kiln::lower

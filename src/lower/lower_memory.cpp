@@ -22,10 +22,6 @@ using ptx::RegClass;
 
 namespace {
 
-[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
-  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
-}
-
 int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id)); }
 
 int elemBytes(ir::Scalar t) { return t == ir::Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
@@ -252,7 +248,7 @@ void lowerMemory(Codegen& cg, const ir::Op& op) {
     case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::ConvertLayout:
       break;
   }
-  bug(op, "not a memory op");
+  codegenBug(op, "not a memory op");
 }
 
 }  // namespace kiln::lower

@@ -15,15 +15,11 @@ using ptx::RegClass;
 
 namespace {
 
-[[noreturn]] void bug(const ir::Op& op, const std::string& msg) {
-  throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
-}
-
 // arange: register r holds start + its coordinate along dim0. Registers with the same constant part
 // share one result register.
 void arange(Codegen& cg, const ir::Op& op) {
   const ir::Value* res = op.result(0);
-  if (!res->type.isTensor() || res->type.rank() != 1) bug(op, "the result must be a rank-1 tile");
+  if (!res->type.isTensor() || res->type.rank() != 1) codegenBug(op, "the result must be a rank-1 tile");
   const int64_t start = op.intAttr("start");
   const layout::LinearLayout& l = *res->type.layout;
   std::vector<Reg> out(size_t(Codegen::numRegs(res->type)));
@@ -60,7 +56,7 @@ void arange(Codegen& cg, const ir::Op& op) {
 
 void programIndex(Codegen& cg, const ir::Op& op, ptx::SpecialReg x) {
   int64_t axis = op.intAttr("axis");
-  if (axis < 0 || axis > 2) bug(op, "axis must be 0, 1 or 2");
+  if (axis < 0 || axis > 2) codegenBug(op, "axis must be 0, 1 or 2");
   cg.bind(op.result(0), {ptx::readSpecial(cg.e, ptx::SpecialReg(int(x) + int(axis)))});
 }
 
@@ -68,12 +64,12 @@ void programIndex(Codegen& cg, const ir::Op& op, ptx::SpecialReg x) {
 void sameRegisters(Codegen& cg, const ir::Op& op) {
   if (const Codegen::PtrTile* t = cg.ptrTile(op.operand(0))) {  // offsets move like registers
     if (!t->offsets.empty() && int(t->offsets.size()) != Codegen::numRegs(op.result(0)->type))
-      bug(op, op.operand(0)->type.str() + " -> " + op.result(0)->type.str() + " changes the register count");
+      codegenBug(op, op.operand(0)->type.str() + " -> " + op.result(0)->type.str() + " changes the register count");
     return cg.bindPtrTile(op.result(0), *t);
   }
   const std::vector<Reg>& in = cg.regs(op.operand(0));
   if (int(in.size()) != Codegen::numRegs(op.result(0)->type))
-    bug(op, op.operand(0)->type.str() + " -> " + op.result(0)->type.str() + " changes the register count");
+    codegenBug(op, op.operand(0)->type.str() + " -> " + op.result(0)->type.str() + " changes the register count");
   cg.bind(op.result(0), in);
 }
 
@@ -86,7 +82,7 @@ void lowerShape(Codegen& cg, const ir::Op& op) {
     case Opcode::Arange: return arange(cg, op);
     case Opcode::Splat: {
       const ir::Value* res = op.result(0);
-      if (op.operand(0)->type.isTensor()) bug(op, "the operand must be a scalar");
+      if (op.operand(0)->type.isTensor()) codegenBug(op, "the operand must be a scalar");
       if (res->type.isPtr()) {  // a pointer tile of one base and no offsets: no registers to fill
         int bytes = res->type.pointee == ir::Scalar::I1 ? 1 : ir::bitWidth(res->type.pointee) / 8;
         return cg.bindPtrTile(res, Codegen::PtrTile{cg.reg(op.operand(0)), {}, ir::Scalar::I32, bytes});
@@ -107,7 +103,7 @@ void lowerShape(Codegen& cg, const ir::Op& op) {
     case Opcode::Return: case Opcode::Assert: case Opcode::ConvertLayout:
       break;
   }
-  bug(op, "not a shape op");
+  codegenBug(op, "not a shape op");
 }
 
 }  // namespace kiln::lower
