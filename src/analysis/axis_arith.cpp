@@ -3,6 +3,7 @@
 // derives them); where unsure it says 1. Index arithmetic is assumed not to overflow, as in Triton.
 #include <algorithm>
 #include <bit>
+#include <numeric>
 
 #include "analysis/axis_lattice.h"
 #include "analysis/axis_rules.h"
@@ -157,7 +158,20 @@ AxisInfo rem(const AxisInfo& l, const AxisInfo& r, const ir::Type& t) {
   }
   // x % y = x - y*q (and x when y = 0): divisible by what divides both; it has the dividend's sign.
   AxisInfo x = elementwise({&l, &r}, t);
-  for (int d = 0; d < x.dims(); ++d) x.divisibility[I(d)] = std::min(divAt(l, d, 1, 1), divAt(r, d, 1, 1));
+  for (int d = 0; d < x.dims(); ++d) {
+    x.divisibility[I(d)] = std::min(divAt(l, d, 1, 1), divAt(r, d, 1, 1));
+    // Runs of g consecutive non-negative x starting at multiples of g, with y constant over the run and
+    // a multiple of g (or 0), never wrap: (v + j) % y = v % y + j for j < g. So (pid*B + arange(B)) % N
+    // stays contiguous in runs of gcd(B, N's divisibility), and vectorises. A contiguous dividend is
+    // taken to be an index, non-negative even where the analysis cannot prove it (Triton's assumption;
+    // docs/axis-info.md): the grouped program ids of a matmul are, but no sign rule sees it.
+    const int64_t g = std::gcd(std::gcd(l.contiguity[I(d)], l.divisibility[I(d)]),
+                               std::gcd(r.constancy[I(d)], divAt(r, d, 1, 1)));
+    if (g > 1) {
+      x.contiguity[I(d)] = g;
+      x.divisibility[I(d)] = std::min(divAt(l, d, g, 1), divAt(r, d, 1, 1));
+    }
+  }
   x.nonNegative = l.nonNegative;
   return x;
 }

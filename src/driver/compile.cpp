@@ -35,7 +35,7 @@ std::vector<Param> paramsOf(const ir::Function& fn) {
 
 }  // namespace
 
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps) {
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages) {
   std::optional<ptx::Target> target = ptx::Target::parse(arch);
   if (!target) throw CompileError(SourceLoc{}, "unknown GPU target '" + arch + "' (expected sm_80 or sm_90a)");
   GpuCode code;
@@ -49,7 +49,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   code.gpuIr = ir::print(*fn);
 
   // b. PTX: per-thread code for every op
-  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry);
+  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, numStages);
   return code;
 }
 
@@ -57,7 +57,7 @@ std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch) co
   std::lock_guard<std::mutex> lock(gpuMutex_);
   auto it = gpu_.find(arch);
   if (it != gpu_.end()) return it->second;
-  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options.num_warps));
+  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options.num_warps, options.num_stages));
   gpu_[arch] = code;
   return code;
 }

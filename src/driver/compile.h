@@ -41,7 +41,8 @@ struct Kernel::Impl {
   mutable std::map<std::string, std::shared_ptr<const GpuCode>> gpu_;
 };
 
-// Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a"). Throws CompileError/InternalError.
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps);
+// Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a"); numStages pipelines the loads that feed
+// tl.dot (lower/pipeline.h). Throws CompileError/InternalError.
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages);
 
 }  // namespace kiln

@@ -27,8 +27,9 @@ void codegenBug(const ir::Op& op, const std::string& msg) {
   throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
 }
 
-Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps)
-    : e(entry), fn(fn), axis(axis), numWarps(numWarps) {
+Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps,
+                 int numStages)
+    : e(entry), fn(fn), axis(axis), numWarps(numWarps), numStages(numStages) {
   if (numWarps < 1 || numWarps > 32 || !std::has_single_bit(unsigned(numWarps)))
     bug(fn.loc, "num_warps must be a power of two from 1 to 32, got " + std::to_string(numWarps));
   tid_ = ptx::readSpecial(e, ptx::SpecialReg::TidX);
@@ -93,6 +94,20 @@ Reg Codegen::ptrAddress(const PtrTile& t, size_t r) {
   Reg a = e.reg(RegClass::B64);
   ptx::selectPtrAdd(e, t.offsetType, t.elemBytes, a, t.base, t.offsets.at(r));
   return a;
+}
+
+Codegen::Binding Codegen::binding(const ir::Value* v) const {
+  Binding b{v, std::nullopt, std::nullopt};
+  if (auto it = regs_.find(v); it != regs_.end()) b.regs = it->second;
+  if (auto it = ptrTiles_.find(v); it != ptrTiles_.end()) b.tile = it->second;
+  return b;
+}
+
+void Codegen::restore(const Binding& b) {
+  regs_.erase(b.value);
+  ptrTiles_.erase(b.value);
+  if (b.regs) regs_[b.value] = *b.regs;
+  if (b.tile) ptrTiles_[b.value] = *b.tile;
 }
 
 void Codegen::bind(const ir::Value* v, std::vector<Reg> r) {
@@ -235,11 +250,37 @@ Reg Codegen::firstThread() {
 
 Reg Codegen::scratch(int64_t bytes) {
   if (bytes <= 0) bug({}, "scratch of " + std::to_string(bytes) + " bytes");
-  scratchBytes_ = std::max(scratchBytes_, bytes);
+  scratchBytes_ = std::max(scratchBytes_, reserved_ + bytes);
   // A fresh mov each time (ptxas folds them): a base read once inside one branch would be unset in
   // the other.
-  scratchBase_ = e.dynamicSharedBase();
-  return scratchBase_;
+  Reg base = e.dynamicSharedBase();
+  if (reserved_ == 0) return base;
+  Reg above = e.reg(RegClass::B32);
+  e.inst("add.u32", {above, base, reserved_});
+  return above;
+}
+
+int64_t Codegen::reserveShared(int64_t bytes) {
+  if (bytes <= 0 || bytes % 16) bug({}, "reserving " + std::to_string(bytes) + " bytes of shared memory");
+  const int64_t at = reserved_;
+  reserved_ += bytes;
+  scratchBytes_ = std::max(scratchBytes_, reserved_);
+  return at;
+}
+
+void Codegen::releaseShared(int64_t bytes) {
+  if (bytes > reserved_) bug({}, "releasing more shared memory than is reserved");
+  reserved_ -= bytes;
+}
+
+PipelinedLoad* Codegen::pipelined(const ir::Op* load) const {
+  auto it = pipelined_.find(load);
+  return it == pipelined_.end() ? nullptr : it->second;
+}
+
+void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) {
+  if (p) pipelined_[load] = p;
+  else pipelined_.erase(load);
 }
 
 void Codegen::barrier() { ptx::barSync(e, 0); }
@@ -253,37 +294,38 @@ void Codegen::lowerBlock(const ir::Block& b) {
                                 std::to_string(kMaxNesting) + " deep");
   }
   auto outer = coordCache_;
-  for (const auto& opPtr : b.ops) {
-    const ir::Op& op = *opPtr;
-    switch (op.opcode) {
-      case Opcode::Constant: case Opcode::Cast: case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub:
-      case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And: case Opcode::Or: case Opcode::Xor:
-      case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max: case Opcode::UMulHi:
-      case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp:
-      case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
-      case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor:
-      case Opcode::Ceil: case Opcode::Cmp: case Opcode::Select:
-        lowerElementwise(*this, op);
-        break;
-      case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
-      case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:
-      case Opcode::MultipleOf: case Opcode::MaxContiguous:
-        lowerShape(*this, op);
-        break;
-      case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
-        lowerMemory(*this, op);
-        break;
-      case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition:
-      case Opcode::Return: case Opcode::Assert:
-        lowerControl(*this, op);
-        break;
-      case Opcode::Reduce: lowerReduce(*this, op); break;
-      case Opcode::Dot: lowerDot(*this, op); break;
-      case Opcode::ConvertLayout: lowerConvert(*this, op); break;
-    }
-  }
+  for (const auto& op : b.ops) lowerOp(*op);
   coordCache_ = std::move(outer);
   --depth_;
+}
+
+void Codegen::lowerOp(const ir::Op& op) {
+  switch (op.opcode) {
+    case Opcode::Constant: case Opcode::Cast: case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub:
+    case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+    case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max: case Opcode::UMulHi:
+    case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp:
+    case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
+    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor:
+    case Opcode::Ceil: case Opcode::Cmp: case Opcode::Select:
+      lowerElementwise(*this, op);
+      break;
+    case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
+    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous:
+      lowerShape(*this, op);
+      break;
+    case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
+      lowerMemory(*this, op);
+      break;
+    case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition:
+    case Opcode::Return: case Opcode::Assert:
+      lowerControl(*this, op);
+      break;
+    case Opcode::Reduce: lowerReduce(*this, op); break;
+    case Opcode::Dot: lowerDot(*this, op); break;
+    case Opcode::ConvertLayout: lowerConvert(*this, op); break;
+  }
 }
 
 }  // namespace kiln::lower

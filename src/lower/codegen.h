@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,14 +25,20 @@ struct EntryInfo {
   int64_t sharedBytes = 0;  // dynamic shared memory the launch must provide
 };
 
+class PipelinedLoad;
+
 class Codegen {
  public:
-  Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps);
+  // numStages: the software-pipelining depth of loops whose loads feed tl.dot (lower/pipeline.h); a
+  // loop's own `num_stages` attribute (tl.range) overrides it; below 2 no loop is pipelined.
+  Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps,
+          int numStages = 1);
 
   ptx::Entry& e;
   const ir::Function& fn;
   const analysis::AxisInfoAnalysis& axis;
   const int numWarps;
+  const int numStages;
 
   // ---- values
   // The registers of `v` in this thread: one per register index of its layout (scalars: one). A
@@ -40,6 +47,7 @@ class Codegen {
   const std::vector<ptx::Reg>& regs(const ir::Value* v);
   ptx::Reg reg(const ir::Value* v) const;  // the single register of a scalar
   void bind(const ir::Value* v, std::vector<ptx::Reg> regs);
+
 
   // A pointer tile kept as one pointer every thread holds plus an integer element offset per
   // register index (what ptr_add(splat(p), offsets) makes): loads and stores form the addresses they
@@ -56,6 +64,15 @@ class Codegen {
   // The pointer of register index r: base + offsets[r] * elemBytes (a fresh .b64; the base itself when
   // there are no offsets).
   ptx::Reg ptrAddress(const PtrTile& t, size_t r);
+
+  // What a value is bound to, to lower some ops again with other inputs and put everything back.
+  struct Binding {
+    const ir::Value* value = nullptr;
+    std::optional<std::vector<ptx::Reg>> regs;
+    std::optional<PtrTile> tile;
+  };
+  Binding binding(const ir::Value* v) const;
+  void restore(const Binding& b);
   // Fresh registers of the class of `t`'s element type, as many as t's layout has register indices.
   std::vector<ptx::Reg> newRegs(const ir::Type& t);
   // How many registers a value of type t has in each thread: its layout's register count (scalars: 1).
@@ -88,16 +105,27 @@ class Codegen {
   // A .pred true in thread 0 only: the one thread that performs a scalar store.
   ptx::Reg firstThread();
 
-  // ---- shared memory scratch
-  // An op that stages data through shared memory asks for `bytes`; all scratch aliases at offset 0 of
-  // the dynamic shared memory (every use is bracketed by barriers), so the entry needs the maximum.
-  // Returns the .b32 shared-window base address.
+  // ---- shared memory
+  // An op that stages data through shared memory asks for `bytes`; all scratch aliases at the same
+  // offset (every use is bracketed by barriers), so the entry needs the maximum. Returns the .b32
+  // shared-window address of the scratch.
   ptx::Reg scratch(int64_t bytes);
   int64_t scratchBytes() const { return scratchBytes_; }
+  // Shared memory that lives across ops (a pipelined loop's buffers): reserved at the bottom of the
+  // dynamic shared memory, below every later scratch, until released (last reserved, first released).
+  // Returns its byte offset.
+  int64_t reserveShared(int64_t bytes);
+  void releaseShared(int64_t bytes);
+  int64_t reservedShared() const { return reserved_; }
   void barrier();  // bar.sync 0
+
+  // ---- software pipelining: the loads of the loop being lowered that a LoopPipeline replaced
+  PipelinedLoad* pipelined(const ir::Op* load) const;
+  void setPipelined(const ir::Op* load, PipelinedLoad* p);  // null: no longer
 
   // Lowers every op of a block in order (dispatching on the opcode; ops.def, no default:).
   void lowerBlock(const ir::Block& b);
+  void lowerOp(const ir::Op& op);
 
  private:
   std::unordered_map<const ir::Value*, std::vector<ptx::Reg>> regs_;
@@ -108,8 +136,8 @@ class Codegen {
   // Scoped: lowerBlock drops what a region added, since a register first set inside a branch or loop
   // body holds nothing on the paths that skip it.
   std::unordered_map<std::string, std::vector<ptx::Reg>> coordCache_;
-  int64_t scratchBytes_ = 0;
-  ptx::Reg scratchBase_;
+  int64_t scratchBytes_ = 0, reserved_ = 0;
+  std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
   int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)
   // Lane + warp contribution of layout `l` along out dim `dim` (cached in coordCache_ per region).
   ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);
@@ -134,6 +162,8 @@ void lowerDot(Codegen& cg, const ir::Op& op);          // dot: mma.sync or FMA
 layout::LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // Emits the PTX module text for a GPU IR function (one entry named after it).
-std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info);
+// numStages as for Codegen.
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
+                    int numStages = 1);
 
 }  // namespace kiln::lower

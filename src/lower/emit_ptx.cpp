@@ -31,7 +31,8 @@ int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const ana
 
 }  // namespace
 
-std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info) {
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
+                    int numStages) {
   if (!validIdentifier(gpuFn.name))
     throw CompileError(gpuFn.loc, "kernel name '" + gpuFn.name + "' is not a valid PTX identifier");
   analysis::AxisInfoAnalysis axis(gpuFn);
@@ -64,7 +65,7 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
     values.push_back(r);
   }
 
-  Codegen cg(e, gpuFn, axis, numWarps);
+  Codegen cg(e, gpuFn, axis, numWarps, numStages);
   for (size_t i = 0; i < values.size(); ++i) cg.bind(gpuFn.body.arg(unsigned(i)), {values[i]});
   cg.lowerBlock(gpuFn.body);  // ends with `return`, which emits `ret`
   const ir::Op* last = gpuFn.body.terminator();

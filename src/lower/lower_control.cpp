@@ -2,9 +2,11 @@
 // identically, so every branch is uniform (bra.uni). Values that flow around a loop or out of an
 // `if` live in fresh "phi" registers: the only registers written after they are bound.
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "lower/codegen.h"
+#include "lower/pipeline.h"
 #include "ptx/isel.h"
 #include "support/diagnostic.h"
 
@@ -149,6 +151,8 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   Reg iv = e.reg(ptx::regClassOf(ivType));
   mov(e, iv, lb);
   assignPhis(cg, op, carried, inits);
+  std::unique_ptr<LoopPipeline> pipeline = LoopPipeline::create(cg, op, LoopCounter{lb, ub, step, ivType, cmpType});
+  if (pipeline) pipeline->prologue(cg);
 
   ptx::Label top = e.newLabel("for"), done = e.newLabel("for_end");
   Reg enter = e.reg(RegClass::Pred);
@@ -157,7 +161,9 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   e.label(top);
   cg.bind(body.arg(0), {iv});
   for (size_t k = 0; k < n; ++k) bindCarried(cg, body.arg(unsigned(k + 1)), carried[k]);
+  if (pipeline) pipeline->beginIteration(cg);
   cg.lowerBlock(body);
+  if (pipeline) pipeline->endIteration(cg);
   assignPhis(cg, op, carried, operandsOf(&yield, 0));
   Reg next = e.reg(iv.cls), again = e.reg(RegClass::Pred), noWrap = e.reg(RegClass::Pred);
   e.inst(wide ? "add.s64" : "add.s32", {next, iv, step});
@@ -166,6 +172,7 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   mov(e, iv, next);
   e.inst("bra.uni", {ptx::sym(top.name)}, ptx::when(noWrap));
   e.label(done);
+  if (pipeline) pipeline->finish(cg);
   for (size_t k = 0; k < n; ++k) bindCarried(cg, op.result(unsigned(k)), carried[k]);
 }
 

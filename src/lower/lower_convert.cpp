@@ -9,7 +9,9 @@
 #include "layout/conversions.h"
 #include "lower/codegen.h"
 #include "lower/linear_emit.h"
+#include "lower/pipeline.h"
 #include "lower/scratch_layout.h"
+#include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "ptx/warp.h"
@@ -135,6 +137,28 @@ void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const l
   }
 }
 
+// The registers of layout `to` from those of its distinct registers `loaded` (compact order of `dst`):
+// duplicated registers read the distinct register holding the same element (registers with equal
+// register parts, lane and warp fixed, hold equal coordinates).
+std::vector<Reg> withDuplicates(const ir::Op& op, const UniqueRegisters& dst, const LinearLayout& to,
+                                const std::vector<Reg>& loaded) {
+  const int rank = int(to.outs().size());
+  auto key = [&](const LinearLayout& l, int32_t r) {
+    std::vector<int32_t> k;
+    for (int j = 0; j < rank; ++j) k.push_back(registerPart(l, r, j));
+    return k;
+  };
+  std::map<std::vector<int32_t>, Reg> byCoords;
+  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(key(dst.compact, int32_t(c)), loaded.at(c));
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < inSize(to, layout::kRegister); ++r) {
+    auto it = byCoords.find(key(to, r));
+    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 // Conversions whose scratch would pass kSplitAbove bytes go in rounds of at most kRoundBytes when the
 // layouts allow (ScratchRounds), at two barriers per round.
 constexpr int64_t kSplitAbove = 32 * 1024, kRoundBytes = 16 * 1024;
@@ -168,23 +192,7 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
     for (int32_t r = 0; r < dstRegs; ++r) loaded.at(size_t(ScratchRounds::expand(r, c, rounds.dstBits))) = part[size_t(r)];
   }
 
-  // Duplicated destination registers read the distinct register holding the same element: registers
-  // with equal register parts (lane and warp fixed) hold equal coordinates.
-  const int rank = int(mv.to.outs().size());
-  auto key = [&](const LinearLayout& l, int32_t r) {
-    std::vector<int32_t> k;
-    for (int j = 0; j < rank; ++j) k.push_back(registerPart(l, r, j));
-    return k;
-  };
-  std::map<std::vector<int32_t>, Reg> byCoords;
-  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(key(dst.compact, int32_t(c)), loaded[c]);
-  std::vector<Reg> out;
-  for (int32_t r = 0; r < inSize(mv.to, layout::kRegister); ++r) {
-    auto it = byCoords.find(key(mv.to, r));
-    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
-    out.push_back(it->second);
-  }
-  return out;
+  return withDuplicates(op, dst, mv.to, loaded);
 }
 
 std::vector<Reg> convertRegisters(Codegen& cg, const ir::Op& op, const Move& mv) {
@@ -207,12 +215,26 @@ std::vector<Reg> convertRegisters(Codegen& cg, const ir::Op& op, const Move& mv)
 
 }  // namespace
 
+std::vector<Reg> readSharedTile(Codegen& cg, const ir::Op& op, const ScratchPlan& plan, Reg base, ir::Scalar t,
+                                const LinearLayout& to) {
+  const int bytes = memBytes(t);
+  UniqueRegisters dst = uniqueRegisters(to);
+  const LinearLayout& loadOffsets = plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets;
+  SharedAddresses loadAt(cg, base, threadPart(cg, loadOffsets, 0), threadMask(loadOffsets, 0), bytes);
+  std::vector<Reg> loaded;
+  for (size_t c = 0; c < dst.original.size(); ++c) loaded.push_back(cg.e.reg(ptx::regClassOf(t)));
+  if (plan.ldmatrix) loadWithLdmatrix(cg, t, loadAt, *plan.ldmatrix, loaded);
+  else accessShared(cg, false, t, loadAt, plan.loadOffsets, plan.loadVec, loaded);
+  return withDuplicates(op, dst, to, loaded);
+}
+
 void lowerConvert(Codegen& cg, const ir::Op& op) {
   const ir::Value* x = op.operand(0);
   const ir::Value* y = op.result(0);
   if (!x->type.layout || !y->type.layout) throw InternalError(op.loc, "convert_layout needs layouts on both sides");
   const LinearLayout& s = *x->type.layout;
   const LinearLayout& d = *y->type.layout;
+  if (PipelinedLoad* p = x->def ? cg.pipelined(x->def) : nullptr) return cg.bind(y, p->read(cg, op));
   if (const Codegen::PtrTile* pt = cg.ptrTile(x)) {
     // base + offsets: only the (32-bit) offsets move; every thread holds the same base.
     Codegen::PtrTile moved = *pt;

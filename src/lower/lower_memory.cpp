@@ -10,6 +10,8 @@
 #include <span>
 
 #include "lower/codegen.h"
+#include "lower/global_access.h"
+#include "lower/pipeline.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "support/diagnostic.h"
@@ -97,43 +99,8 @@ class Addresses {
   std::map<int, Reg> byOffset_;
 };
 
-// For each register index of `l`, the smallest index holding the same element in the same thread
-// (an index is its own when no register bit it sets is a free variable of the layout).
-std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l) {
-  int bits = l.hasInDim(layout::kRegister) ? l.getInDimSizeLog2(layout::kRegister) : 0;
-  std::vector<int32_t> out(size_t(1) << bits);
-  std::map<std::vector<int32_t>, int32_t> first;
-  for (int32_t r = 0; r < int32_t(out.size()); ++r) {
-    std::vector<int32_t> c(l.outs().size(), 0);
-    for (int b = 0; b < bits; ++b)
-      if ((r >> b) & 1)
-        for (size_t d = 0; d < c.size(); ++d) c[d] ^= l.basis(layout::kRegister, b)[d];
-    out[size_t(r)] = first.emplace(std::move(c), r).first->second;
-  }
-  return out;
-}
-
-// How a tile access through `ptr` (layout l) is cut: `vec` elements per vector instruction, and runs of
-// `run` register indices (a multiple of vec) whose addresses are consecutive, so that one address
-// register serves the run with immediate offsets. Both start from the register indices that step by
-// one along one out dim (layout algebra); the run is limited by the pointers' contiguity along that
-// dim (axis info), the vector also by their alignment, by the mask's constancy and by 16 bytes.
-struct AccessPlan {
-  size_t vec = 1, run = 1;
-};
-AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l) {
-  if (!l.hasInDim(layout::kRegister) || l.getInDimSizeLog2(layout::kRegister) == 0) return {};
-  int64_t steps = l.getNumConsecutiveInOut(layout::kRegister);
-  if (steps <= 1) return {};
-  const layout::Basis& b0 = l.basis(layout::kRegister, 0);
-  int dim = int(std::find(b0.begin(), b0.end(), 1) - b0.begin());
-  int64_t run = std::min(steps, cg.axis.get(ptr).contiguity.at(size_t(dim)));
-  int64_t vec = std::min({run, cg.axis.vectorElements(ptr, dim), cg.axis.maskConstancy(mask, dim),
-                          int64_t(16 / elemBytes(ptr->type.pointee))});
-  return AccessPlan{size_t(std::max<int64_t>(1, vec)), size_t(std::max<int64_t>(1, run))};
-}
-
 void load(Codegen& cg, const ir::Op& op) {
+  if (PipelinedLoad* p = cg.pipelined(&op)) return p->prefetch(cg);  // its convert_layout reads the tile
   const ir::Value* ptr = op.operand(0);
   const ir::Value* mask = op.numOperands() > 1 ? op.operand(1) : nullptr;
   const ir::Value* other = op.numOperands() > 2 ? op.operand(2) : nullptr;
@@ -230,6 +197,32 @@ void store(Codegen& cg, const ir::Op& op) {
 }
 
 }  // namespace
+
+std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l) {
+  int bits = l.hasInDim(layout::kRegister) ? l.getInDimSizeLog2(layout::kRegister) : 0;
+  std::vector<int32_t> out(size_t(1) << bits);
+  std::map<std::vector<int32_t>, int32_t> first;
+  for (int32_t r = 0; r < int32_t(out.size()); ++r) {
+    std::vector<int32_t> c(l.outs().size(), 0);
+    for (int b = 0; b < bits; ++b)
+      if ((r >> b) & 1)
+        for (size_t d = 0; d < c.size(); ++d) c[d] ^= l.basis(layout::kRegister, b)[d];
+    out[size_t(r)] = first.emplace(std::move(c), r).first->second;
+  }
+  return out;
+}
+
+AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l) {
+  if (!l.hasInDim(layout::kRegister) || l.getInDimSizeLog2(layout::kRegister) == 0) return {};
+  int64_t steps = l.getNumConsecutiveInOut(layout::kRegister);
+  if (steps <= 1) return {};
+  const layout::Basis& b0 = l.basis(layout::kRegister, 0);
+  int dim = int(std::find(b0.begin(), b0.end(), 1) - b0.begin());
+  int64_t run = std::min(steps, cg.axis.get(ptr).contiguity.at(size_t(dim)));
+  int64_t vec = std::min({run, cg.axis.vectorElements(ptr, dim), cg.axis.maskConstancy(mask, dim),
+                          int64_t(16 / elemBytes(ptr->type.pointee))});
+  return AccessPlan{size_t(std::max<int64_t>(1, vec)), size_t(std::max<int64_t>(1, run))};
+}
 
 void lowerMemory(Codegen& cg, const ir::Op& op) {
   switch (op.opcode) {

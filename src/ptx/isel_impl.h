@@ -32,6 +32,8 @@ void selectIntOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s); 
 void selectFloatOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s);  // fp8..f64
 // f32/f64 math without a single instruction (isel_math.cpp); t is F32 or F64.
 void selectFloatMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s);
+// f64 exp, exp2, log, log2, sin, cos, tanh, erf (math_f64.cpp): d = f(x).
+void selectF64Math(Entry& e, const ElementOp& op, Reg d, Reg x);
 
 // x (.f64) rounded toward zero to a fresh .f32 with its last bit set when inexact ("round to
 // odd"): a following rounding to a format of at most 22 significant bits equals one rounding of x.

@@ -212,10 +212,6 @@ void fmod(Entry& e, bool f64, Reg d, Reg a, Reg b) {
   e.inst("copysign" + t, {d, a, x});
 }
 
-[[noreturn]] void unsupportedF64(const ElementOp& op) {
-  throw CompileError(op.loc, std::string("f64 ") + ir::info(op.op).spelling + " is not supported on the GPU yet");
-}
-
 }  // namespace
 
 void selectFloatMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s) {
@@ -240,7 +236,7 @@ void selectFloatMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> 
   };
   for (const auto& [o, seq] : kSequences) {
     if (o != op.op) continue;
-    if (f64) unsupportedF64(op);
+    if (f64) return selectF64Math(e, op, d, s[0]);  // math_f64*.cpp
     if (seq) return seq(e, d, s[0]);
   }
   internal(op.loc, std::string("no float math sequence for '") + ir::info(op.op).spelling + "' on " +

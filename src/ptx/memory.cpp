@@ -260,14 +260,15 @@ Reg pack16x2(Entry& e, Reg lo, Reg hi) {
 
 void unpack16x2(Entry& e, Reg word, Reg lo, Reg hi) { e.inst("mov.b32", {vec({lo, hi}), word}); }
 
-void cpAsync(Entry& e, Reg dst, Reg src, int bytes, std::optional<Operand> srcBytes, bool cacheL1) {
+void cpAsync(Entry& e, Reg dst, Reg src, int bytes, std::optional<Operand> srcBytes, bool cacheL1, int64_t dstOffset,
+             Guard guard) {
   if (bytes != 4 && bytes != 8 && bytes != 16) internal({}, "cp.async copies 4, 8 or 16 bytes");
   detail::expectClass({}, dst, RegClass::B32, "cp.async shared address");
   detail::expectClass({}, src, RegClass::B64, "cp.async global address");
   std::string m = bytes == 16 && !cacheL1 ? "cp.async.cg.shared.global" : "cp.async.ca.shared.global";
-  std::vector<Operand> ops{addr(dst), addr(src), bytes};
+  std::vector<Operand> ops{addr(dst, dstOffset), addr(src), bytes};
   if (srcBytes) ops.push_back(*srcBytes);
-  e.inst(m, ops);
+  e.inst(m, ops, guard);
 }
 
 void cpAsyncCommit(Entry& e) { e.inst("cp.async.commit_group"); }

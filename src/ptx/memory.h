@@ -40,11 +40,12 @@ void storeVector(Entry& e, Space space, ir::Scalar t, std::span<const Reg> src, 
 Reg pack16x2(Entry& e, Reg lo, Reg hi);
 void unpack16x2(Entry& e, Reg word, Reg lo, Reg hi);
 
-// cp.async (sm_80): copies `bytes` (4, 8 or 16) from global `src` to shared `dst` (.b32) without
-// registers. `srcBytes` (immediate or .b32 register) < bytes reads only that many and zero-fills
-// the rest: 0 masks the copy off. 16-byte copies bypass L1 (.cg) unless `cacheL1`.
+// cp.async (sm_80): copies `bytes` (4, 8 or 16) from global `src` to shared `dst` (.b32) + dstOffset
+// without registers. `srcBytes` (immediate or .b32 register) < bytes reads only that many and zero-fills
+// the rest: 0 masks the copy off. 16-byte copies bypass L1 (.cg) unless `cacheL1`. `guard` skips the
+// copy altogether.
 void cpAsync(Entry& e, Reg dst, Reg src, int bytes, std::optional<Operand> srcBytes = std::nullopt,
-             bool cacheL1 = false);
+             bool cacheL1 = false, int64_t dstOffset = 0, Guard guard = {});
 void cpAsyncCommit(Entry& e);
 void cpAsyncWait(Entry& e, int pendingGroups);  // waits until at most N of this thread's groups pend
 

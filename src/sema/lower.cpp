@@ -53,7 +53,7 @@ bool Lowerer::isConstexprAnnotation(const ast::Expr* a) const {
     if (it != cx_.module.aliases.end()) path = it->second + (dot == std::string::npos ? "" : path.substr(dot));
   }
   return path == "triton.language.constexpr" || path == "triton.language.core.constexpr" ||
-         path == "constexpr";
+         path == "kiln.language.constexpr" || path == "kiln.language.core.constexpr" || path == "constexpr";
 }
 
 void Lowerer::countWork(const SourceLoc& loc) {

@@ -41,6 +41,8 @@ class CtaSim {
   std::string run() {
     regs_.assign(size_t(n_), std::vector<uint64_t>(regIndex_.size(), 0));
     defined_.assign(size_t(n_), std::vector<uint8_t>(regIndex_.size(), 0));
+    openCopies_.assign(size_t(n_), {});
+    copyGroups_.assign(size_t(n_), {});
     try {
       for (size_t pc = 0; pc < code_.size();) {
         const Inst& in = code_[pc];
@@ -50,6 +52,9 @@ class CtaSim {
         std::string op = in.parts[0];
         if (op == "ret") {
           if (!in.guard.empty()) return "guarded ret: " + in.line;
+          for (int t = 0; t < n_; ++t)
+            if (!openCopies_[size_t(t)].empty() || !copyGroups_[size_t(t)].empty())
+              return "cp.async copies never waited for at `" + in.line + "`";
           return "";
         }
         if (op == "bra") {
@@ -240,6 +245,9 @@ class CtaSim {
   void execMemory(const Inst& in);
   void execLdmatrix(const Inst& in);
   uint8_t sharedRead(int t, size_t byte);
+  void sharedWrite(int t, size_t byte, uint8_t value);
+  void execCpAsync(const Inst& in);  // ops_sim_async.h
+  uint8_t* globalBytes(uint64_t at, int bytes);
   double floatMinMax(bool isMax, bool nanProp, double a, double b);
 
   int n_;
@@ -255,6 +263,15 @@ class CtaSim {
   std::vector<ByteInfo> sharedInfo_;
   std::unordered_map<size_t, std::vector<int>> sharedWriters_;  // bytes written by several threads this epoch
   uint32_t epoch_ = 0;
+  // cp.async: per thread, the copies issued since the last commit and the committed groups not yet
+  // waited for. A copy lands in shared memory only when a wait_group retires its group: the latest the
+  // hardware may deliver it, so a read that does not wait sees stale data.
+  struct AsyncCopy {
+    size_t dst;
+    std::vector<uint8_t> data;
+  };
+  std::vector<std::vector<AsyncCopy>> openCopies_;
+  std::vector<std::vector<std::vector<AsyncCopy>>> copyGroups_;
   int64_t steps_ = 0;
   const Inst* cur_ = nullptr;
 };
@@ -262,3 +279,4 @@ class CtaSim {
 }  // namespace kiln::lower::test
 
 #include "ops_sim_exec.h"
+#include "ops_sim_async.h"

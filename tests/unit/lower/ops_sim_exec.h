@@ -22,6 +22,7 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "shfl") return execShfl(in);
   if (op == "mma") return execMma(in);
   if (op == "ldmatrix") return execLdmatrix(in);
+  if (op == "cp") return execCpAsync(in);
   if (op == "bar") {
     if (!in.guard.empty()) fail("guarded barrier");
     ++epoch_;
@@ -135,6 +136,12 @@ inline void CtaSim::exec(const Inst& in) {
         set(t, d, fromD("f32", ir::roundToTF32(toD(sty, v))));
         continue;
       }
+      if (isFloatTy(dty) && isFloatTy(sty) && dty == sty && (rni || rmi || rpi || has("rzi"))) {  // round to integral
+        double x = toD(sty, v);
+        x = rni ? std::nearbyint(x) : rmi ? std::floor(x) : rpi ? std::ceil(x) : std::trunc(x);
+        set(t, d, fromD(dty, x));
+        continue;
+      }
       if (isFloatTy(dty) && isFloatTy(sty)) {
         set(t, d, ir::toBits(floatScalar(dty), ir::floatElem(ir::roundTo(floatScalar(dty), toD(sty, v), rz))));
         continue;
@@ -192,6 +199,9 @@ inline void CtaSim::exec(const Inst& in) {
       else if (op == "neg") set(t, d, src(1) ^ (uint64_t(1) << (w - 1)));
       else if (op == "abs") set(t, d, src(1) & mask(w - 1));
       else if (op == "max" || op == "min") out(floatMinMax(op == "max", has("NaN"), F(1), F(2)));
+      else if (op == "copysign") set(t, d, (src(2) & mask(w - 1)) | (src(1) & ~mask(w - 1) & mask(w)));
+      else if (op == "sqrt" && has("rn")) out(f32 ? double(std::sqrt(float(F(1)))) : std::sqrt(F(1)));
+      else if (op == "rcp" && has("rn")) out(f32 ? double(1.0f / float(F(1))) : 1.0 / F(1));
       else fail("float instruction not modelled");
       continue;
     }
@@ -277,20 +287,7 @@ inline void CtaSim::execMemory(const Inst& in) {
         for (int b = 0; b < eb; ++b) {
           uint8_t byte = uint8_t(v >> (8 * b));
           if (space == "shared") {
-            size_t i = size_t(at) + size_t(b);
-            ByteInfo& bi = sharedInfo_[i];
-            if (bi.rEpoch == epoch_ && bi.reader != t)
-              fail("shared write of a byte another thread read since the last barrier (thread " + std::to_string(t) + ")");
-            if (bi.wEpoch == epoch_ && bi.writer != t) {
-              if (bi.value != byte) fail("conflicting shared writes without a barrier (thread " + std::to_string(t) + ")");
-              std::vector<int>& ws = sharedWriters_[i];
-              if (ws.empty() && bi.writer >= 0) ws.push_back(bi.writer);
-              ws.push_back(t);
-              bi.writer = -2;
-            } else if (bi.wEpoch != epoch_) {
-              bi.wEpoch = epoch_, bi.writer = t;
-            }
-            bi.value = byte;
+            sharedWrite(t, size_t(at) + size_t(b), byte);
           } else {
             auto [it, fresh] = globalWrites_.emplace(at + uint64_t(b), std::make_pair(byte, t));
             if (!fresh && it->second.first != byte) fail("conflicting global writes to one address");
@@ -327,6 +324,24 @@ inline void CtaSim::execLdmatrix(const Inst& in) {
         set(w0 + l, d[size_t(j)], v);
       }
   }
+}
+
+inline void CtaSim::sharedWrite(int t, size_t i, uint8_t byte) {
+  if (i >= shared_.size()) fail("shared access past the scratch size (" + std::to_string(i) + ")");
+  ByteInfo& bi = sharedInfo_[i];
+  if (bi.rEpoch == epoch_ && bi.reader != t)
+    fail("shared write of a byte another thread read since the last barrier (thread " + std::to_string(t) + ")");
+  if (bi.wEpoch == epoch_ && bi.writer != t) {
+    if (bi.value != byte) fail("conflicting shared writes without a barrier (thread " + std::to_string(t) + ")");
+    std::vector<int>& ws = sharedWriters_[i];
+    if (ws.empty() && bi.writer >= 0) ws.push_back(bi.writer);
+    ws.push_back(t);
+    bi.writer = -2;
+  } else if (bi.wEpoch != epoch_) {
+    bi.wEpoch = epoch_, bi.writer = t;
+  }
+  bi.value = byte;
+  shared_[i] = byte;
 }
 
 inline uint8_t CtaSim::sharedRead(int t, size_t i) {

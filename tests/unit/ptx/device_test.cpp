@@ -16,12 +16,15 @@ using ir::Scalar;
 CudaDriver* gpu() { return CudaDriver::get(); }
 
 // The error bound of an approximate selection (docs/ptx.md), or exact. f16/bf16/fp8 compute in
-// f32 and round, so their approximations are within one ulp of their own type.
+// f32 and round, so their approximations are within one ulp of their own type. f64 math is within
+// 1.5 ulp of the exact result; the double-precision reference adds up to ~0.5 ulp of its own.
 Tolerance toleranceFor(const ElementOp& op) {
   if (!ir::isFloat(op.type)) return {};
   const Opcode o = op.op;
   const bool f32 = op.type == Scalar::F32, f64 = op.type == Scalar::F64;
-  auto ulp = [&](double u32, double abs = 0) { return Tolerance{false, f32 ? u32 : 1, abs}; };
+  auto ulp = [&](double u32, double abs = 0) {
+    return Tolerance{false, f32 ? u32 : f64 && o != Opcode::Rsqrt ? 2 : 1, abs};
+  };
   if ((o == Opcode::Div || o == Opcode::Sqrt) && !op.ieee && !f64) return ulp(2);
   if (o == Opcode::Rsqrt || o == Opcode::Exp2) return ulp(2);
   if (o == Opcode::Exp || o == Opcode::Log || o == Opcode::Log2 || o == Opcode::Sin || o == Opcode::Cos ||

@@ -163,9 +163,6 @@ inline std::vector<Variant> variantsFor(ir::Opcode opc, ir::Scalar t) {
 
 // What kiln reports as unsupported instead of selecting.
 inline bool unsupported(const ElementOp& op, const Target& target) {
-  bool f64Math = op.op == ir::Opcode::Exp || op.op == ir::Opcode::Exp2 || op.op == ir::Opcode::Log || op.op == ir::Opcode::Log2 ||
-                 op.op == ir::Opcode::Sin || op.op == ir::Opcode::Cos || op.op == ir::Opcode::Tanh || op.op == ir::Opcode::Erf;
-  if (op.type == ir::Scalar::F64 && f64Math) return true;
   bool fp8 = op.type == ir::Scalar::F8E4M3 || op.type == ir::Scalar::F8E5M2;
   bool bitsOnly = op.op == ir::Opcode::Neg || op.op == ir::Opcode::Abs || op.op == ir::Opcode::Select || op.op == ir::Opcode::Cmp;
   return fp8 && target.sm < 89 && !bitsOnly;

@@ -1,0 +1,128 @@
+# Compiles every kernel of bench/kernels/ with kiln's CLI for the signatures and configs bench/suite.py
+# launches (no GPU, no torch, no triton needed), assembles each PTX with ptxas and prints registers and
+# spills. Usage: python3 bench/compile_check.py [--kiln build/kiln] [--arch sm_90a] [--ptxas PATH]
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNELS = os.path.join(HERE, "kernels")
+
+
+def load_config_lists():
+    """get_configs() of the matmul and attention files, read through a minimal stand-in for triton."""
+    class Config:
+        def __init__(self, kwargs, num_warps=4, num_stages=3, **_):
+            self.kwargs, self.num_warps, self.num_stages = kwargs, num_warps, num_stages
+
+    triton = types.ModuleType("triton")
+    tl = types.ModuleType("triton.language")
+    triton.language = tl
+    triton.Config = Config
+    triton.jit = lambda fn=None, **_: fn if fn is not None else (lambda f: f)
+    triton.autotune = lambda **_: (lambda f: f)
+    tl.constexpr = object
+    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
+    sys.modules.update({"triton": triton, "triton.language": tl})
+    try:
+        out = {}
+        for name in ("matmul", "attention"):
+            ns = {"__name__": "bench_check_" + name}
+            path = os.path.join(KERNELS, name + ".py")
+            with open(path) as f:
+                exec(compile(f.read(), path, "exec"), ns)
+            out[name] = ns["get_configs"]()
+        return out
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+
+def i32(v):
+    """A runtime integer as the launcher specializes it (Triton's rules: == 1, divisible by 16)."""
+    return "1" if v == 1 else "i32:16" if v % 16 == 0 else "i32"
+
+
+def cases():
+    """(label, file, kernel, signature, num_warps, num_stages) for every launch of the full suite."""
+    configs = load_config_lists()
+    yield ("vector add", "vector_add.py", "add_kernel", f"*fp32:16, *fp32:16, *fp32:16, {i32(1 << 28)}, 1024", 4, 3)
+    for rows, cols in ((4096, 1024), (4096, 4096), (4096, 16384), (32768, 4096)):
+        block = 1 << (cols - 1).bit_length()
+        stages = 4 if block <= 4096 else 2
+        sig = f"*fp32:16, *fp32:16, {i32(cols)}, {i32(cols)}, {i32(rows)}, {i32(cols)}, {block}, {stages}"
+        yield (f"softmax {rows}x{cols}", "softmax.py", "softmax_kernel", sig, 8 if block >= 2048 else 4, stages)
+    for rows, cols in ((4096, 4096), (16384, 8192)):
+        block = min(65536 // 2, 1 << (cols - 1).bit_length())
+        sig = f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, {i32(cols)}, {i32(cols)}, fp32, {block}"
+        yield (f"layernorm {rows}x{cols}", "layernorm.py", "layer_norm_fwd_kernel", sig,
+               min(max(block // 256, 1), 8), 3)
+    # Specializations that differ: all sizes divisible by 16, an odd M (127), odd M, N and K (3000).
+    for dt in ("fp16", "bf16"):
+        for m, n, k in ((4096, 4096, 4096), (127, 8192, 8192), (3000, 3000, 3000)):
+            for c in configs["matmul"]:
+                kw = c.kwargs
+                sig = (f"*{dt}:16, *{dt}:16, *{dt}:16, {i32(m)}, {i32(n)}, {i32(k)}, {i32(k)}, 1, {i32(n)}, 1, "
+                       f"{i32(n)}, 1, {kw['BLOCK_SIZE_M']}, {kw['BLOCK_SIZE_N']}, {kw['BLOCK_SIZE_K']}, "
+                       f"{kw['GROUP_SIZE_M']}")
+                label = (f"matmul {dt} {m}x{n}x{k} {kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} "
+                         f"w{c.num_warps} s{c.num_stages}")
+                yield (label, "matmul.py", "matmul_kernel", sig, c.num_warps, c.num_stages)
+    h, n = 32, 4096  # B4 H32 N4096: the batch count does not enter the signature
+    for d in (64, 128):
+        for c in configs["attention"]:
+            strides = ", ".join(f"{i32(h * n * d)}, {i32(n * d)}, {i32(d)}, 1" for _ in range(4))
+            sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, {i32(h)}, {i32(n)}, "
+                   f"{d}, {c.kwargs['BLOCK_M']}, {c.kwargs['BLOCK_N']}, False")
+            label = f"attention D{d} {c.kwargs['BLOCK_M']}x{c.kwargs['BLOCK_N']} w{c.num_warps} s{c.num_stages}"
+            yield (label, "attention.py", "attn_fwd", sig, c.num_warps, c.num_stages)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--kiln", default=os.path.join(HERE, "..", "build", "kiln"), help="the kiln CLI")
+    ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--ptxas", default=shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas")
+    args = ap.parse_args()
+    have_ptxas = os.path.exists(args.ptxas)
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx = os.path.join(tmp, "k.ptx")
+        for label, file, kernel, sig, warps, stages in cases():
+            cmd = [args.kiln, "compile", os.path.join(KERNELS, file), "--kernel", kernel, "--signature", sig,
+                   "--emit", "ptx", "--arch", args.arch, "--num-warps", str(warps), "--num-stages", str(stages),
+                   "-o", ptx]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                failures += 1
+                print(f"FAIL  {label}\n      {' '.join(repr(c) if ' ' in c else c for c in cmd)}\n"
+                      + "\n".join("      " + line for line in (r.stderr or r.stdout).strip().splitlines()[:6]))
+                continue
+            info = ""
+            if have_ptxas:
+                p = subprocess.run([args.ptxas, "-v", f"-arch={args.arch}", ptx, "-o", os.path.join(tmp, "k.cubin")],
+                                   capture_output=True, text=True)
+                if p.returncode != 0:
+                    failures += 1
+                    print(f"FAIL  {label}: ptxas: {p.stderr.strip().splitlines()[:3]}")
+                    continue
+                regs = re.search(r"Used (\d+) registers", p.stderr)
+                spill = re.search(r"(\d+) bytes spill stores", p.stderr)
+                smem = re.search(r"(\d+) bytes smem", p.stderr)
+                info = (f"regs {regs.group(1) if regs else '?'}, spill {spill.group(1) if spill else '?'}"
+                        f", smem {smem.group(1) if smem else 0}")
+            print(f"ok    {label}  ({info})" if info else f"ok    {label}")
+    print(f"{failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

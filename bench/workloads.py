@@ -1,0 +1,218 @@
+# The workloads of the benchmark suite: for each case its inputs (fresh torch.randn, fixed seed), a
+# higher-precision reference, the kernel launch (the same host code of bench/kernels/*.py run with
+# kiln or with Triton), the PyTorch peer, the bytes or FLOPs that turn a time into a rate, and the
+# tolerance of the check.
+import math
+import types
+import zlib
+
+import torch
+import torch.nn.functional as F
+
+# (rtol, atol as a fraction of max|reference|) per output dtype.
+TOLERANCES = {torch.float32: (1e-4, 1e-5), torch.float16: (1e-2, 1e-2), torch.bfloat16: (2e-2, 2e-2)}
+
+
+class Case:
+    """One row of the table. setup() -> inputs; reference(inp) -> tensor; kernel(mod, inp) -> Launch;
+    peers(inp) -> [(label, fn)] where fn() returns the output. bytes or flops sets the rate."""
+
+    def __init__(self, family, name, setup, reference, kernel, peers, nbytes=0, flops=0, quick=False):
+        self.family, self.name = family, name
+        self.setup, self.reference, self.kernel, self.peers = setup, reference, kernel, peers
+        self.nbytes, self.flops, self.quick = nbytes, flops, quick
+        self.seed = zlib.crc32(name.encode())
+
+
+class Launch:
+    """A kernel launch bound to its inputs: call() launches (asynchronously) and returns the output
+    tensor; reset() refills the output with NaN; tuned is the autotuned kernel (for its best_config)
+    or None; with_config(cfg) rebinds the launch to one config of configs (suite-side tuning)."""
+
+    def __init__(self, out, launch, tuned=None, configs=(), launch_config=None):
+        self.out, self._launch, self.tuned, self.configs = out, launch, tuned, list(configs)
+        self._launch_config = launch_config
+        self.handle = None  # what the last launch returned (Triton: the CompiledKernel)
+
+    def __call__(self):
+        self.handle = self._launch()
+        return self.out
+
+    def reset(self):
+        self.out.fill_(float("nan"))
+
+    def with_config(self, config):
+        return Launch(self.out, lambda: self._launch_config(config))
+
+
+def randn(g, *shape, dtype=torch.float32):
+    return torch.randn(*shape, generator=g, device="cuda", dtype=dtype)
+
+
+def nan_like(x, dtype=None):
+    return torch.full_like(x, float("nan"), dtype=dtype)
+
+
+def check(got, ref):
+    """(ok, text): every element within atol + rtol * |ref| of the reference (NaN never is)."""
+    rtol, atol_rel = TOLERANCES.get(got.dtype, TOLERANCES[torch.float32])
+    ref = ref.float()
+    scale = ref.abs().max().item() or 1.0
+    diff = (got.float() - ref).abs()
+    bad = int((~(diff <= atol_rel * scale + rtol * ref.abs())).sum().item())
+    worst = torch.nan_to_num(diff, nan=math.inf).max().item() / scale
+    del diff
+    if bad == 0:
+        return True, f"ok ({worst:.1e})"
+    return False, f"MISMATCH ({worst:.1e}; {bad} of {got.numel()} outside tolerance)"
+
+
+# ---- vector add
+
+def vector_add(n, quick=False):
+    def setup(g):
+        return types.SimpleNamespace(x=randn(g, n), y=randn(g, n))
+
+    def kernel(mod, t):
+        out = nan_like(t.x)
+        return Launch(out, lambda: mod.add(t.x, t.y, out))
+
+    return Case("vector_add", f"vector add fp32 2^{int(math.log2(n))}", setup, lambda t: t.x.double() + t.y.double(),
+                kernel, lambda t: [("torch.add", lambda: torch.add(t.x, t.y))], nbytes=3 * n * 4, quick=quick)
+
+
+# ---- softmax
+
+def softmax(rows, cols, quick=False):
+    def setup(g):
+        return types.SimpleNamespace(x=randn(g, rows, cols))
+
+    def kernel(mod, t):
+        out = nan_like(t.x)
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        return Launch(out, lambda: mod.softmax(t.x, out, sms))
+
+    return Case("softmax", f"softmax fp32 {rows}x{cols}", setup, lambda t: torch.softmax(t.x.double(), dim=1),
+                kernel, lambda t: [("torch.softmax", lambda: torch.softmax(t.x, dim=1))],
+                nbytes=2 * rows * cols * 4, quick=quick)
+
+
+# ---- layer norm
+
+def layernorm(rows, cols, quick=False, eps=1e-5):
+    def setup(g):
+        return types.SimpleNamespace(x=randn(g, rows, cols, dtype=torch.float16),
+                                     w=randn(g, cols, dtype=torch.float16), b=randn(g, cols, dtype=torch.float16))
+
+    def reference(t):
+        return F.layer_norm(t.x.float(), (cols, ), t.w.float(), t.b.float(), eps)
+
+    def kernel(mod, t):
+        y = nan_like(t.x)
+        mean = torch.empty(rows, device="cuda", dtype=torch.float32)
+        rstd = torch.empty(rows, device="cuda", dtype=torch.float32)
+        return Launch(y, lambda: mod.layer_norm(t.x, t.w, t.b, eps, y, mean, rstd))
+
+    peers = lambda t: [("F.layer_norm", lambda: F.layer_norm(t.x, (cols, ), t.w, t.b, eps))]
+    nbytes = 2 * rows * cols * 2 + 2 * cols * 2 + 2 * rows * 4  # x, y; w, b; mean, rstd
+    return Case("layernorm", f"layernorm fp16 {rows}x{cols}", setup, reference, kernel, peers, nbytes=nbytes,
+                quick=quick)
+
+
+# ---- matmul
+
+def matmul(m, n, k, dtype, quick=False):
+    name = {torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
+    shape = f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+
+    def setup(g):
+        return types.SimpleNamespace(a=randn(g, m, k, dtype=dtype), b=randn(g, k, n, dtype=dtype))
+
+    def reference(t):
+        saved = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False  # a true fp32 product
+        try:
+            return torch.matmul(t.a.float(), t.b.float())
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = saved
+
+    def kernel(mod, t):
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+        return Launch(c, lambda: mod.matmul(t.a, t.b, c), tuned=mod.matmul_kernel_autotuned,
+                      configs=mod.get_configs(), launch_config=lambda cfg: mod.matmul_with_config(t.a, t.b, c, cfg))
+
+    return Case("matmul", f"matmul {name} {shape}", setup, reference, kernel,
+                lambda t: [("torch.matmul (cuBLAS)", lambda: torch.matmul(t.a, t.b))], flops=2.0 * m * n * k,
+                quick=quick)
+
+
+# ---- attention
+
+def sdpa_peers(q, k, v):
+    """scaled_dot_product_attention under each fused backend torch offers here (flash, cuDNN)."""
+    peers = [("sdpa (default)", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=False))]
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        return peers
+
+    def under(backend):
+        def fn():
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=False)
+        return fn
+
+    for label, backend in (("sdpa flash", "FLASH_ATTENTION"), ("sdpa cuDNN", "CUDNN_ATTENTION")):
+        if hasattr(SDPBackend, backend):
+            peers.append((label, under(getattr(SDPBackend, backend))))
+    return peers
+
+
+def attention(z, h, n_ctx, d, quick=False):
+    def setup(g):
+        return types.SimpleNamespace(**{name: randn(g, z, h, n_ctx, d, dtype=torch.float16) for name in "qkv"})
+
+    def reference(t):
+        # fp32 attention one batch entry at a time (bounded memory if torch falls back to the math path).
+        return torch.cat([F.scaled_dot_product_attention(t.q[i:i + 1].float(), t.k[i:i + 1].float(),
+                                                         t.v[i:i + 1].float()) for i in range(z)])
+
+    def kernel(mod, t):
+        o = nan_like(t.q)
+        m = torch.empty((z, h, n_ctx), device="cuda", dtype=torch.float32)
+        scale = 1.0 / math.sqrt(d)
+        return Launch(o, lambda: mod.attention(t.q, t.k, t.v, scale, m, o), tuned=mod.attn_fwd_autotuned,
+                      configs=mod.get_configs(),
+                      launch_config=lambda cfg: mod.attention_with_config(t.q, t.k, t.v, scale, m, o, cfg))
+
+    return Case("attention", f"attention fp16 B{z} H{h} N{n_ctx} D{d}", setup, reference, kernel,
+                lambda t: sdpa_peers(t.q, t.k, t.v), flops=4.0 * z * h * n_ctx * n_ctx * d, quick=quick)
+
+
+# The kernel file of each family (bench/kernels/FILE.py).
+KERNEL_FILES = {"vector_add": "vector_add", "softmax": "softmax", "layernorm": "layernorm", "matmul": "matmul",
+                "attention": "attention"}
+
+
+def all_cases(smoke=False):
+    """Every case of the suite; smoke=True shrinks every shape (same structure: odd sizes stay odd) so a
+    run only shows that everything compiles, runs and checks out."""
+    if smoke:
+        return ([vector_add(1 << 16, quick=True)]
+                + [softmax(r, c, quick=c == 4096) for r, c in ((64, 1024), (64, 4096), (16, 16384), (256, 4096))]
+                + [layernorm(64, 4096, quick=True), layernorm(32, 8192)]
+                + [matmul(m, n, k, dt, quick=dt == torch.float16 and m == 256)
+                   for dt in (torch.float16, torch.bfloat16)
+                   for m, n, k in ((256, 256, 256), (300, 300, 300), (512, 512, 64), (127, 512, 512))]
+                + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128)])
+    cases = [vector_add(1 << 28, quick=True)]
+    cases += [softmax(r, c, quick=(r, c) == (4096, 4096))
+              for r, c in ((4096, 1024), (4096, 4096), (4096, 16384), (32768, 4096))]
+    cases += [layernorm(4096, 4096, quick=True), layernorm(16384, 8192)]
+    for dtype in (torch.float16, torch.bfloat16):
+        for m, n, k in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000), (8192, 8192, 512),
+                        (16384, 1024, 16384), (127, 8192, 8192)):
+            quick = dtype == torch.float16 and (m, n, k) in ((4096, 4096, 4096), (3000, 3000, 3000))
+            cases.append(matmul(m, n, k, dtype, quick=quick))
+    cases += [attention(4, 32, 4096, 64, quick=True), attention(4, 32, 4096, 128)]
+    return cases

@@ -1,0 +1,195 @@
+// kiln's launch API, the C++ core under the Python package: a @jit function compiled on demand for
+// each specialization of its arguments (Triton's rules, the key computed here), cached, and launched
+// with device pointers on a caller's stream without synchronising, or run on the interpreter.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/kiln.h"
+
+namespace kiln {
+
+// A parameter of a @jit function as a launcher binds it.
+struct KernelParameter {
+  std::string name;
+  bool isConstexpr = false;  // annotated tl.constexpr: part of the specialization, not passed at launch
+  bool hasDefault = false;
+};
+
+// The parameters of the @jit function `kernel` in `source` (parsed by kiln's front end).
+Result<std::vector<KernelParameter>> kernelParameters(const Source& source, std::string_view kernel);
+
+// One argument of a launch, one per KernelParameter (constexprs included), as the caller found it.
+struct LaunchArg {
+  enum class Kind : uint8_t {
+    Pointer,   // address (+ bytes for a host buffer), dtype: the pointee in Triton's spelling ("fp32")
+    Int,       // i: a Python int in int64's range
+    UInt,      // i: the bits of an int in [2^63, 2^64)
+    Float,     // f
+    Bool,      // i: 0 or 1
+    None,      // Python's None
+    String,    // s (constexprs only)
+    Signature  // s: a signature entry written out ("*fp32:16", "i32"): compile only (warmup)
+  };
+  // How messages name the argument's value: "a CPU tensor", "a NumPy array" (empty: from the kind).
+  Kind kind = Kind::Int;
+  bool host = false;      // Pointer: host memory (the interpreter) rather than a device pointer
+  std::string_view dtype;  // Pointer: "fp32", "fp16", "bf16", "fp64", "i1", "i8".."i64", "u8".."u64", "fp8e4nv", "fp8e5"
+  uint64_t address = 0;
+  size_t bytes = 0;       // Pointer to host memory: bytes accessible from address
+  int device = -1;        // Pointer to device memory: its CUDA ordinal (-1: unknown, the launch's device)
+  int64_t i = 0;
+  double f = 0;
+  std::string_view s;
+  std::string_view what;
+
+  static LaunchArg devicePointer(uint64_t address, std::string_view dtype, int device = -1) {
+    LaunchArg a;
+    a.kind = Kind::Pointer;
+    a.address = address;
+    a.dtype = dtype;
+    a.device = device;
+    return a;
+  }
+  static LaunchArg hostBuffer(void* data, size_t bytes, std::string_view dtype) {
+    LaunchArg a = devicePointer(reinterpret_cast<uint64_t>(data), dtype);
+    a.host = true;
+    a.bytes = bytes;
+    return a;
+  }
+  static LaunchArg integer(int64_t v) {
+    LaunchArg a;
+    a.i = v;
+    return a;
+  }
+  static LaunchArg real(double v) {
+    LaunchArg a;
+    a.kind = Kind::Float;
+    a.f = v;
+    return a;
+  }
+  static LaunchArg boolean(bool v) {
+    LaunchArg a;
+    a.kind = Kind::Bool;
+    a.i = v;
+    return a;
+  }
+  static LaunchArg string(std::string_view v) {
+    LaunchArg a;
+    a.kind = Kind::String;
+    a.s = v;
+    return a;
+  }
+};
+
+struct LaunchOptions {
+  int num_warps = 4;
+  int num_stages = 3;
+  int device = 0;           // CUDA ordinal, when no pointer argument names one
+  void* stream = nullptr;   // a CUstream of the device's primary context (nullptr: the legacy default stream)
+  bool interpret = false;   // run on the interpreter (every pointer must be a host buffer)
+};
+
+// Why a launch failed: the binding raises a different exception for each.
+enum class LaunchErrorKind {
+  Compile,         // the kernel does not compile for these arguments (file:line:col in the text)
+  Argument,        // wrong number, type or place of arguments, a bad grid
+  OutOfResources,  // more shared memory or registers than the device has
+  Execution,       // the interpreter stopped the kernel: an out-of-bounds access, a failed device_assert
+  Device           // no GPU, or a CUDA call failed
+};
+
+struct LaunchStatus {
+  std::optional<Error> error;
+  LaunchErrorKind kind = LaunchErrorKind::Device;
+  bool ok() const { return !error; }
+  explicit operator bool() const { return ok(); }
+};
+
+// One specialization of a JitFunction: the compiled kernel, and once it ran on a GPU its resources.
+struct CompiledKernel {
+  Kernel kernel;
+  std::string signature;  // Triton AOT syntax: "*fp32:16, *fp32:16, i32, 1024"
+  std::string key;        // the cache key: signature and options
+  int numWarps = 4, numStages = 3;
+  // Set when loaded on a device (cuFuncGetAttribute); -1 before.
+  std::string arch;        // "sm_90a"; empty until loaded
+  int numRegs = -1;        // registers per thread
+  int spillBytes = -1;     // local memory per thread (spills and stack)
+  int sharedBytes = -1;    // shared memory per block: static + the launch's dynamic bytes
+  std::vector<uint8_t> cubin;  // the image loaded on the device
+  // The text of a stage: "ast", "ir", "ir-before-passes" (Tile IR), "gpu-ir" and "ptx" for `arch`
+  // (or for `fallbackArch` before it ran on a GPU); empty when unknown.
+  Result<std::string> stage(std::string_view name, const std::string& fallbackArch = "sm_90a") const;
+  // The dynamic shared memory a launch on `arch` provides (kiln's scratch for reductions, conversions).
+  Result<int64_t> dynamicSharedBytes(const std::string& arch) const;
+};
+
+// What a launcher needs to know of one GPU (Triton's get_device_properties).
+struct DeviceProperties {
+  std::string name, arch;
+  int smCount = 0, warpSize = 32, maxThreadsPerBlock = 0;
+  int maxSharedPerBlock = 0;  // with opt-in: what one program may use
+  size_t totalMemoryBytes = 0;
+};
+
+// The CUDA side shared by every JitFunction of a process: the driver (loaded on first GPU use), each
+// device's target and the compiled-kernel cache (memory and $KILN_CACHE_DIR). Cheap to copy (shared).
+class Runtime {
+ public:
+  Runtime();
+  // Whether a CUDA device can be used (loads the driver once); otherwise why not.
+  bool hasGpu(std::string* whyNot = nullptr) const;
+  int deviceCount() const;  // 0 without a driver or device
+  std::string arch(int device) const;  // "sm_90a"; empty without that device
+  std::optional<DeviceProperties> properties(int device) const;
+
+  struct Impl;
+  const std::shared_ptr<Impl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// A @jit function: its source module, its parameters, and its specializations compiled so far, by key.
+// Cheap to copy (shared); safe to use from several threads.
+class JitFunction {
+ public:
+  // `doNotSpecialize`: names of parameters whose integer values / pointer alignment stay out of the key.
+  static Result<JitFunction> create(Runtime runtime, Source source, std::string kernel,
+                                    std::vector<std::string> doNotSpecialize = {});
+
+  const std::string& name() const;
+  const std::vector<KernelParameter>& parameters() const;
+
+  // The signature these arguments specialize the kernel to, in Triton's AOT syntax: pointers as
+  // "*dtype" (":16" when 16-byte aligned), integers as i32/i64/u64 (the literal 1 when equal to 1,
+  // ":16" when divisible by 16), floats fp32, bools i1, constexprs as literal values.
+  Result<std::string> signature(std::span<const LaunchArg> args) const;
+
+  // Launches on the GPU (device pointers; asynchronous on options.stream) or, when every pointer is a
+  // host buffer or options.interpret is set, runs on the interpreter (synchronous, in place). Compiles
+  // on the first use of a specialization. `used` receives the specialization that ran.
+  LaunchStatus launch(Grid grid, std::span<const LaunchArg> args, const LaunchOptions& options,
+                      std::shared_ptr<const CompiledKernel>* used = nullptr);
+
+  // Compiles (and with `gpu`, loads on options.device) without running: Triton's warmup.
+  LaunchStatus compile(std::span<const LaunchArg> args, const LaunchOptions& options, bool gpu,
+                       std::shared_ptr<const CompiledKernel>* out);
+
+  size_t cacheSize() const;  // specializations compiled so far
+
+  struct Impl;
+
+ private:
+  explicit JitFunction(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,228 @@
+"""kiln.autotune, kiln.heuristics and kiln.Config, with Triton's semantics.
+
+The autotuner times every (pruned) config the first time it sees a key (the values of the `key`
+arguments and the dtypes of the array arguments), keeps the fastest, and launches with it from then
+on. Timing uses kiln.testing.do_bench: CUDA events on the GPU, the wall clock on the interpreter.
+"""
+import builtins
+
+from . import _kiln
+from .jit import KernelInterface
+
+
+class Config:
+    """One autotuning configuration: meta-parameter values (kwargs) and launch options."""
+
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None):
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
+        self.pre_hook = pre_hook
+
+    def all_kwargs(self):
+        options = {"num_warps": self.num_warps, "num_stages": self.num_stages, "num_ctas": self.num_ctas,
+                   "maxnreg": self.maxnreg}
+        return {**self.kwargs, **{k: v for k, v in options.items() if v is not None}}
+
+    def __str__(self):
+        parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
+        parts += [f"num_warps: {self.num_warps}", f"num_ctas: {self.num_ctas}", f"num_stages: {self.num_stages}",
+                  f"maxnreg: {self.maxnreg}"]
+        return ", ".join(parts)
+
+    __repr__ = __str__
+
+
+def _zero(x):
+    if hasattr(x, "zero_"):
+        x.zero_()
+    else:
+        x[...] = 0
+
+
+def _clone(x):
+    return x.clone() if hasattr(x, "clone") else x.copy()
+
+
+def _restore(x, saved):
+    if hasattr(x, "copy_"):
+        x.copy_(saved)
+    else:
+        x[...] = saved
+
+
+class Autotuner(KernelInterface):
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None, pre_hook=None,
+                 post_hook=None, prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False,
+                 do_bench=None, cache_results=False):
+        self.fn = fn
+        self.arg_names = list(arg_names)
+        self.configs = list(configs) if configs else [Config({})]
+        self.keys = list(key)
+        self.cache = {}
+        for names, what in ((reset_to_zero, "reset_to_zero"), (restore_value, "restore_value"), (self.keys, "key")):
+            for n in names or ():
+                if n not in self.arg_names:
+                    raise _kiln.KilnError(f"autotune {what} names '{n}', which is not a parameter of "
+                                          f"'{getattr(fn, '__name__', fn)}' ({', '.join(self.arg_names)})")
+        self.reset_to_zero = list(reset_to_zero or ())
+        self.restore_value = list(restore_value or ())
+        self.user_pre_hook = pre_hook
+        self.user_post_hook = post_hook
+        prune_configs_by = prune_configs_by or {}
+        self.perf_model = prune_configs_by.get("perf_model")
+        self.configs_top_k = prune_configs_by.get("top_k", 1.0)
+        self.early_config_prune = prune_configs_by.get("early_config_prune")
+        self.num_warmups = 25 if warmup is None else warmup
+        self.num_reps = 100 if rep is None else rep
+        self._do_bench = do_bench
+        self.best_config = None
+        self.configs_timings = None
+        self.bench_time = 0.0
+        self.__name__ = getattr(fn, "__name__", "kernel")
+
+    @property
+    def do_bench(self):
+        if self._do_bench is not None:
+            return self._do_bench
+        from .testing import do_bench
+        return lambda f, quantiles=None: do_bench(f, warmup=self.num_warmups, rep=self.num_reps,
+                                                  quantiles=quantiles)
+
+    def _timer(self, full):
+        """The benchmark function: do_bench (CUDA events) for GPU launches; the wall clock when the kernel
+        runs on the interpreter, where CUDA events would time nothing."""
+        on_gpu = not getattr(self._jit(), "interpreted", False) and any(
+            getattr(a, "is_cuda", False) or hasattr(a, "__cuda_array_interface__") for a in full.values())
+        if self._do_bench is not None or on_gpu:
+            return self.do_bench
+        from .testing import _bench_wall_clock
+        return lambda f, quantiles=None: _bench_wall_clock(f, self.num_warmups, self.num_reps, quantiles, "mean")
+
+    def _jit(self):
+        fn = self.fn
+        while hasattr(fn, "fn") and not hasattr(fn, "interpreted"):
+            fn = fn.fn
+        return fn
+
+    def _key(self, all_args):
+        key = [all_args[k] for k in self.keys if k in all_args]
+        key += [str(a.dtype) for a in all_args.values() if hasattr(a, "dtype")]
+        return tuple(key)
+
+    def prune_configs(self, kwargs, nargs=None):
+        configs = self.configs
+        if self.early_config_prune:
+            configs = self.early_config_prune(configs, {**(nargs or {}), **kwargs}, **kwargs)
+            if not configs:
+                raise _kiln.KilnError(f"autotune '{self.__name__}': early_config_prune left no config")
+        if self.perf_model:
+            top_k = self.configs_top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = int(len(configs) * top_k)
+            top_k = max(int(top_k), 1)
+            if len(configs) > top_k:
+                est = {c: self.perf_model(**(nargs or {}), **kwargs, **c.all_kwargs()) for c in configs}
+                configs = sorted(est, key=est.get)[:top_k]
+        return list(configs)
+
+    def _bench(self, args, nargs, config, grid, kwargs):
+        conflicts = set(config.kwargs) & set(nargs) | set(config.kwargs) & set(kwargs)
+        if conflicts:
+            raise _kiln.KilnError(f"autotune '{self.__name__}': conflicting meta-parameters "
+                                  f"{', '.join(sorted(conflicts))}: they are given at the call and by the configs")
+        current = {**kwargs, **config.all_kwargs()}
+        full = {**nargs, **current}
+        saved = {n: _clone(full[n]) for n in self.restore_value}
+
+        def call():
+            for n in self.reset_to_zero:
+                _zero(full[n])
+            if config.pre_hook:
+                config.pre_hook(full)
+            self.fn.run(*args, grid=grid, **current)
+            for n, v in saved.items():
+                _restore(full[n], v)
+
+        try:
+            return self._timer(full)(call, quantiles=(0.5, 0.2, 0.8))
+        except (_kiln.OutOfResources, _kiln.CompilationError) as e:
+            self._last_failure = e
+            return [float("inf")] * 3
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        nargs = dict(zip(self.arg_names, args))
+        all_args = {**nargs, **kwargs}
+        key = self._key(all_args)
+        if key not in self.cache:
+            self._last_failure = None
+            pruned = self.prune_configs(kwargs, nargs)
+            if len(pruned) == 1:
+                timings = {pruned[0]: [0.0]}
+            else:
+                if self.user_pre_hook:
+                    self.user_pre_hook(all_args)
+                timings = {c: self._bench(args, nargs, c, grid, kwargs) for c in pruned}
+                if self.user_post_hook:
+                    self.user_post_hook(all_args, None)
+            best = builtins.min(timings, key=lambda c: _first(timings[c]))
+            if _first(timings[best]) == float("inf") and self._last_failure is not None:
+                raise self._last_failure
+            self.cache[key] = best
+            self.configs_timings = timings
+        config = self.cache[key]
+        self.best_config = config
+        if config.pre_hook:
+            config.pre_hook({**nargs, **kwargs, **config.all_kwargs()})
+        return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs, **config.all_kwargs())
+
+    def warmup(self, *args, **kwargs):
+        return [self.fn.warmup(*args, **kwargs, **c.all_kwargs()) for c in self.prune_configs(kwargs)]
+
+
+def _first(t):
+    return t[0] if isinstance(t, (list, tuple)) else t
+
+
+def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
+             post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=False):
+    """@kiln.autotune(configs=[kiln.Config({...}, num_warps=4), ...], key=["n"]) above @kiln.jit."""
+
+    def decorator(fn):
+        return Autotuner(fn, fn.arg_names, configs, key, reset_to_zero, restore_value, pre_hook=pre_hook,
+                         post_hook=post_hook, prune_configs_by=prune_configs_by, warmup=warmup, rep=rep,
+                         use_cuda_graph=use_cuda_graph, do_bench=do_bench, cache_results=cache_results)
+
+    return decorator
+
+
+class Heuristics(KernelInterface):
+    """Meta-parameters computed from the other arguments at each launch."""
+
+    def __init__(self, fn, arg_names, values):
+        self.fn = fn
+        self.values = dict(values)
+        self.arg_names = list(arg_names)
+        self.__name__ = getattr(fn, "__name__", "kernel")
+
+    def _apply(self, args, kwargs):
+        for name, heur in self.values.items():
+            kwargs[name] = heur({**dict(zip(self.arg_names, args)), **kwargs})
+        return kwargs
+
+    def run(self, *args, **kwargs):
+        return self.fn.run(*args, **self._apply(args, kwargs))
+
+    def warmup(self, *args, **kwargs):
+        return self.fn.warmup(*args, **self._apply(args, kwargs))
+
+
+def heuristics(values):
+    """@kiln.heuristics({"BLOCK": lambda args: kiln.next_power_of_2(args["n"])}) above @kiln.jit."""
+
+    def decorator(fn):
+        return Heuristics(fn, fn.arg_names, values)
+
+    return decorator

@@ -1,0 +1,236 @@
+// Python objects -> kiln::LaunchArg: torch tensors (CUDA: device pointers; CPU: host buffers), NumPy
+// arrays, __cuda_array_interface__ objects, Python scalars and strings; anything else goes through
+// kiln._args.convert (DLPack, NumPy scalars, tl.constexpr). Tensors are read with the CPython API
+// so the per-launch cost stays a few attribute reads.
+#include "args.h"
+
+#include <cstring>
+
+namespace kiln::python {
+
+namespace {
+
+struct DtypeName {
+  const char* torch;  // attribute of the torch module
+  const char* kiln;   // Triton's spelling in signatures
+};
+constexpr DtypeName kTorchDtypes[] = {
+    {"float32", "fp32"}, {"float16", "fp16"}, {"bfloat16", "bf16"},      {"float64", "fp64"},
+    {"int8", "i8"},      {"int16", "i16"},    {"int32", "i32"},          {"int64", "i64"},
+    {"uint8", "u8"},     {"uint16", "u16"},   {"uint32", "u32"},         {"uint64", "u64"},
+    {"bool", "i1"},      {"float8_e4m3fn", "fp8e4nv"}, {"float8_e5m2", "fp8e5"},
+};
+
+// NumPy / array-interface type strings ("<f4") -> Triton's spelling; null when unsupported.
+const char* dtypeOfTypestr(std::string_view t) {
+  if (t.size() < 3) return nullptr;
+  char kind = t[1];
+  std::string_view size = t.substr(2);
+  if (kind == 'f') return size == "4" ? "fp32" : size == "2" ? "fp16" : size == "8" ? "fp64" : nullptr;
+  if (kind == 'i') return size == "1" ? "i8" : size == "2" ? "i16" : size == "4" ? "i32" : size == "8" ? "i64" : nullptr;
+  if (kind == 'u') return size == "1" ? "u8" : size == "2" ? "u16" : size == "4" ? "u32" : size == "8" ? "u64" : nullptr;
+  if (kind == 'b' && size == "1") return "i1";
+  return nullptr;
+}
+
+[[noreturn]] void argError(const ArgSite& site, const std::string& message) {
+  raiseArgumentError(site.str() + " " + message);
+}
+
+// A new reference, or a thrown error_already_set.
+py::object check(PyObject* o) {
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+uint64_t toAddress(PyObject* o) {
+  unsigned long long v = PyLong_AsUnsignedLongLong(o);
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+std::string typeName(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
+
+// Bytes reachable from `data` through a strided array: the extent of its last element.
+size_t extent(PyObject* shape, PyObject* strides, size_t itemsize) {
+  py::tuple sh = py::reinterpret_borrow<py::tuple>(shape);
+  size_t count = 1;
+  for (auto d : sh) count *= d.cast<size_t>();
+  if (count == 0) return 0;
+  if (!strides || strides == Py_None) return count * itemsize;
+  py::tuple st = py::reinterpret_borrow<py::tuple>(strides);
+  int64_t last = 0;
+  for (size_t i = 0; i < st.size(); ++i) {
+    int64_t s = st[i].cast<int64_t>(), n = sh[i].cast<int64_t>();
+    if (s > 0) last += s * (n - 1);
+  }
+  return size_t(last) + itemsize;
+}
+
+LaunchArg fromTorch(ModuleState& s, PyObject* obj, const ArgSite& site) {
+  py::object dtype = check(PyObject_GetAttr(obj, s.sDtype));
+  auto it = s.torchDtypes.find(dtype.ptr());
+  if (it == s.torchDtypes.end()) argError(site, "is a tensor of " + py::str(dtype).cast<std::string>() +
+                                                    ", which kiln kernels cannot take");
+  py::object ptr = check(PyObject_CallMethodNoArgs(obj, s.sDataPtr));
+  py::object dev = check(PyObject_CallMethodNoArgs(obj, s.sGetDevice));
+  long device = PyLong_AsLong(dev.ptr());
+  LaunchArg a = LaunchArg::devicePointer(toAddress(ptr.ptr()), it->second, int(device));
+  if (device >= 0) {
+    a.what = "a CUDA tensor";
+    return a;
+  }
+  // A CPU tensor: a host buffer from its first element to the end of its storage.
+  py::handle h(obj);
+  py::object storage = h.attr("untyped_storage")();
+  uint64_t begin = storage.attr("data_ptr")().cast<uint64_t>();
+  size_t nbytes = storage.attr("nbytes")().cast<size_t>();
+  a.host = true;
+  a.device = -1;
+  a.bytes = a.address >= begin && a.address <= begin + nbytes ? size_t(begin + nbytes - a.address) : 0;
+  a.what = "a CPU tensor";
+  return a;
+}
+
+// An object with __array_interface__ (NumPy) or __cuda_array_interface__ (`interface`: the dict).
+LaunchArg fromInterface(PyObject* obj, PyObject* interface, bool cuda, const ArgSite& site) {
+  py::dict d = py::reinterpret_borrow<py::dict>(interface);
+  py::tuple data = d["data"].cast<py::tuple>();
+  std::string typestr = d["typestr"].cast<std::string>();
+  const char* dtype = dtypeOfTypestr(typestr);
+  if (!dtype) {
+    py::handle h(obj);
+    std::string name = py::hasattr(h, "dtype") ? py::str(h.attr("dtype")).cast<std::string>() : typestr;
+    argError(site, "is an array of " + name + ", which kiln kernels cannot take");
+  }
+  uint64_t address = data[0].is_none() ? 0 : data[0].cast<uint64_t>();
+  if (cuda) {
+    LaunchArg a = LaunchArg::devicePointer(address, dtype, -1);
+    a.what = "a CUDA array";
+    return a;
+  }
+  size_t itemsize = size_t(std::stoi(typestr.substr(2)));
+  PyObject* strides = d.contains("strides") ? d["strides"].ptr() : nullptr;
+  LaunchArg a = LaunchArg::hostBuffer(reinterpret_cast<void*>(address), extent(d["shape"].ptr(), strides, itemsize),
+                                      dtype);
+  a.what = "a NumPy array";
+  return a;
+}
+
+}  // namespace
+
+std::string ArgSite::str() const {
+  return "kernel '" + kernel + "': argument " + std::to_string(index) + " ('" + param + "')";
+}
+
+ModuleState& state() {
+  static ModuleState* s = [] {
+    auto* st = new ModuleState();
+    st->sDataPtr = PyUnicode_InternFromString("data_ptr");
+    st->sGetDevice = PyUnicode_InternFromString("get_device");
+    st->sDtype = PyUnicode_InternFromString("dtype");
+    st->sCai = PyUnicode_InternFromString("__cuda_array_interface__");
+    st->sAi = PyUnicode_InternFromString("__array_interface__");
+    return st;
+  }();
+  return *s;
+}
+
+void findTorch(ModuleState& s) {
+  if (s.torchTensorType) return;
+  PyObject* modules = PyImport_GetModuleDict();  // borrowed
+  PyObject* torch = PyDict_GetItemString(modules, "torch");
+  if (!torch) return;
+  py::handle t(torch);
+  if (!py::hasattr(t, "Tensor") || !py::hasattr(t, "_C")) return;  // torch is still being imported
+  py::object tensor = t.attr("Tensor");
+  if (!PyType_Check(tensor.ptr())) return;
+  for (const DtypeName& d : kTorchDtypes)
+    if (py::hasattr(t, d.torch)) s.torchDtypes[py::object(t.attr(d.torch)).release().ptr()] = d.kiln;  // kept for good
+  try {
+    py::object c = t.attr("_C");
+    if (py::hasattr(c, "_cuda_getCurrentRawStream")) s.currentRawStream = py::object(c.attr("_cuda_getCurrentRawStream")).release().ptr();
+  } catch (const py::error_already_set&) {
+  }
+  s.torchTensorType = tensor.release().ptr();
+}
+
+void* currentStream(int device) {
+  ModuleState& s = state();
+  if (!s.currentRawStream) return nullptr;
+  py::object d = check(PyLong_FromLong(device));
+  py::object r = check(PyObject_CallOneArg(s.currentRawStream, d.ptr()));
+  return reinterpret_cast<void*>(toAddress(r.ptr()));
+}
+
+namespace {
+
+LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool allowFallback) {
+  ModuleState& s = state();
+  // Exact types first: they are what launches pass most.
+  if (PyBool_Check(obj)) return LaunchArg::boolean(obj == Py_True);
+  if (PyLong_Check(obj)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow == 0) {
+      if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+      return LaunchArg::integer(v);
+    }
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+      if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+        LaunchArg a = LaunchArg::integer(int64_t(u));
+        a.kind = LaunchArg::Kind::UInt;
+        return a;
+      }
+      PyErr_Clear();
+    }
+    argError(site, "is the integer " + py::str(obj).cast<std::string>() + ", outside the 64-bit range kernels take");
+  }
+  if (PyFloat_Check(obj)) return LaunchArg::real(PyFloat_AS_DOUBLE(obj));
+  if (obj == Py_None) {
+    LaunchArg a;
+    a.kind = LaunchArg::Kind::None;
+    return a;
+  }
+  if (!s.torchTensorType) findTorch(s);
+  if (s.torchTensorType && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(s.torchTensorType)))
+    return fromTorch(s, obj, site);
+  if (PyUnicode_Check(obj)) {
+    Py_ssize_t n = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(obj, &n);
+    if (!text) throw py::error_already_set();
+    keep.push_back(py::reinterpret_borrow<py::object>(obj));
+    return LaunchArg::string(std::string_view(text, size_t(n)));
+  }
+  if (PyObject_HasAttr(obj, s.sCai)) {
+    py::object cai = check(PyObject_GetAttr(obj, s.sCai));
+    return fromInterface(obj, cai.ptr(), true, site);
+  }
+  if (!s.ndarrayType) {
+    PyObject* np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
+    if (np && PyObject_HasAttrString(np, "ndarray")) s.ndarrayType = PyObject_GetAttrString(np, "ndarray");
+  }
+  if (s.ndarrayType && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(s.ndarrayType))) {
+    py::object ai = check(PyObject_GetAttr(obj, s.sAi));
+    return fromInterface(obj, ai.ptr(), false, site);
+  }
+  // Everything else: Python decides (DLPack capsules, NumPy scalars, tl.constexpr, dtypes).
+  if (s.fallback && allowFallback) {
+    py::object converted = check(PyObject_CallOneArg(s.fallback, obj));
+    if (converted.ptr() != obj && !converted.is_none()) {
+      keep.push_back(converted);
+      return convert(converted.ptr(), site, keep, false);
+    }
+  }
+  argError(site, "is " + typeName(obj) + ", which kiln kernels cannot take (pass a tensor, an array, an int, a "
+                 "float, a bool or None)");
+}
+
+}  // namespace
+
+LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep) {
+  return convert(obj, site, keep, true);
+}
+
+}  // namespace kiln::python

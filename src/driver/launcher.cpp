@@ -1,0 +1,463 @@
+// JitFunction and Runtime (include/kiln/launcher.h): the specialization cache, compilation on a miss,
+// loading per device, and the cached-launch path: key, lookup, argument packing, cuLaunchKernelEx on the
+// caller's stream without synchronising; or the interpreter for host buffers.
+#include "kiln/launcher.h"
+
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "driver/compile.h"
+#include "driver/errors.h"
+#include "driver/specialize.h"
+#include "frontend/parser.h"
+#include "runtime/cache.h"
+#include "runtime/cubin.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/launch.h"
+
+namespace kiln {
+
+// Same tag as kiln::Gpu's (gpu.cpp): a cubin cached by either is valid for both.
+static constexpr const char* kCodegenVersion = "kiln-codegen-1";
+
+struct Runtime::Impl {
+  std::mutex mutex;
+  bool tried = false;
+  std::shared_ptr<runtime::CudaDriver> driver;
+  std::string whyNot;
+  runtime::Cache cache{runtime::defaultCacheDirectory()};
+
+  // The driver, loaded on the first call; null (and whyNot set) without a GPU.
+  runtime::CudaDriver* open() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!tried) {
+      tried = true;
+      driver = runtime::CudaDriver::tryOpen(&whyNot);
+    }
+    return driver.get();
+  }
+};
+
+Runtime::Runtime() : impl_(std::make_shared<Impl>()) {}
+
+bool Runtime::hasGpu(std::string* whyNot) const {
+  if (impl_->open()) return true;
+  if (whyNot) *whyNot = impl_->whyNot;
+  return false;
+}
+
+int Runtime::deviceCount() const {
+  runtime::CudaDriver* d = impl_->open();
+  return d ? d->deviceCount() : 0;
+}
+
+std::string Runtime::arch(int device) const {
+  runtime::CudaDriver* d = impl_->open();
+  return d && device >= 0 && device < d->deviceCount() ? d->device(device).arch() : std::string();
+}
+
+std::optional<DeviceProperties> Runtime::properties(int device) const {
+  runtime::CudaDriver* d = impl_->open();
+  if (!d || device < 0 || device >= d->deviceCount()) return std::nullopt;
+  const runtime::DeviceInfo& i = d->device(device);
+  return DeviceProperties{i.name, i.arch(), i.smCount, i.warpSize, i.maxThreadsPerBlock, i.maxSharedPerBlockOptin,
+                          i.totalMemoryBytes};
+}
+
+Result<std::string> CompiledKernel::stage(std::string_view name, const std::string& fallbackArch) const {
+  if (name == "gpu-ir" || name == "ptx") {
+    std::string target = arch.empty() ? fallbackArch : arch;
+    return guarded<std::string>([&] {
+      std::shared_ptr<const GpuCode> code = kernel.impl().gpuCode(target);
+      return name == "ptx" ? code->ptx : code->gpuIr;
+    });
+  }
+  return kernel.stage(name);
+}
+
+Result<int64_t> CompiledKernel::dynamicSharedBytes(const std::string& target) const {
+  return guarded<int64_t>([&] { return kernel.impl().gpuCode(target)->entry.sharedBytes; });
+}
+
+namespace {
+
+// How one kernel parameter travels to cuLaunchKernelEx (the PTX parameter's width).
+enum class Slot : uint8_t { Pointer, F32, F64, Int, Bool, Unsupported };
+
+Slot slotOf(const Param& p) {
+  if (p.pointer) return Slot::Pointer;
+  if (p.type == "f32") return Slot::F32;
+  if (p.type == "f64") return Slot::F64;
+  if (p.type == "i1") return Slot::Bool;
+  if (p.type == "f16" || p.type == "bf16" || p.type.rfind("f8", 0) == 0) return Slot::Unsupported;
+  return Slot::Int;
+}
+
+// A specialization loaded on one device.
+struct Loaded {
+  int device = 0;
+  std::shared_ptr<runtime::LoadedKernel> kernel;
+  std::shared_ptr<const CompiledKernel> compiled;  // with this device's arch and resources
+  unsigned blockThreads = 0;
+  size_t dynamicShared = 0;
+};
+
+// One specialization: the compiled kernel, how its arguments are packed, and where it is loaded.
+struct Variant {
+  std::shared_ptr<const CompiledKernel> compiled;
+  std::vector<size_t> argIndex;  // for each kernel parameter: its LaunchArg
+  std::vector<Slot> slots;
+  std::mutex loadMutex;
+  std::deque<Loaded> loaded;  // a deque: launches hold pointers into it while others load
+};
+
+LaunchStatus failure(LaunchErrorKind kind, Error e) {
+  LaunchStatus s;
+  s.error = std::move(e);
+  s.kind = kind;
+  return s;
+}
+
+LaunchStatus failure(LaunchErrorKind kind, const std::string& message) {
+  Error e;
+  e.message = message;
+  e.text = "error: " + message;
+  return failure(kind, std::move(e));
+}
+
+std::string describe(const LaunchArg& a) {
+  if (!a.what.empty()) return std::string(a.what);
+  switch (a.kind) {
+    case LaunchArg::Kind::Pointer: return a.host ? "a host buffer" : "a device pointer";
+    case LaunchArg::Kind::Int:
+    case LaunchArg::Kind::UInt: return "an int";
+    case LaunchArg::Kind::Float: return "a float";
+    case LaunchArg::Kind::Bool: return "a bool";
+    case LaunchArg::Kind::None: return "None";
+    case LaunchArg::Kind::String: return "a string";
+    case LaunchArg::Kind::Signature: return "a signature entry";
+  }
+  return "an argument";
+}
+
+}  // namespace
+
+struct JitFunction::Impl {
+  Runtime runtime;
+  Source source;
+  std::string name;
+  std::vector<KernelParameter> params;
+  std::vector<bool> specialize;  // false for do_not_specialize parameters
+  std::mutex mutex;              // guards variants; held while compiling a new one
+  std::unordered_map<std::string, std::shared_ptr<Variant>> variants;
+
+  std::string argName(size_t i) const {
+    return "argument " + std::to_string(i) + " ('" + params[i].name + "')";
+  }
+
+  // Appends the specialization key (the signature, then the options) to key; the signature's length
+  // goes to signatureEnd. Fails on arguments that do not fit their parameters.
+  LaunchStatus buildKey(std::span<const LaunchArg> args, const LaunchOptions& o, std::string& key,
+                        size_t& signatureEnd) const {
+    if (args.size() != params.size())
+      return failure(LaunchErrorKind::Argument, "kernel '" + name + "' takes " + std::to_string(params.size()) +
+                                                    " arguments, got " + std::to_string(args.size()));
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i) key += ", ";
+      if (auto why = appendSignatureEntry(key, params[i], args[i], specialize[i]))
+        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " " + *why);
+    }
+    signatureEnd = key.size();
+    key += "|w";
+    key += std::to_string(o.num_warps);
+    key += 's';
+    key += std::to_string(o.num_stages);
+    return {};
+  }
+
+  // The variant for key, compiled on first use.
+  LaunchStatus variant(const std::string& key, size_t signatureEnd, const LaunchOptions& o,
+                       std::shared_ptr<Variant>& out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = variants.find(key);
+    if (it != variants.end()) {
+      out = it->second;
+      return {};
+    }
+    CompileOptions options;
+    options.num_warps = o.num_warps;
+    options.num_stages = o.num_stages;
+    std::string signature = key.substr(0, signatureEnd);
+    Result<Kernel> kernel = kiln::compile(source, name, signature, options);
+    if (!kernel) return failure(LaunchErrorKind::Compile, kernel.error());
+    auto v = std::make_shared<Variant>();
+    auto compiled = std::make_shared<CompiledKernel>(CompiledKernel{kernel.value(), signature, key, o.num_warps,
+                                                                    o.num_stages, {}, -1, -1, -1, {}});
+    // The kernel's parameters are the non-constexpr ones, in order.
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!params[i].isConstexpr) v->argIndex.push_back(i);
+    const std::vector<Param>& kp = kernel->params();
+    if (kp.size() != v->argIndex.size())
+      return failure(LaunchErrorKind::Compile, "internal error: kernel '" + name + "' compiled with " +
+                                                   std::to_string(kp.size()) + " parameters, expected " +
+                                                   std::to_string(v->argIndex.size()));
+    for (const Param& p : kp) v->slots.push_back(slotOf(p));
+    v->compiled = std::move(compiled);
+    variants.emplace(key, v);
+    out = std::move(v);
+    return {};
+  }
+
+  // v loaded on device: generates and assembles the code on first use (the cubin cached on disk too).
+  LaunchStatus load(Variant& v, int device, const Loaded*& out) {
+    std::lock_guard<std::mutex> lock(v.loadMutex);
+    for (const Loaded& l : v.loaded)
+      if (l.device == device) {
+        out = &l;
+        return {};
+      }
+    Runtime::Impl& rt = *runtime.impl();
+    runtime::CudaDriver* driver = rt.open();
+    if (!driver) return failure(LaunchErrorKind::Device, "kernel '" + name + "' cannot run on the GPU: " + rt.whyNot);
+    const Kernel& kernel = v.compiled->kernel;
+    try {
+      const runtime::DeviceInfo& info = driver->device(device);
+      const std::string arch = info.arch();
+      std::shared_ptr<const GpuCode> code;
+      Result<bool> generated = guarded<bool>([&] {
+        code = kernel.impl().gpuCode(arch);
+        return true;
+      });
+      if (!generated) return failure(LaunchErrorKind::Compile, generated.error());
+      runtime::CacheKey key = runtime::CacheKey::of({kCodegenVersion, arch, code->ptx});
+      runtime::Bytes cubin = rt.cache.getOrBuild(key, [&] {
+        runtime::CubinOptions options;
+        options.kernelName = kernel.name();
+        return runtime::compileToCubin(code->ptx, arch, options, driver, device).image;
+      });
+      std::shared_ptr<runtime::LoadedKernel> lk = runtime::LoadedKernel::fromImage(
+          rt.driver, device, cubin, code->entry.name, int(kernel.params().size()));
+      const runtime::KernelAttributes& attrs = lk->attributes();
+      Loaded l;
+      l.device = device;
+      l.kernel = lk;
+      l.blockThreads = unsigned(code->entry.numWarps * 32);
+      l.dynamicShared = size_t(code->entry.sharedBytes);
+      auto compiled = std::make_shared<CompiledKernel>(*v.compiled);
+      compiled->arch = arch;
+      compiled->numRegs = attrs.numRegs;
+      compiled->spillBytes = attrs.localBytes;
+      compiled->sharedBytes = attrs.staticSharedBytes + int(l.dynamicShared);
+      compiled->cubin.assign(cubin.begin(), cubin.end());
+      l.compiled = compiled;
+      // The checks a launch would fail with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES or INVALID_VALUE, said plainly.
+      std::string config = "(num_warps=" + std::to_string(v.compiled->numWarps) +
+                           ", num_stages=" + std::to_string(v.compiled->numStages) + ")";
+      if (size_t(compiled->sharedBytes) > size_t(info.maxSharedPerBlockOptin))
+        return failure(LaunchErrorKind::OutOfResources,
+                       "kernel '" + name + "' " + config + " needs " + std::to_string(compiled->sharedBytes) +
+                           " bytes of shared memory per block, but " + info.name + " has at most " +
+                           std::to_string(info.maxSharedPerBlockOptin) + ": use smaller blocks or fewer stages");
+      if (l.blockThreads > unsigned(attrs.maxThreadsPerBlock))
+        return failure(LaunchErrorKind::OutOfResources,
+                       "kernel '" + name + "' " + config + " uses " + std::to_string(attrs.numRegs) +
+                           " registers per thread, so at most " + std::to_string(attrs.maxThreadsPerBlock) +
+                           " threads per block fit on " + info.name + ", but it needs " +
+                           std::to_string(l.blockThreads) + ": use fewer warps or smaller blocks");
+      v.loaded.push_back(std::move(l));
+      out = &v.loaded.back();
+      return {};
+    } catch (const runtime::CudaError& e) {
+      return failure(e.kind() == runtime::CudaError::Kind::CompileFailed ? LaunchErrorKind::Compile
+                                                                          : LaunchErrorKind::Device,
+                     std::string(e.what()) + (e.log().empty() ? "" : "\n" + e.log()));
+    }
+  }
+
+  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> args) {
+    std::vector<Arg> values;
+    values.reserve(v.argIndex.size());
+    for (size_t k = 0; k < v.argIndex.size(); ++k) {
+      const LaunchArg& a = args[v.argIndex[k]];
+      switch (a.kind) {
+        case LaunchArg::Kind::Pointer:
+          values.push_back(Arg::buffer(reinterpret_cast<void*>(a.address), a.bytes));
+          break;
+        case LaunchArg::Kind::Float: values.push_back(Arg::real(a.f)); break;
+        case LaunchArg::Kind::Int:
+        case LaunchArg::Kind::UInt:
+        case LaunchArg::Kind::Bool: values.push_back(Arg::integer(a.i)); break;
+        case LaunchArg::Kind::None:
+        case LaunchArg::Kind::String:
+        case LaunchArg::Kind::Signature:
+          return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(v.argIndex[k]) + " is " +
+                                                        describe(a) + ", which cannot be passed at run time");
+      }
+    }
+    Status s = kiln::interpret(v.compiled->kernel, grid, values);
+    if (!s.ok()) return failure(LaunchErrorKind::Execution, *s.error);
+    return {};
+  }
+
+  LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> args, void* stream) {
+    const size_t n = v.argIndex.size();
+    // Reused per thread: the cached path allocates nothing (runtime::launch never calls back in here).
+    thread_local std::vector<uint64_t> slots;
+    thread_local std::vector<void*> pointers;
+    slots.assign(n, 0);
+    pointers.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const LaunchArg& a = args[v.argIndex[k]];
+      switch (v.slots[k]) {
+        case Slot::Pointer: slots[k] = a.address; break;
+        case Slot::F32: {
+          float f = float(a.kind == LaunchArg::Kind::Float ? a.f : double(a.i));
+          std::memcpy(&slots[k], &f, 4);
+          break;
+        }
+        case Slot::F64: {
+          double f = a.kind == LaunchArg::Kind::Float ? a.f : double(a.i);
+          std::memcpy(&slots[k], &f, 8);
+          break;
+        }
+        case Slot::Bool: slots[k] = a.i != 0; break;
+        case Slot::Int: slots[k] = uint64_t(a.i); break;  // little-endian: the low bytes are the narrow value
+        case Slot::Unsupported:
+          return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(v.argIndex[k]) +
+                                                        ": scalar arguments of type " + v.compiled->kernel.params()[k].type +
+                                                        " are not supported on the GPU yet");
+      }
+      pointers[k] = &slots[k];
+    }
+    try {
+      runtime::launch(*l.kernel, runtime::Dim3{grid.x, grid.y, grid.z}, l.blockThreads, l.dynamicShared,
+                      static_cast<runtime::cu::Stream>(stream), pointers);
+    } catch (const runtime::CudaError& e) {
+      return failure(e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
+                                                                           : LaunchErrorKind::Device,
+                     e.what());
+    }
+    return {};
+  }
+
+  // Where a launch runs: the interpreter (true) or the GPU (false, on `device`).
+  LaunchStatus placement(std::span<const LaunchArg> args, const LaunchOptions& o, bool& interp, int& device) {
+    int firstHost = -1, firstDevice = -1;
+    device = -1;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const LaunchArg& a = args[i];
+      if (a.kind != LaunchArg::Kind::Pointer) continue;
+      if (a.host) {
+        if (firstHost < 0) firstHost = int(i);
+        continue;
+      }
+      if (firstDevice < 0) firstDevice = int(i);
+      if (a.device >= 0) {
+        if (device >= 0 && a.device != device)
+          return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " is on device " +
+                                                        std::to_string(a.device) + " but earlier arguments are on device " +
+                                                        std::to_string(device));
+        device = a.device;
+      }
+    }
+    if (firstHost >= 0 && firstDevice >= 0)
+      return failure(LaunchErrorKind::Argument,
+                     "kernel '" + name + "': " + argName(size_t(firstHost)) + " is " + describe(args[firstHost]) +
+                         " in host memory, but " + argName(size_t(firstDevice)) + " is on the GPU: move it to the "
+                         "GPU (.cuda()), or run everything on the interpreter with host arrays (KILN_INTERPRET=1)");
+    if (device < 0) device = o.device;
+    interp = o.interpret || firstHost >= 0 || (firstDevice < 0 && !runtime.hasGpu());
+    if (interp && firstDevice >= 0)
+      return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(size_t(firstDevice)) +
+                                                    " is on the GPU, but the interpreter needs host arrays "
+                                                    "(NumPy arrays or CPU tensors)");
+    return {};
+  }
+};
+
+Result<JitFunction> JitFunction::create(Runtime runtime, Source source, std::string kernel,
+                                        std::vector<std::string> doNotSpecialize) {
+  Result<std::vector<KernelParameter>> params = kernelParameters(source, kernel);
+  if (!params) return params.error();
+  auto impl = std::make_shared<Impl>();
+  impl->runtime = std::move(runtime);
+  impl->source = std::move(source);
+  impl->name = std::move(kernel);
+  impl->params = std::move(params.value());
+  impl->specialize.assign(impl->params.size(), true);
+  for (const std::string& n : doNotSpecialize) {
+    bool found = false;
+    for (size_t i = 0; i < impl->params.size(); ++i)
+      if (impl->params[i].name == n) impl->specialize[i] = false, found = true;
+    if (!found) {
+      Error e;
+      e.message = "do_not_specialize names '" + n + "', which is not a parameter of kernel '" + impl->name + "'";
+      e.file = impl->source.name;
+      e.text = impl->source.name + ": error: " + e.message;
+      return e;
+    }
+  }
+  return JitFunction(std::move(impl));
+}
+
+const std::string& JitFunction::name() const { return impl_->name; }
+const std::vector<KernelParameter>& JitFunction::parameters() const { return impl_->params; }
+
+size_t JitFunction::cacheSize() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->variants.size();
+}
+
+Result<std::string> JitFunction::signature(std::span<const LaunchArg> args) const {
+  std::string key;
+  size_t end = 0;
+  LaunchStatus s = impl_->buildKey(args, LaunchOptions{}, key, end);
+  if (!s) return *s.error;
+  key.resize(end);
+  return key;
+}
+
+LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, const LaunchOptions& options,
+                                 std::shared_ptr<const CompiledKernel>* used) {
+  Impl& f = *impl_;
+  bool interp = false;
+  int device = 0;
+  if (LaunchStatus s = f.placement(args, options, interp, device); !s) return s;
+  thread_local std::string key;  // reused: no allocation once it has grown (nothing here re-enters launch)
+  key.clear();
+  size_t signatureEnd = 0;
+  if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
+  std::shared_ptr<Variant> v;
+  if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
+  // An empty grid launches nothing, as in Triton.
+  const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
+  if (interp) {
+    if (used) *used = v->compiled;
+    return empty ? LaunchStatus{} : f.interpret(*v, grid, args);
+  }
+  const Loaded* l = nullptr;
+  if (LaunchStatus s = f.load(*v, device, l); !s) return s;
+  if (used) *used = l->compiled;
+  return empty ? LaunchStatus{} : f.run(*l, *v, grid, args, options.stream);
+}
+
+LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchOptions& options, bool gpu,
+                                  std::shared_ptr<const CompiledKernel>* out) {
+  Impl& f = *impl_;
+  std::string key;
+  size_t signatureEnd = 0;
+  if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
+  std::shared_ptr<Variant> v;
+  if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
+  if (out) *out = v->compiled;
+  if (!gpu) return {};
+  const Loaded* l = nullptr;
+  if (LaunchStatus s = f.load(*v, options.device, l); !s) return s;
+  if (out) *out = l->compiled;
+  return {};
+}
+
+}  // namespace kiln

@@ -1,0 +1,28 @@
+// How a tile access to global memory is cut into vector instructions (shared by plain loads and stores
+// and by the pipelined loads' cp.async copies): the layout algebra and axis info decide the widths.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ir/ir.h"
+#include "layout/linear_layout.h"
+#include "lower/codegen.h"
+
+namespace kiln::lower {
+
+// `vec` elements per vector instruction, and runs of `run` register indices (a multiple of vec) whose
+// addresses are consecutive, so that one address register serves the run with immediate offsets. Both
+// start from the register indices that step by one along one out dim (layout algebra); the run is
+// limited by the pointers' contiguity along that dim (axis info), the vector also by their alignment,
+// by the mask's constancy and by 16 bytes.
+struct AccessPlan {
+  size_t vec = 1, run = 1;
+};
+AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l);
+
+// For each register index of `l`, the smallest index holding the same element in the same thread
+// (an index is its own when no register bit it sets is a free variable of the layout).
+std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l);
+
+}  // namespace kiln::lower

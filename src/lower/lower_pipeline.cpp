@@ -1,0 +1,262 @@
+// The code generation side of software pipelining (lower/pipeline.h): slots in reserved shared memory,
+// the prologue, the per-iteration wait, copy and read, and the drain after the loop.
+#include <algorithm>
+
+#include "lower/global_access.h"
+#include "lower/linear_emit.h"
+#include "lower/pipeline.h"
+#include "lower/shared_tile.h"
+#include "ptx/isel.h"
+#include "ptx/memory.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using layout::LinearLayout;
+using ptx::Reg;
+using ptx::RegClass;
+
+namespace {
+
+// The one register holding every element of a uniform value (scalar, splat or constant).
+Reg uniformRegister(Codegen& cg, const ir::Value* v) {
+  if (!v->type.isTensor()) return cg.reg(v);
+  if (v->def && v->def->opcode == ir::Opcode::Splat) return cg.reg(v->def->operand(0));
+  return cg.regs(v).at(0);
+}
+
+bool wordSized(ir::Scalar t) { return t != ir::Scalar::I1 && (ir::bitWidth(t) == 32 || ir::bitWidth(t) == 64); }
+
+// The .b32 address `smem + offset`.
+Reg sharedAt(Codegen& cg, int64_t offset) {
+  Reg base = cg.e.dynamicSharedBase();
+  if (offset == 0) return base;
+  Reg r = cg.e.reg(RegClass::B32);
+  cg.e.inst("add.u32", {r, base, offset});
+  return r;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- one load
+
+PipelinedLoad::PipelinedLoad(LoopPipeline& loop, const PipelineCandidate& c, ScratchPlan plan, int32_t vec,
+                             int64_t slotBytes, int64_t offset)
+    : loop_(loop), c_(c), plan_(std::move(plan)), vec_(vec), slotBytes_(slotBytes), offset_(offset) {}
+
+void PipelinedLoad::copy(Codegen& cg, Reg slotBase, Reg valid) {
+  ptx::Entry& e = cg.e;
+  const ir::Value* ptr = c_.load->operand(0);
+  const ir::Value* mask = c_.load->numOperands() > 1 ? c_.load->operand(1) : nullptr;
+  const ir::Scalar t = c_.load->result(0)->type.elem;
+  const int bytes = memBytes(t);
+  const size_t n = size_t(Codegen::numRegs(ptr->type));
+  std::optional<Codegen::PtrTile> tile;
+  std::vector<Reg> plain, m;
+  if (const Codegen::PtrTile* pt = cg.ptrTile(ptr)) tile = *pt;
+  else plain = cg.regs(ptr);
+  if (mask) m = mask->type.isTensor() ? cg.regs(mask) : std::vector<Reg>(n, cg.reg(mask));
+  SharedAddresses storeAt(cg, slotBase, threadPart(cg, plan_.storeOffsets, 0), threadMask(plan_.storeOffsets, 0), bytes);
+  const int copyBytes = vec_ * bytes;
+  for (size_t r = 0; r < n; r += size_t(vec_)) {
+    SharedAddresses::Address a = storeAt.at(registerPart(plan_.storeOffsets, int32_t(r), 0));
+    Reg src = tile ? cg.ptrAddress(*tile, r) : plain.at(r);
+    std::optional<ptx::Operand> srcBytes;
+    if (mask) {  // a masked-off vector reads nothing and fills zeros
+      Reg size = e.reg(RegClass::B32);
+      e.inst("selp.b32", {size, copyBytes, 0, m.at(r)});
+      srcBytes = size;
+    }
+    ptx::cpAsync(e, a.reg, src, copyBytes, srcBytes, false, a.offset, ptx::when(valid));
+  }
+}
+
+void PipelinedLoad::prefetch(Codegen& cg) {
+  const ir::Block& body = loop_.forOp_.region(0);
+  loop_.atIteration(cg, c_, false, cg.reg(body.arg(0)), loop_.stages_ - 1,
+                    [&](Reg valid) { copy(cg, writeBase_, valid); });
+}
+
+std::vector<Reg> PipelinedLoad::read(Codegen& cg, const ir::Op& convert) {
+  if (&convert != c_.convert) codegenBug(convert, "a pipelined load read by another op");
+  return readSharedTile(cg, convert, plan_, readBase_, c_.load->result(0)->type.elem, *convert.result(0)->type.layout);
+}
+
+// ---------------------------------------------------------------- the loop
+
+LoopPipeline::LoopPipeline(Codegen& cg, const ir::Op& forOp, const LoopCounter& counter, LoopLoads loads, int stages)
+    : cg_(cg), forOp_(forOp), counter_(counter), loads_(std::move(loads)), stages_(stages) {}
+
+LoopPipeline::~LoopPipeline() {
+  for (const auto& p : pipelined_) cg_.setPipelined(p->c_.load, nullptr);
+}
+
+std::unique_ptr<LoopPipeline> LoopPipeline::create(Codegen& cg, const ir::Op& forOp, const LoopCounter& counter) {
+  int stages = pipelineStages(forOp, cg.numStages);
+  if (stages < 2 || cg.e.target().sm < 80) return nullptr;
+  LoopLoads loads = findPipelineLoads(forOp);
+  if (loads.loads.empty() || !wordSized(counter.type)) return nullptr;
+  for (const Advancing& a : loads.advancing)
+    if (!wordSized(a.step->type.elem) || (!a.pointer && !wordSized(a.arg->type.elem))) return nullptr;
+
+  struct Planned {
+    PipelineCandidate c;
+    ScratchPlan plan;
+    int32_t vec;
+    int64_t slotBytes;
+  };
+  std::vector<Planned> planned;
+  for (const PipelineCandidate& c : loads.loads) {
+    const ir::Value* res = c.load->result(0);
+    const LinearLayout& from = *res->type.layout;
+    const int bytes = memBytes(res->type.elem);
+    UniqueRegisters src = uniqueRegisters(from), dst = uniqueRegisters(*c.convert->result(0)->type.layout);
+    // cp.async copies what each register holds; a layout that repeats elements in registers would copy
+    // them twice, so those loads stay as they are.
+    bool distinct = src.original.size() == size_t(Codegen::numRegs(res->type));
+    for (size_t i = 0; distinct && i < src.original.size(); ++i) distinct = src.original[i] == int32_t(i);
+    if (!distinct) continue;
+    ScratchPlan plan = planScratch(src.compact, dst.compact, bytes);
+    const ir::Value* mask = c.load->numOperands() > 1 ? c.load->operand(1) : nullptr;
+    AccessPlan access = planAccess(cg, c.load->operand(0), mask, from);
+    int32_t vec = std::min<int32_t>(plan.storeVec, int32_t(access.vec));
+    while (vec * bytes > 16) vec /= 2;
+    if (vec * bytes < 4) continue;  // cp.async moves 4, 8 or 16 bytes
+    const int64_t tileBytes = src.compact.totalOutSize() * bytes;
+    planned.push_back(Planned{c, std::move(plan), vec, (tileBytes + 127) / 128 * 128});
+  }
+  if (planned.empty()) return nullptr;
+  int64_t perStage = 0;
+  for (const Planned& p : planned) perStage += p.slotBytes;
+  // Fewer stages when the slots do not fit beside what is already reserved (and a little scratch).
+  const int64_t room = maxSharedPerBlock(cg.e.target()) - cg.reservedShared() - 16 * 1024;
+  while (stages > 2 && perStage * stages > room) --stages;
+  if (perStage * stages > room) return nullptr;
+
+  auto pipeline = std::unique_ptr<LoopPipeline>(new LoopPipeline(cg, forOp, counter, std::move(loads), stages));
+  pipeline->reservedBytes_ = perStage * stages;
+  int64_t at = cg.reserveShared(pipeline->reservedBytes_);
+  for (Planned& p : planned) {
+    pipeline->pipelined_.push_back(
+        std::make_unique<PipelinedLoad>(*pipeline, p.c, std::move(p.plan), p.vec, p.slotBytes, at));
+    at += p.slotBytes * stages;
+    cg.setPipelined(p.c.load, pipeline->pipelined_.back().get());
+  }
+  return pipeline;
+}
+
+Reg LoopPipeline::advance(Codegen& cg, Reg base, const ir::Value* step, ir::Scalar type, int64_t times, int elemBytes) {
+  ptx::Entry& e = cg.e;
+  const bool wide = ir::bitWidth(step->type.elem) == 64;
+  Reg by = e.reg(wide ? RegClass::B64 : RegClass::B32);
+  e.inst(wide ? "mul.lo.s64" : "mul.lo.s32", {by, uniformRegister(cg, step), times});
+  Reg out = e.reg(base.cls);
+  if (elemBytes > 0) {
+    ptx::selectPtrAdd(e, step->type.elem, elemBytes, out, base, by);
+  } else {
+    if (ir::bitWidth(type) != ir::bitWidth(step->type.elem))
+      throw InternalError(forOp_.loc, "pipeline: an advancing value and its step differ in width");
+    e.inst(ir::bitWidth(type) == 64 ? "add.s64" : "add.s32", {out, base, by});
+  }
+  return out;
+}
+
+template <class F>
+void LoopPipeline::atIteration(Codegen& cg, const PipelineCandidate& c, bool fromInits, Reg ivBase, int64_t ahead,
+                               F&& use) {
+  ptx::Entry& e = cg.e;
+  const ir::Block& body = forOp_.region(0);
+  std::vector<Codegen::Binding> saved{cg.binding(body.arg(0))};
+  for (const Advancing& a : loads_.advancing) saved.push_back(cg.binding(a.arg));
+  for (const ir::Op* op : c.slice)
+    for (const auto& r : op->results) saved.push_back(cg.binding(r.get()));
+
+  // The induction variable `ahead` steps on, and whether that iteration runs (and did not wrap).
+  const bool wide = ir::bitWidth(counter_.type) == 64;
+  Reg iv = ivBase;
+  if (ahead > 0) {
+    Reg by = e.reg(iv.cls);
+    iv = e.reg(iv.cls);
+    e.inst(wide ? "mul.lo.s64" : "mul.lo.s32", {by, counter_.step, ahead});
+    e.inst(wide ? "add.s64" : "add.s32", {iv, ivBase, by});
+  }
+  Reg valid = e.reg(RegClass::Pred);
+  e.inst("setp.lt" + counter_.cmpType, {valid, iv, counter_.ub});
+  if (ahead > 0) {
+    Reg noWrap = e.reg(RegClass::Pred);
+    e.inst("setp.gt.and" + counter_.cmpType, {noWrap, iv, ivBase, valid});
+    valid = noWrap;
+  }
+
+  std::vector<Codegen::Binding> moved;
+  for (const Advancing& a : loads_.advancing) {
+    const ir::Value* from = fromInits ? forOp_.operand(3 + (a.arg->index - 1)) : a.arg;
+    Codegen::Binding b = cg.binding(from);
+    b.value = a.arg;
+    if (ahead > 0) {
+      const int elemBytes = a.pointer ? memBytes(a.arg->type.pointee) : 0;
+      if (b.tile) {
+        b.tile->base = advance(cg, b.tile->base, a.step, a.arg->type.elem, ahead, elemBytes);
+      } else if (b.regs) {
+        for (Reg& r : *b.regs) r = advance(cg, r, a.step, a.arg->type.elem, ahead, elemBytes);
+      } else {
+        codegenBug(forOp_, "an advancing loop value is not lowered");
+      }
+    }
+    moved.push_back(std::move(b));
+  }
+  cg.bind(body.arg(0), {iv});
+  for (const Codegen::Binding& b : moved) cg.restore(b);
+  for (const ir::Op* op : c.slice) cg.lowerOp(*op);
+  use(valid);
+  for (const Codegen::Binding& b : saved) cg.restore(b);
+}
+
+void LoopPipeline::prologue(Codegen& cg) {
+  ptx::Entry& e = cg.e;
+  e.comment("software pipeline: " + std::to_string(pipelined_.size()) + " loads, " + std::to_string(stages_) +
+            " stages");
+  slot_ = e.reg(RegClass::B32);
+  e.inst("mov.b32", {slot_, 0});
+  for (int s = 0; s + 1 < stages_; ++s) {
+    for (const auto& p : pipelined_)
+      atIteration(cg, p->c_, true, counter_.lb, s,
+                  [&](Reg valid) { p->copy(cg, sharedAt(cg, p->offset_ + s * p->slotBytes_), valid); });
+    ptx::cpAsyncCommit(e);
+  }
+}
+
+void LoopPipeline::beginIteration(Codegen& cg) {
+  ptx::Entry& e = cg.e;
+  ptx::cpAsyncWait(e, stages_ - 2);
+  cg.barrier();
+  Reg isFirst = e.reg(RegClass::Pred), before = e.reg(RegClass::B32), previous = e.reg(RegClass::B32);
+  e.inst("setp.eq.u32", {isFirst, slot_, 0});
+  e.inst("sub.u32", {before, slot_, 1});
+  e.inst("selp.b32", {previous, stages_ - 1, before, isFirst});
+  for (const auto& p : pipelined_) {
+    Reg slot0 = sharedAt(cg, p->offset_);
+    p->readBase_ = e.reg(RegClass::B32);
+    p->writeBase_ = e.reg(RegClass::B32);
+    e.inst("mad.lo.u32", {p->readBase_, slot_, p->slotBytes_, slot0});
+    e.inst("mad.lo.u32", {p->writeBase_, previous, p->slotBytes_, slot0});
+  }
+}
+
+void LoopPipeline::endIteration(Codegen& cg) {
+  ptx::Entry& e = cg.e;
+  ptx::cpAsyncCommit(e);
+  Reg next = e.reg(RegClass::B32), wraps = e.reg(RegClass::Pred);
+  e.inst("add.u32", {next, slot_, 1});
+  e.inst("setp.eq.u32", {wraps, next, stages_});
+  e.inst("selp.b32", {slot_, 0, next, wraps});
+}
+
+void LoopPipeline::finish(Codegen& cg) {
+  ptx::cpAsyncWait(cg.e, 0);
+  cg.barrier();
+  cg.releaseShared(reservedBytes_);
+  for (const auto& p : pipelined_) cg.setPipelined(p->c_.load, nullptr);
+}
+
+}  // namespace kiln::lower

@@ -1,0 +1,176 @@
+// Which loads of a `for` loop the software pipeliner takes (lower/pipeline.h): a pure walk over the GPU IR.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <functional>
+#include <set>
+
+#include "lower/dot_layouts.h"
+#include "lower/pipeline.h"
+
+namespace kiln::lower {
+
+using ir::Opcode;
+
+namespace {
+
+// Ops a load's address and mask may be computed with, to be lowered again for a later iteration: pure
+// and cheap. Loads, stores, dots, reductions, conversions and control flow are not.
+bool recomputable(Opcode op) {
+  switch (op) {
+    case Opcode::Constant: case Opcode::Cast: case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub:
+    case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+    case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max: case Opcode::UMulHi:
+    case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Cmp: case Opcode::Select:
+    case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
+    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::PtrAdd:
+      return true;
+    case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
+    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil:
+    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot: case Opcode::For: case Opcode::If:
+    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return: case Opcode::Assert:
+    case Opcode::ConvertLayout:
+      return false;
+  }
+  return false;
+}
+
+constexpr size_t kMaxSliceOps = 64;  // a longer address computation is not worth lowering twice
+
+// Whether `v` is defined inside `body` (as an argument or by an op at any depth below it).
+bool inside(const ir::Value* v, const ir::Block& body) {
+  const ir::Block* b = v->def ? v->def->parent : v->owner;
+  while (b) {
+    if (b == &body) return true;
+    b = b->parentOp ? b->parentOp->parent : nullptr;
+  }
+  return false;
+}
+
+// The same value in every element: a scalar, a splat or a constant.
+bool uniform(const ir::Value* v) {
+  return !v->type.isTensor() || (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Constant));
+}
+
+bool isZero(const ir::Value* v) {
+  const ir::Op* d = v->def;
+  if (d && d->opcode == Opcode::Splat) d = d->operand(0)->def;
+  if (!d || d->opcode != Opcode::Constant) return false;
+  const ir::AttrValue* a = d->findAttr("value");
+  if (!a) return false;
+  if (const int64_t* i = std::get_if<int64_t>(a)) return *i == 0;
+  if (const double* f = std::get_if<double>(a)) return *f == 0.0 && !std::signbit(*f);
+  return false;
+}
+
+void countUses(const ir::Block& b, const ir::Value* v, std::vector<const ir::Op*>& users) {
+  for (const auto& op : b.ops) {
+    if (std::count(op->operands.begin(), op->operands.end(), v)) users.push_back(op.get());
+    for (const auto& r : op->regions) countUses(*r, v, users);
+  }
+}
+
+// The advancing description of body argument `k + 1`, when the body yields it advanced.
+std::optional<Advancing> advancingArg(const ir::Block& body, const ir::Op& yield, unsigned k) {
+  const ir::Value* arg = body.arg(k + 1);
+  const ir::Value* y = yield.operand(k);
+  const ir::Op* d = y->def;
+  if (!d || d->parent != &body || d->operand(0) != arg) return std::nullopt;
+  if (d->opcode != Opcode::PtrAdd && d->opcode != Opcode::Add) return std::nullopt;
+  const ir::Value* step = d->operand(1);
+  if (inside(step, body) || !uniform(step) || !ir::isInt(step->type.elem) || step->type.elem == ir::Scalar::I1)
+    return std::nullopt;
+  if (d->opcode == Opcode::Add && (!ir::isInt(arg->type.elem) || arg->type.isPtr())) return std::nullopt;
+  return Advancing{arg, step, d->opcode == Opcode::PtrAdd};
+}
+
+}  // namespace
+
+int pipelineStages(const ir::Op& forOp, int defaultStages) {
+  return int(forOp.intAttrOr("num_stages", defaultStages));
+}
+
+int64_t maxSharedPerBlock(const ptx::Target& target) {
+  if (target.sm >= 90) return 227 * 1024;
+  if (target.sm == 80 || target.sm == 87) return 163 * 1024;
+  if (target.sm >= 86) return 99 * 1024;
+  return 48 * 1024;
+}
+
+LoopLoads findPipelineLoads(const ir::Op& forOp) {
+  LoopLoads out;
+  if (forOp.opcode != Opcode::For || forOp.regions.empty()) return out;
+  const ir::Block& body = forOp.region(0);
+  const ir::Op* yield = body.terminator();
+  if (!yield || yield->opcode != Opcode::Yield || body.numArgs() != yield->numOperands() + 1) return out;
+
+  for (const auto& opPtr : body.ops) {
+    const ir::Op& load = *opPtr;
+    if (load.opcode != Opcode::Load || !load.result(0)->type.isTensor()) continue;
+    const ir::Value* res = load.result(0);
+    if (res->type.elem == ir::Scalar::I1 || ir::bitWidth(res->type.elem) > 32) continue;
+    if (load.numOperands() > 2 && !isZero(load.operand(2))) continue;
+    std::vector<const ir::Op*> users;
+    countUses(body, res, users);
+    if (users.size() != 1 || users[0]->opcode != Opcode::ConvertLayout || users[0]->parent != &body) continue;
+    const ir::Op* convert = users[0];
+    std::vector<const ir::Op*> dots;
+    countUses(body, convert->result(0), dots);
+    bool feedsDot = !dots.empty();
+    for (const ir::Op* u : dots)
+      feedsDot = feedsDot && u->opcode == Opcode::Dot && u->operand(2) != convert->result(0);
+    if (!feedsDot) continue;
+
+    // The backward slice of the pointer and the mask inside the body.
+    std::set<const ir::Op*> slice;
+    std::vector<Advancing> advancing;
+    bool ok = true, readsIv = false;
+    std::function<void(const ir::Value*)> visit = [&](const ir::Value* v) {
+      if (!ok || !inside(v, body)) return;
+      if (v == body.arg(0)) {
+        readsIv = true;
+        return;
+      }
+      if (v->isBlockArg()) {
+        if (v->owner != &body) {
+          ok = false;
+          return;
+        }
+        std::optional<Advancing> a = advancingArg(body, *yield, v->index - 1);
+        if (!a) ok = false;
+        else if (std::none_of(advancing.begin(), advancing.end(), [&](const Advancing& x) { return x.arg == v; }))
+          advancing.push_back(*a);
+        return;
+      }
+      const ir::Op* d = v->def;
+      if (d->parent != &body || !recomputable(d->opcode)) {
+        ok = false;
+        return;
+      }
+      if (!slice.insert(d).second) return;
+      if (slice.size() > kMaxSliceOps) {
+        ok = false;
+        return;
+      }
+      for (const ir::Value* o : d->operands) visit(o);
+    };
+    visit(load.operand(0));
+    if (load.numOperands() > 1) visit(load.operand(1));
+    if (!ok) continue;
+
+    PipelineCandidate c;
+    c.load = &load;
+    c.convert = convert;
+    for (const auto& op : body.ops)
+      if (slice.count(op.get())) c.slice.push_back(op.get());
+    out.loads.push_back(std::move(c));
+    out.readsInductionVariable = out.readsInductionVariable || readsIv;
+    for (const Advancing& a : advancing)
+      if (std::none_of(out.advancing.begin(), out.advancing.end(), [&](const Advancing& x) { return x.arg == a.arg; }))
+        out.advancing.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace kiln::lower
