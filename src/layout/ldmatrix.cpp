@@ -42,13 +42,28 @@ LinearLayout ldmatrixRowAddresses(int numMatrices, int elemBits) {
   return l.transposeOuts(kMatrixDims);
 }
 
-std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearLayout& shared, int elemBits) {
+namespace {
+int numIndex(int numMatrices) { return numMatrices == 4 ? 2 : numMatrices == 2 ? 1 : 0; }
+}  // namespace
+
+LdmatrixPlanner::LdmatrixPlanner(int elemBits) : elemBits_(elemBits) {
   checkArgs(1, elemBits);
-  if (!regs.hasInDim(kRegister) || !regs.hasInDim(kLane) || regs.getInDimSize(kLane) != 32) return std::nullopt;
-  L offsets = sharedOffsets(regs, shared);  // (register, lane, warp) -> offset
+  for (int num : {1, 2, 4}) {
+    for (bool trans : {false, true}) {
+      // .trans exists for 16-bit elements only; its slot stays empty otherwise.
+      invertedTiles_.push_back(trans && elemBits != 16 ? L() : ldmatrixTile(num, elemBits, trans).invert());
+    }
+    rowAddresses_.push_back(ldmatrixRowAddresses(num, elemBits));
+  }
+}
+
+std::optional<LdmatrixPlan> LdmatrixPlanner::plan(const LinearLayout& offsets) const {
+  // offsets has the register layout's in dims: (register, lane, warp) -> offset.
+  if (!offsets.hasInDim(kRegister) || !offsets.hasInDim(kLane) || offsets.getInDimSize(kLane) != 32)
+    return std::nullopt;
   const std::vector<Basis>& regBases = offsets.ins()[offsets.inDimIndex(kRegister)].bases;
-  int rowBits = std::countr_zero(unsigned(128 / elemBits));
-  int perRegBits = std::countr_zero(unsigned(32 / elemBits));
+  int rowBits = std::countr_zero(unsigned(128 / elemBits_));
+  int perRegBits = std::countr_zero(unsigned(32 / elemBits_));
   auto aligned = [&](const Basis& b) { return (b[0] & ((1 << rowBits) - 1)) == 0; };
   for (int num : {4, 2, 1}) {
     int consumed = perRegBits + std::countr_zero(unsigned(num));
@@ -57,14 +72,16 @@ std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearL
     std::vector<Basis> first(regBases.begin(), regBases.begin() + consumed);
     L instr({InDim{std::string(kRegister), first}, offsets.ins()[offsets.inDimIndex(kLane)]}, offsets.outs());
     for (bool trans : {false, true}) {
-      if (trans && elemBits != 16) continue;
-      L rowsToOffsets = ldmatrixTile(num, elemBits, trans).invert().compose(instr);  // (matrix,row,col) -> offset
+      if (trans && elemBits_ != 16) continue;
+      // (matrix, row, col) -> offset
+      L rowsToOffsets = invertedTiles_[size_t(numIndex(num) * 2 + trans)].compose(instr);
       bool ok = true;
       for (int b = 0; b < rowBits; ++b) ok = ok && rowsToOffsets.basis(kCol, b) == Basis{int32_t(1) << b};
       for (std::string_view d : {kMatrix, kRow})
         for (const Basis& b : rowsToOffsets.ins()[rowsToOffsets.inDimIndex(d)].bases) ok = ok && aligned(b);
+      if (!ok) continue;
       std::vector<InDim> ins{{std::string(kRegister), {regBases.begin() + consumed, regBases.end()}}};
-      ins.push_back(ldmatrixRowAddresses(num, elemBits).compose(rowsToOffsets).ins()[0]);
+      ins.push_back(rowAddresses_[size_t(numIndex(num))].compose(rowsToOffsets).ins()[0]);
       for (const InDim& d : offsets.ins())
         if (d.name != kRegister && d.name != kLane) ins.push_back(d);
       for (const InDim& d : ins)
@@ -74,6 +91,12 @@ std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearL
     }
   }
   return std::nullopt;
+}
+
+std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearLayout& shared, int elemBits) {
+  checkArgs(1, elemBits);
+  if (!regs.hasInDim(kRegister) || !regs.hasInDim(kLane) || regs.getInDimSize(kLane) != 32) return std::nullopt;
+  return LdmatrixPlanner(elemBits).plan(sharedOffsets(regs, shared));
 }
 
 }  // namespace kiln::layout

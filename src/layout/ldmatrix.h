@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "layout/linear_layout.h"
 
@@ -35,5 +36,18 @@ struct LdmatrixPlan {
 // x4/x2/x1, plain before .trans; nullopt when the lanes' fragments do not sit in 16-byte rows of shared
 // memory. Lanes must number 32.
 std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearLayout& shared, int elemBits);
+
+// planLdmatrix for many shared layouts (a scratch-layout search): the inverted ldmatrix tiles and the
+// row-address layouts are built once, and plan() takes offsets = sharedOffsets(regs, shared).
+class LdmatrixPlanner {
+ public:
+  explicit LdmatrixPlanner(int elemBits);
+  std::optional<LdmatrixPlan> plan(const LinearLayout& offsets) const;
+
+ private:
+  int elemBits_;
+  // Index numIndex(num) * 2 + trans: (matrix, row, col) -> (register, lane), and lane -> (matrix, row, col).
+  std::vector<LinearLayout> invertedTiles_, rowAddresses_;
+};
 
 }  // namespace kiln::layout

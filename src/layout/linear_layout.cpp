@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <set>
 
 #include "layout/gf2.h"
 
@@ -27,32 +26,36 @@ int32_t DimMasks::get(std::string_view dim) const {
 static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 static int log2Of(int64_t v) { return std::countr_zero(uint64_t(v)); }
 
+// Every constructor runs this, so the common (valid) path allocates nothing: messages are built only on
+// failure, and names are checked for repeats by a scan (layouts have a handful of dims).
 std::string LinearLayout::validate(const std::vector<InDim>& ins, const std::vector<OutDim>& outs) {
-  std::set<std::string_view> seen;
   int outBits = 0, inBits = 0;
-  for (const OutDim& o : outs) {
+  for (size_t j = 0; j < outs.size(); ++j) {
+    const OutDim& o = outs[j];
     if (o.name.empty()) return "an output dimension has an empty name";
-    if (!seen.insert(o.name).second) return "output dimension '" + o.name + "' appears twice";
+    for (size_t k = 0; k < j; ++k)
+      if (outs[k].name == o.name) return "output dimension '" + o.name + "' appears twice";
     if (!isPow2(o.size) || o.size > (1 << 30))
       return "output dimension '" + o.name + "' has size " + std::to_string(o.size) +
              ", not a power of two in [1, 2^30]";
     outBits += log2Of(o.size);
   }
-  seen.clear();
-  for (const InDim& d : ins) {
+  for (size_t k = 0; k < ins.size(); ++k) {
+    const InDim& d = ins[k];
     if (d.name.empty()) return "an input dimension has an empty name";
-    if (!seen.insert(d.name).second) return "input dimension '" + d.name + "' appears twice";
+    for (size_t m = 0; m < k; ++m)
+      if (ins[m].name == d.name) return "input dimension '" + d.name + "' appears twice";
     if (d.bases.size() > 30) return "input dimension '" + d.name + "' has more than 30 bits";
     inBits += int(d.bases.size());
     for (size_t i = 0; i < d.bases.size(); ++i) {
       const Basis& b = d.bases[i];
-      std::string where = "basis " + std::to_string(i) + " of '" + d.name + "'";
+      auto where = [&] { return "basis " + std::to_string(i) + " of '" + d.name + "'"; };
       if (b.size() != outs.size())
-        return where + " has " + std::to_string(b.size()) + " coordinates, expected " +
+        return where() + " has " + std::to_string(b.size()) + " coordinates, expected " +
                std::to_string(outs.size());
       for (size_t j = 0; j < b.size(); ++j)
         if (b[j] < 0 || b[j] >= outs[j].size)
-          return where + " has coordinate " + std::to_string(b[j]) + " outside '" + outs[j].name +
+          return where() + " has coordinate " + std::to_string(b[j]) + " outside '" + outs[j].name +
                  "' of size " + std::to_string(outs[j].size);
     }
   }

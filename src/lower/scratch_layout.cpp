@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "layout/conversions.h"
@@ -16,6 +18,26 @@
 namespace kiln::lower {
 
 using layout::LinearLayout;
+
+namespace {
+
+// Wavefronts of one phase: lanes p0 .. p0 + lanesPerPhase - 1 access (ro ^ laneOffset[l]) * elemBytes.
+int64_t phaseWavefronts(const std::array<int64_t, 32>& laneOffset, int64_t ro, int p0, int lanesPerPhase,
+                        int elemBytes, int64_t accessBytes, std::vector<int64_t>& words) {
+  words.clear();
+  for (int l = p0; l < p0 + lanesPerPhase; ++l) {
+    int64_t a = (ro ^ laneOffset[size_t(l)]) * elemBytes;
+    for (int64_t w = a / 4; w <= (a + accessBytes - 1) / 4; ++w) words.push_back(w);
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::array<int, 32> perBank{};
+  int worst = 0;
+  for (int64_t w : words) worst = std::max(worst, ++perBank[size_t(w & 31)]);
+  return worst;
+}
+
+}  // namespace
 
 int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes, int lanes) {
   int32_t numRegs = offsets.hasInDim(layout::kRegister) ? offsets.getInDimSize(layout::kRegister) : 1;
@@ -28,22 +50,34 @@ int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes
   }
   const int64_t accessBytes = int64_t(vec) * elemBytes;
   const int lanesPerPhase = accessBytes <= 4 ? 32 : int(128 / accessBytes);
+  // Lane p0 + i of a phase (p0 a multiple of lanesPerPhase) accesses t ^ laneOffset[i], t = ro ^
+  // laneOffset[p0]. When vec, elemBytes and so accessBytes are powers of two and t and every
+  // laneOffset[i] are multiples of vec, every access is aligned: its 32-bit words are (word of t) XOR
+  // (the words of lane i at t = 0), and XOR by a constant permutes words and banks alike, so such a phase
+  // takes exactly the wavefronts of t = 0. That is most phases of a layout conversion; others are counted.
+  const bool pow2 = std::has_single_bit(uint32_t(vec)) && std::has_single_bit(uint32_t(elemBytes));
+  bool lanesAligned = pow2;
+  for (int i = 0; i < lanesPerPhase && lanesAligned; ++i) lanesAligned = laneOffset[size_t(i)] % vec == 0;
+  int64_t alignedPhase = -1;  // the wavefronts of an aligned phase, once counted
+  std::vector<int64_t> regColumn;  // the register bases along the offset
+  if (offsets.hasInDim(layout::kRegister))
+    for (const layout::Basis& b : offsets.ins()[size_t(offsets.inDimIndex(layout::kRegister))].bases)
+      regColumn.push_back(b[0]);
   int64_t total = 0;
   std::vector<int64_t> words;
   for (int32_t c = 0; c < numRegs; c += vec) {
-    int64_t ro = registerPart(offsets, c, 0);
+    int64_t ro = 0;  // registerPart(offsets, c, 0)
+    for (size_t b = 0; b < regColumn.size(); ++b)
+      if (c >> b & 1) ro ^= regColumn[b];
     for (int p0 = 0; p0 < lanes; p0 += lanesPerPhase) {
-      words.clear();
-      for (int l = p0; l < p0 + lanesPerPhase; ++l) {
-        int64_t a = (ro ^ laneOffset[size_t(l)]) * elemBytes;
-        for (int64_t w = a / 4; w <= (a + accessBytes - 1) / 4; ++w) words.push_back(w);
+      int64_t t = ro ^ laneOffset[size_t(p0)];
+      if (lanesAligned && t % vec == 0) {
+        if (alignedPhase < 0)
+          alignedPhase = phaseWavefronts(laneOffset, 0, 0, lanesPerPhase, elemBytes, accessBytes, words);
+        total += alignedPhase;
+      } else {
+        total += phaseWavefronts(laneOffset, ro, p0, lanesPerPhase, elemBytes, accessBytes, words);
       }
-      std::sort(words.begin(), words.end());
-      words.erase(std::unique(words.begin(), words.end()), words.end());
-      std::array<int, 32> perBank{};
-      int worst = 0;
-      for (int64_t w : words) worst = std::max(worst, ++perBank[size_t(w & 31)]);
-      total += worst;
     }
   }
   return total;
@@ -93,19 +127,28 @@ LinearLayout divideOuts(const LinearLayout& l, int32_t d) {
 
 int32_t numRegisters(const LinearLayout& l) { return l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1; }
 
-Scored score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst, int elemBytes) {
+// The widest ld/st.shared vector of the accesses `offsets` describes: sharedVectorWidth without
+// computing the offsets again.
+int32_t vectorWidth(const LinearLayout& offsets) {
+  if (!offsets.hasInDim(layout::kRegister) || !offsets.hasOutDim(layout::kOffset)) return 1;
+  return offsets.getNumConsecutiveInOut(layout::kRegister, layout::kOffset);
+}
+
+// `ldmatrix` is null for element sizes ldmatrix cannot load.
+Scored score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst, int elemBytes,
+             const layout::LdmatrixPlanner* ldmatrix) {
   Scored s;
   s.plan.shared = shared;
   s.plan.storeOffsets = layout::sharedOffsets(src, shared);
   s.plan.loadOffsets = layout::sharedOffsets(dst, shared);
   const int32_t maxVec = std::max(1, 16 / elemBytes);
-  s.plan.storeVec = std::min(maxVec, layout::sharedVectorWidth(src, shared));
-  s.plan.loadVec = std::min(maxVec, layout::sharedVectorWidth(dst, shared));
+  s.plan.storeVec = std::min(maxVec, vectorWidth(s.plan.storeOffsets));
+  s.plan.loadVec = std::min(maxVec, vectorWidth(s.plan.loadOffsets));
   int64_t store = sharedWavefronts(s.plan.storeOffsets, s.plan.storeVec, elemBytes);
   int64_t load = sharedWavefronts(s.plan.loadOffsets, s.plan.loadVec, elemBytes);
   int64_t loadInstructions = numRegisters(dst) / s.plan.loadVec;
-  if (elemBytes == 2 || elemBytes == 4) {
-    if (std::optional<layout::LdmatrixPlan> lm = layout::planLdmatrix(dst, shared, elemBytes * 8)) {
+  if (ldmatrix) {
+    if (std::optional<layout::LdmatrixPlan> lm = ldmatrix->plan(s.plan.loadOffsets)) {
       // Row addresses are multiples of 16 bytes: count them in 16-byte units, 8 lanes per matrix.
       int64_t w = sharedWavefronts(divideOuts(lm->rowOffsets, 16 / elemBytes), 1, 16, 8 * lm->numMatrices);
       int64_t instructions = numRegisters(dst) / lm->elemsPerInstr;
@@ -238,10 +281,15 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
           if (int64_t(vec) * maxPhase <= inner)
             candidates.push_back(layout::sharedSwizzled(shape, vec, perPhase, maxPhase, order));
   }
+  // Some swizzles coincide (a phase longer than the rows): the first of equal candidates wins anyway.
+  std::unordered_set<LinearLayout> seen;
+  std::optional<layout::LdmatrixPlanner> ldmatrix;
+  if (elemBytes == 2 || elemBytes == 4) ldmatrix.emplace(elemBytes * 8);
   Scored best;
   bool have = false;
   for (const LinearLayout& c : candidates) {
-    Scored s = score(c, srcUnique, dstUnique, elemBytes);
+    if (!seen.insert(c).second) continue;
+    Scored s = score(c, srcUnique, dstUnique, elemBytes, ldmatrix ? &*ldmatrix : nullptr);
     if (!have || s.plan.wavefronts < best.plan.wavefronts ||
         (s.plan.wavefronts == best.plan.wavefronts && s.instructions < best.instructions)) {
       best = std::move(s);

@@ -38,8 +38,7 @@ ElementOp elementOpOf(const ir::Op& op, ir::Scalar type);
 
 // dst = op(src...): registers of regClassOf(op.type), except Cmp's dst (Pred) and Select's src[0]
 // (Pred). dst may equal a source register. Throws CompileError (at op.loc) for what the GPU
-// cannot do yet (f64 transcendental functions; fp8 arithmetic below sm_89), InternalError for
-// ops the type rules forbid.
+// cannot do yet (fp8 arithmetic below sm_89), InternalError for ops the type rules forbid.
 void selectElementwise(Entry& e, const ElementOp& op, Reg dst, std::span<const Reg> src);
 
 // Numeric conversion (docs/semantics.md "Conversions"); rtz: round toward zero ("rtz" attribute).

@@ -228,11 +228,14 @@ def test_constexpr_values(value, text):
 def test_cache_reuse(backend):
     x = backend.asarray(np.arange(64, dtype=np.float32))
     out = backend.empty(64, np.float32)
+    # The backends share compiled kernels, so each uses num_warps of its own to start from a fresh key.
+    warps = {"numpy": 1, "torch-cpu": 2, "cuda": 8}[backend.name]
+    assert len({copy_nospec.specialization(x, out, n, 64) for n in (5, 17, 33, 64)}) == 1
     before = copy_nospec.cache_size
     for n in (5, 17, 33, 64):  # do_not_specialize: one key for every n
-        copy_nospec[(1,)](x, out, n, 64)
+        copy_nospec[(1,)](x, out, n, 64, num_warps=warps)
     assert copy_nospec.cache_size == before + 1
-    copy_nospec[(1,)](x, out, 64, 64, num_warps=2)  # launch options are part of the key
+    copy_nospec[(1,)](x, out, 64, 64, num_warps=warps, num_stages=2)  # launch options are part of the key
     assert copy_nospec.cache_size == before + 2
     np.testing.assert_array_equal(backend.numpy(out), np.arange(64, dtype=np.float32))
 
@@ -340,6 +343,7 @@ def test_dlpack_and_numpy_scalars():
     np.testing.assert_array_equal(out, x)
 
 
+@pytest.mark.skipif(HAS_CUDA, reason="with a GPU, warmup compiles for it and raises: the test below")
 def test_big_transpose_needs_more_shared_memory_than_a_gpu_has():
     k = transpose_big.warmup("*fp32:16", "*fp32:16", N=256, num_warps=8)
     assert k.dynamic_shared_bytes("sm_90a") > 227 * 1024

@@ -200,8 +200,6 @@ inline void CtaSim::exec(const Inst& in) {
       else if (op == "abs") set(t, d, src(1) & mask(w - 1));
       else if (op == "max" || op == "min") out(floatMinMax(op == "max", has("NaN"), F(1), F(2)));
       else if (op == "copysign") set(t, d, (src(2) & mask(w - 1)) | (src(1) & ~mask(w - 1) & mask(w)));
-      else if (op == "sqrt" && has("rn")) out(f32 ? double(std::sqrt(float(F(1)))) : std::sqrt(F(1)));
-      else if (op == "rcp" && has("rn")) out(f32 ? double(1.0f / float(F(1))) : 1.0 / F(1));
       else fail("float instruction not modelled");
       continue;
     }

@@ -1,0 +1,95 @@
+# Golden PTX of tl.dot (src/lower/lower_dot.cpp, src/ptx/warp.cpp): operands staged through shared
+# memory and read with ldmatrix (B transposed), mma.sync.aligned of the shape the dtype takes
+# (m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 int8), or plain fma for input_precision="ieee".
+# A 64x64x32 dot over 4 warps is 2x4 mma tiles per warp and K/k steps.
+#
+# RUN: kiln compile %s --kernel tile_dot --signature "*fp16:16, *fp16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=F16
+# RUN: kiln compile %s --kernel tile_dot --signature "*fp16:16, *fp16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOFMA
+# RUN: kiln compile %s --kernel tile_dot --signature "*bf16:16, *bf16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=BF16
+# RUN: kiln compile %s --kernel tile_dot --signature "*bf16:16, *bf16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=NOFMA
+# RUN: kiln compile %s --kernel tile_dot --signature "*fp32:16, *fp32:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=TF32
+# RUN: kiln compile %s --kernel tile_dot --signature "*fp32:16, *fp32:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOFMA
+# RUN: kiln compile %s --kernel tile_dot --signature "*i8:16, *i8:16, *i32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=I8
+# RUN: kiln compile %s --kernel tile_dot --signature "*i8:16, *i8:16, *i32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOFMA
+# RUN: kiln compile %s --kernel tile_dot --signature "*fp16:16, *fp16:16, *fp16:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=F16OUT
+# RUN: kiln compile %s --kernel tile_dot_ieee --signature "*fp32:16, *fp32:16, *fp32:16, 16, 16, 16" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=FMA
+
+# f16: A and B stored to shared memory as 16-byte vectors; A read by ldmatrix, B by ldmatrix .trans
+# (B is k-major in registers, mma wants it n-major); barriers around each staging.
+# F16:         .extern .shared .align 16 .b8 smem[];
+# F16:         // convert_layout through shared memory
+# F16:         st.shared.v4.b32
+# F16:         bar.sync 0;
+# F16-NOT:     ld.shared
+# F16:         ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%r{{[0-9]+}}];
+# F16-COUNT-3: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# F16-NOT:     ld.shared
+# F16:         bar.sync 0;
+# F16:         // convert_layout through shared memory
+# F16:         bar.sync 0;
+# F16-NOT:     ld.shared
+# F16-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# F16-NOT:     ld.shared
+# F16:         bar.sync 0;
+# F16:         // dot: mma.sync 2x4x2 tiles
+# F16-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}};
+# F16-NOT:     mma.sync
+# F16:         st.global.v4.f32
+
+# BF16:        .target sm_90a
+# BF16:        ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# BF16:        ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# BF16-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# BF16-NOT:    mma.sync
+
+# f32 operands (default input_precision "tf32"): rounded with cvt.rna.tf32.f32, k = 8 per mma.
+# TF32:        // dot: mma.sync 2x4x4 tiles
+# TF32:        cvt.rna.tf32.f32
+# TF32-COUNT-32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}};
+# TF32-NOT:    mma.sync
+
+# int8: k = 32 per mma, s32 accumulators that wrap (no .satfinite).
+# I8:          // dot: mma.sync 2x4x1 tiles
+# I8-COUNT-8:  mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+# I8-NOT:      mma.sync
+# I8-NOT:      satfinite
+# I8:          st.global.v4.b32
+
+# The mma paths never fall back to scalar fma.
+# NOFMA-NOT:   fma.rn.f32
+
+# f16 output: f32 accumulators rounded once to f16 after the mma.
+# F16OUT:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# F16OUT:      cvt.rn.f16.f32
+# F16OUT:      st.global.v4.b32
+
+# input_precision="ieee": exact f32 products, one fma per multiply-add and no tensor cores.
+# FMA:         // dot: 4 x 16 fma
+# FMA-NEXT:    fma.rn.f32
+# FMA-COUNT-63: fma.rn.f32
+# FMA-NOT:     mma.sync
+# FMA-NOT:     cvt.rna.tf32
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tile_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@triton.jit
+def tile_dot_ieee(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
