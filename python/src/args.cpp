@@ -1,7 +1,8 @@
 // Python objects -> kiln::LaunchArg: torch tensors (CUDA: device pointers; CPU: host buffers), NumPy
 // arrays, __cuda_array_interface__ objects, Python scalars and strings; anything else goes through
 // kiln._args.convert (DLPack, NumPy scalars, tl.constexpr). Tensors are read with the CPython API
-// so the per-launch cost stays a few attribute reads.
+// so the per-launch cost stays a few attribute reads: for plain torch.Tensor objects, direct calls of
+// torch's C getters (TensorAttr).
 #include "args.h"
 
 #include <cstring>
@@ -67,15 +68,71 @@ size_t extent(PyObject* shape, PyObject* strides, size_t itemsize) {
   return size_t(last) + itemsize;
 }
 
+// Where torch.Tensor's C implementation of one attribute is, or nothing (then it is read as usual).
+void findTensorAttr(PyTypeObject* type, TensorAttr& a) {
+  Py_CLEAR(a.descr);
+  a.get = nullptr;
+  a.closure = nullptr;
+  a.noargs = nullptr;
+  PyObject* d = _PyType_Lookup(type, a.name);  // borrowed; through the MRO (torch._C.TensorBase)
+  // The calls below skip the descriptor's own check that the object is of its type: checked here once.
+  if (!d || (Py_TYPE(d) != &PyGetSetDescr_Type && Py_TYPE(d) != &PyMethodDescr_Type) ||
+      !PyType_IsSubtype(type, PyDescr_TYPE(d)))
+    return;
+  if (!a.method && Py_TYPE(d) == &PyGetSetDescr_Type) {
+    PyGetSetDef* def = reinterpret_cast<PyGetSetDescrObject*>(d)->d_getset;
+    a.get = def->get;
+    a.closure = def->closure;
+  } else if (a.method && Py_TYPE(d) == &PyMethodDescr_Type) {
+    PyMethodDef* def = reinterpret_cast<PyMethodDescrObject*>(d)->d_method;
+    constexpr int kCallFlags = METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_O | METH_FASTCALL | METH_METHOD;
+    if ((def->ml_flags & kCallFlags) == METH_NOARGS) {
+      a.noargs = def->ml_meth;
+    } else {
+      Py_INCREF(d);
+      a.descr = d;
+    }
+  }
+}
+
+// Whether obj's attributes can be read through the TensorAttr accessors: it is a torch.Tensor (not a
+// subclass, which may override them) and the type has not been changed since they were found (a
+// monkeypatched torch.Tensor.data_ptr changes its version tag, and the accessors are found again).
+bool plainTensor(ModuleState& s, PyObject* obj) {
+  auto* type = reinterpret_cast<PyTypeObject*>(s.torchTensorType);
+  if (Py_TYPE(obj) != type || type->tp_version_tag == 0) return false;  // 0: no tag now (just modified)
+  if (type->tp_version_tag == s.tensorTypeVersion) return true;
+  for (TensorAttr* a : {&s.tensorDtype, &s.tensorDataPtr, &s.tensorGetDevice}) findTensorAttr(type, *a);
+  s.tensorTypeVersion = type->tp_version_tag;
+  return s.tensorTypeVersion != 0;
+}
+
+// A new reference to the attribute (or the method's result), or null with a Python error set.
+PyObject* readTensorAttr(const TensorAttr& a, PyObject* obj, bool plain) {
+  if (plain) {
+    if (a.get) return a.get(obj, a.closure);
+    if (a.noargs) return a.noargs(obj, nullptr);
+    if (a.descr) return PyObject_Vectorcall(a.descr, &obj, 1, nullptr);
+  }
+  return a.method ? PyObject_CallMethodNoArgs(obj, a.name) : PyObject_GetAttr(obj, a.name);
+}
+
 LaunchArg fromTorch(ModuleState& s, PyObject* obj, const ArgSite& site) {
-  py::object dtype = check(PyObject_GetAttr(obj, s.sDtype));
-  auto it = s.torchDtypes.find(dtype.ptr());
-  if (it == s.torchDtypes.end()) argError(site, "is a tensor of " + py::str(dtype).cast<std::string>() +
-                                                    ", which kiln kernels cannot take");
-  py::object ptr = check(PyObject_CallMethodNoArgs(obj, s.sDataPtr));
-  py::object dev = check(PyObject_CallMethodNoArgs(obj, s.sGetDevice));
+  const bool plain = plainTensor(s, obj);
+  py::object dtype = check(readTensorAttr(s.tensorDtype, obj, plain));
+  const char* dtypeName = nullptr;
+  for (const auto& [object, name] : s.torchDtypes)
+    if (object == dtype.ptr()) {
+      dtypeName = name;
+      break;
+    }
+  if (!dtypeName) argError(site, "is a tensor of " + py::str(dtype).cast<std::string>() +
+                                     ", which kiln kernels cannot take");
+  py::object ptr = check(readTensorAttr(s.tensorDataPtr, obj, plain));
+  py::object dev = check(readTensorAttr(s.tensorGetDevice, obj, plain));
   long device = PyLong_AsLong(dev.ptr());
-  LaunchArg a = LaunchArg::devicePointer(toAddress(ptr.ptr()), it->second, int(device));
+  if (device == -1 && PyErr_Occurred()) throw py::error_already_set();
+  LaunchArg a = LaunchArg::devicePointer(toAddress(ptr.ptr()), dtypeName, int(device));
   if (device >= 0) {
     a.what = "a CUDA tensor";
     return a;
@@ -129,6 +186,11 @@ ModuleState& state() {
     st->sDataPtr = PyUnicode_InternFromString("data_ptr");
     st->sGetDevice = PyUnicode_InternFromString("get_device");
     st->sDtype = PyUnicode_InternFromString("dtype");
+    st->tensorDtype.name = st->sDtype;
+    st->tensorDataPtr.name = st->sDataPtr;
+    st->tensorDataPtr.method = true;
+    st->tensorGetDevice.name = st->sGetDevice;
+    st->tensorGetDevice.method = true;
     st->sCai = PyUnicode_InternFromString("__cuda_array_interface__");
     st->sAi = PyUnicode_InternFromString("__array_interface__");
     return st;
@@ -145,11 +207,21 @@ void findTorch(ModuleState& s) {
   if (!py::hasattr(t, "Tensor") || !py::hasattr(t, "_C")) return;  // torch is still being imported
   py::object tensor = t.attr("Tensor");
   if (!PyType_Check(tensor.ptr())) return;
+  s.torchDtypes.clear();
   for (const DtypeName& d : kTorchDtypes)
-    if (py::hasattr(t, d.torch)) s.torchDtypes[py::object(t.attr(d.torch)).release().ptr()] = d.kiln;  // kept for good
+    if (py::hasattr(t, d.torch)) s.torchDtypes.emplace_back(py::object(t.attr(d.torch)).release().ptr(), d.kiln);  // kept for good
   try {
     py::object c = t.attr("_C");
-    if (py::hasattr(c, "_cuda_getCurrentRawStream")) s.currentRawStream = py::object(c.attr("_cuda_getCurrentRawStream")).release().ptr();
+    if (py::hasattr(c, "_cuda_getCurrentRawStream")) {
+      PyObject* f = py::object(c.attr("_cuda_getCurrentRawStream")).release().ptr();
+      s.currentRawStream = f;
+      // A builtin taking one argument (torch's THCPModule_getCurrentStream_raw): called directly.
+      if (PyCFunction_Check(f) && (PyCFunction_GET_FLAGS(f) & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_O |
+                                                               METH_FASTCALL | METH_METHOD)) == METH_O) {
+        s.currentRawStreamFn = PyCFunction_GET_FUNCTION(f);
+        s.currentRawStreamSelf = PyCFunction_GET_SELF(f);
+      }
+    }
   } catch (const py::error_already_set&) {
   }
   s.torchTensorType = tensor.release().ptr();
@@ -159,7 +231,8 @@ void* currentStream(int device) {
   ModuleState& s = state();
   if (!s.currentRawStream) return nullptr;
   py::object d = check(PyLong_FromLong(device));
-  py::object r = check(PyObject_CallOneArg(s.currentRawStream, d.ptr()));
+  py::object r = check(s.currentRawStreamFn ? s.currentRawStreamFn(s.currentRawStreamSelf, d.ptr())
+                                            : PyObject_CallOneArg(s.currentRawStream, d.ptr()));
   return reinterpret_cast<void*>(toAddress(r.ptr()));
 }
 
@@ -168,6 +241,8 @@ namespace {
 LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool allowFallback) {
   ModuleState& s = state();
   // Exact types first: they are what launches pass most.
+  if (s.torchTensorType && Py_TYPE(obj) == reinterpret_cast<PyTypeObject*>(s.torchTensorType))
+    return fromTorch(s, obj, site);
   if (PyBool_Check(obj)) return LaunchArg::boolean(obj == Py_True);
   if (PyLong_Check(obj)) {
     int overflow = 0;

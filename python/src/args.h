@@ -4,7 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "kiln/launcher.h"
@@ -12,6 +12,19 @@
 namespace kiln::python {
 
 namespace py = pybind11;
+
+// An attribute of torch.Tensor read through its C implementation: the getter of a getset descriptor
+// (`dtype`) or the function of a METH_NOARGS method (`data_ptr()`, `get_device()`), found once and
+// called without the attribute lookup and call machinery. Used for tensors of type exactly torch.Tensor
+// while the type is unchanged (its version tag); anything else reads the attribute the usual way.
+struct TensorAttr {
+  PyObject* name = nullptr;  // interned
+  bool method = false;       // call it (data_ptr()) rather than read it (dtype)
+  getter get = nullptr;      // a getset descriptor's getter, and its closure
+  void* closure = nullptr;
+  PyCFunction noargs = nullptr;  // a METH_NOARGS method's function
+  PyObject* descr = nullptr;     // the descriptor (a reference held): other kinds of method are called through it
+};
 
 // What the extension keeps for the life of the process: one kiln::Runtime (the driver and the cubin
 // cache) and what it learned about torch (its Tensor type, dtypes, current-stream getter). Created on
@@ -21,7 +34,11 @@ struct ModuleState {
   bool torchChecked = false;
   PyObject* torchTensorType = nullptr;  // torch.Tensor, once torch is imported
   PyObject* currentRawStream = nullptr;  // torch._C._cuda_getCurrentRawStream(device) -> int
-  std::unordered_map<PyObject*, const char*> torchDtypes;  // torch.float32 -> "fp32"
+  PyCFunction currentRawStreamFn = nullptr;  // its C function when it is a METH_O builtin, and its self
+  PyObject* currentRawStreamSelf = nullptr;
+  std::vector<std::pair<PyObject*, const char*>> torchDtypes;  // torch.float32 -> "fp32", commonest first
+  unsigned tensorTypeVersion = 0;  // torch.Tensor's tp_version_tag when the accessors below were found
+  TensorAttr tensorDtype, tensorDataPtr, tensorGetDevice;
   PyObject* ndarrayType = nullptr;     // numpy.ndarray, once numpy is imported
   PyObject* fallback = nullptr;        // kiln._args.convert: other objects (DLPack, numpy scalars, ...)
   // Interned attribute names.

@@ -5,6 +5,10 @@
 #include <pybind11/stl.h>
 #include <structmember.h>
 
+#include <algorithm>
+#include <memory>
+#include <span>
+#include <type_traits>
 #include <unordered_map>
 
 #include "args.h"
@@ -75,6 +79,43 @@ int optionInt(PyObject* v, const char* name) {
 
 class PyJit;
 
+// A vector with room for N elements inline: the per-launch arrays of a kernel with up to N parameters
+// take no heap allocation. Only for trivial element types (PyObject*, LaunchArg).
+template <class T, size_t N>
+class SmallVector {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
+ public:
+  SmallVector() = default;
+  SmallVector(const SmallVector&) = delete;
+  SmallVector& operator=(const SmallVector&) = delete;
+
+  void assign(size_t n, const T& value) {
+    if (n > N) {
+      heap_.assign(n, value);
+      data_ = heap_.data();
+    } else {
+      data_ = reinterpret_cast<T*>(inline_);
+      std::uninitialized_fill_n(data_, n, value);
+    }
+    size_ = n;
+  }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  size_t size() const { return size_; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  std::span<const T> span() const { return {data_, size_}; }
+
+ private:
+  alignas(T) unsigned char inline_[N * sizeof(T)];
+  std::vector<T> heap_;
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+constexpr size_t kInlineArgs = 16;
+
 // A call's keyword arguments: a dict, or (vectorcall) a tuple of names whose values follow the positionals.
 struct Keywords {
   PyObject* dict = nullptr;
@@ -95,7 +136,7 @@ struct Keywords {
 
 // The arguments of one call, bound to the kernel's parameters.
 struct Bound {
-  std::vector<PyObject*> values;  // borrowed, one per parameter
+  SmallVector<PyObject*, kInlineArgs> values;  // borrowed, one per parameter
   LaunchOptions options;
   py::object extra;  // a dict of launch-option keywords for the grid's meta dict; null when none
 };
@@ -147,21 +188,19 @@ class PyJit {
       const char* k = PyUnicode_AsUTF8AndSize(key, &len);
       if (!k) throw py::error_already_set();
       std::string_view name(k, size_t(len));
-      const bool option = isLaunchOption(name);
-      if (option) {
-        if (name == "num_warps") b.options.num_warps = optionInt(value, k);
-        else if (name == "num_stages") b.options.num_stages = optionInt(value, k);
-        else if (name == "num_ctas" && optionInt(value, k) != 1)
-          raiseArgumentError("kernel '" + fn_->name() + "': kiln launches one CTA per program (num_ctas=1)");
-        if (i == n) {
-          if (!b.extra) b.extra = py::dict();
-          b.extra[key] = value;
-        }
-      }
+      // The options kiln reads; they also bind a parameter of that name. Other options only matter
+      // when no parameter takes the name.
+      if (name == "num_warps") b.options.num_warps = optionInt(value, k);
+      else if (name == "num_stages") b.options.num_stages = optionInt(value, k);
+      else if (name == "num_ctas" && optionInt(value, k) != 1)
+        raiseArgumentError("kernel '" + fn_->name() + "': kiln launches one CTA per program (num_ctas=1)");
       if (i == n) {
-        if (option) return;
-        raiseArgumentError("kernel '" + fn_->name() + "' got an unexpected keyword argument '" + std::string(name) +
-                           "'");
+        if (!isLaunchOption(name))
+          raiseArgumentError("kernel '" + fn_->name() + "' got an unexpected keyword argument '" +
+                             std::string(name) + "'");
+        if (!b.extra) b.extra = py::dict();
+        b.extra[key] = value;
+        return;
       }
       if (b.values[i])
         raiseArgumentError("kernel '" + fn_->name() + "' got multiple values for argument '" + params[i].name + "'");
@@ -180,10 +219,11 @@ class PyJit {
   Grid grid(PyObject* g, const Bound& b) const {
     py::object holder;
     if (PyCallable_Check(g)) {
-      py::dict meta;
-      for (size_t i = 0; i < names_.size(); ++i) meta[names_[i]] = py::handle(b.values[i]);
-      if (b.extra)
-        for (auto item : py::reinterpret_borrow<py::dict>(b.extra)) meta[item.first] = item.second;
+      py::object meta = py::reinterpret_steal<py::object>(PyDict_New());
+      if (!meta) throw py::error_already_set();
+      for (size_t i = 0; i < names_.size(); ++i)
+        if (PyDict_SetItem(meta.ptr(), names_[i].ptr(), b.values[i]) < 0) throw py::error_already_set();
+      if (b.extra && PyDict_Update(meta.ptr(), b.extra.ptr()) < 0) throw py::error_already_set();
       holder = py::reinterpret_steal<py::object>(PyObject_CallOneArg(g, meta.ptr()));
       if (!holder) throw py::error_already_set();
       g = holder.ptr();
@@ -223,12 +263,12 @@ class PyJit {
     Bound b;
     b.options.interpret = interpret;
     bind(args, nargs, kw, b);
-    std::vector<LaunchArg> la;
+    SmallVector<LaunchArg, kInlineArgs> la;
     std::vector<py::object> keep;
     convert(b, la, keep);
     Grid gr = grid(g, b);
     std::shared_ptr<const CompiledKernel> used;
-    LaunchStatus s = fn_->launch(gr, la, b.options, &used);
+    LaunchStatus s = fn_->launch(gr, la.span(), b.options, &used);
     if (!s) raise(s);
     return compiledObject(used);
   }
@@ -237,12 +277,12 @@ class PyJit {
   py::object bindOnly(PyObject* g, PyObject* const* args, size_t nargs, const Keywords& kw) {
     Bound b;
     bind(args, nargs, kw, b);
-    std::vector<LaunchArg> la;
+    SmallVector<LaunchArg, kInlineArgs> la;
     std::vector<py::object> keep;
     convert(b, la, keep);
     grid(g, b);
     std::shared_ptr<const CompiledKernel> used;
-    LaunchStatus s = fn_->compile(la, b.options, false, &used);
+    LaunchStatus s = fn_->compile(la.span(), b.options, false, &used);
     if (!s) raise(s);
     return compiledObject(used);
   }
@@ -250,13 +290,13 @@ class PyJit {
   py::object warmup(PyObject* const* args, size_t nargs, const Keywords& kw, bool gpu) {
     Bound b;
     bind(args, nargs, kw, b);
-    std::vector<LaunchArg> la;
+    SmallVector<LaunchArg, kInlineArgs> la;
     std::vector<py::object> keep;
     convert(b, la, keep, /*signatureStrings=*/true);
     for (const LaunchArg& a : la)
       if (a.kind == LaunchArg::Kind::Pointer && !a.host && a.device >= 0) b.options.device = a.device;
     std::shared_ptr<const CompiledKernel> out;
-    LaunchStatus s = fn_->compile(la, b.options, gpu, &out);
+    LaunchStatus s = fn_->compile(la.span(), b.options, gpu, &out);
     if (!s) raise(s);
     return compiledObject(out);
   }
@@ -264,10 +304,10 @@ class PyJit {
   std::string signature(PyObject* const* args, size_t nargs, const Keywords& kw) {
     Bound b;
     bind(args, nargs, kw, b);
-    std::vector<LaunchArg> la;
+    SmallVector<LaunchArg, kInlineArgs> la;
     std::vector<py::object> keep;
     convert(b, la, keep, true);
-    Result<std::string> sig = fn_->signature(la);
+    Result<std::string> sig = fn_->signature(la.span());
     if (!sig) {
       LaunchStatus s;
       s.error = sig.error();
@@ -280,9 +320,10 @@ class PyJit {
   size_t cacheSize() const { return fn_->cacheSize(); }
 
  private:
-  void convert(Bound& b, std::vector<LaunchArg>& la, std::vector<py::object>& keep, bool signatureStrings = false) {
+  void convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
+               bool signatureStrings = false) {
     const std::vector<KernelParameter>& params = fn_->parameters();
-    la.reserve(params.size());
+    la.assign(params.size(), LaunchArg{});
     bool device = false;
     for (size_t i = 0; i < params.size(); ++i) {
       LaunchArg a = toLaunchArg(b.values[i], ArgSite{fn_->name(), params[i].name, i}, keep);
@@ -293,7 +334,7 @@ class PyJit {
         device = true;
         if (a.device >= 0) b.options.device = a.device;
       }
-      la.push_back(a);
+      la[i] = a;
     }
     if (device && !b.options.interpret) {
       b.options.stream = currentStream(b.options.device);
@@ -302,14 +343,23 @@ class PyJit {
   }
 
   py::object compiledObject(const std::shared_ptr<const CompiledKernel>& c) {
+    if (c.get() == lastCompiled_) return lastCompiledObject_;  // launches in a loop: the same kernel
     auto it = compiled_.find(c.get());
-    if (it != compiled_.end()) return it->second;
-    py::object o = py::cast(std::const_pointer_cast<CompiledKernel>(c));
-    compiled_.emplace(c.get(), o);
+    py::object o;
+    if (it != compiled_.end()) {
+      o = it->second;
+    } else {
+      o = py::cast(std::const_pointer_cast<CompiledKernel>(c));
+      compiled_.emplace(c.get(), o);
+    }
+    lastCompiled_ = c.get();
+    lastCompiledObject_ = o;
     return o;
   }
 
   std::optional<JitFunction> fn_;
+  const CompiledKernel* lastCompiled_ = nullptr;  // kept alive by compiled_
+  py::object lastCompiledObject_;
   std::vector<py::object> names_;     // interned parameter names
   std::vector<py::object> defaults_;  // null: no default
   std::unordered_map<const CompiledKernel*, py::object> compiled_;
@@ -379,6 +429,30 @@ PyObject* newLauncher(PyObject* owner, PyJit* jit, PyObject* grid) {
   Py_INCREF(grid);
   l->grid = grid;
   return reinterpret_cast<PyObject*>(l);
+}
+
+// The PyJit of a JitFunction object (or of a Python subclass's): read straight from pybind11's
+// instance when it has the simple layout, as kernel[grid] runs on every launch.
+PyJit& pyJitOf(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (inst->simple_layout && inst->simple_holder_constructed && inst->simple_value_holder[0])
+    return *static_cast<PyJit*>(inst->simple_value_holder[0]);
+  return py::handle(self).cast<PyJit&>();  // other layouts; raises for an object not initialised
+}
+
+// JitFunction.__getitem__ (kernel[grid]) as a plain METH_O method: pybind11's dispatch would cost more
+// than the rest of the binding.
+PyObject* jitGetItem(PyObject* self, PyObject* grid) {
+  try {
+    return newLauncher(self, &pyJitOf(self), grid);
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
 }
 
 py::object optionalInt(int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); }
@@ -505,14 +579,12 @@ PYBIND11_MODULE(_kiln, m) {
   if (!launcherType()) throw py::error_already_set();
   m.attr("Launcher") = py::handle(reinterpret_cast<PyObject*>(launcherType()));
 
-  py::class_<PyJit>(m, "JitFunction", py::dynamic_attr())
+  py::class_<PyJit> jitClass(m, "JitFunction", py::dynamic_attr());
+  jitClass
       .def(py::init<const std::string&, const std::string&, const std::string&, std::vector<std::string>, py::dict>(),
            py::arg("source"), py::arg("file"), py::arg("name"), py::arg("do_not_specialize"), py::arg("defaults"))
       .def_property_readonly("params", &PyJit::params)
       .def_property_readonly("cache_size", &PyJit::cacheSize)
-      .def("__getitem__", [](py::object self, py::object grid) {
-        return py::reinterpret_steal<py::object>(newLauncher(self.ptr(), &self.cast<PyJit&>(), grid.ptr()));
-      })
       // The methods below take the call's arguments as a tuple and a dict, so no kernel parameter name
       // can clash with theirs.
       .def("_launch", [](PyJit& j, py::object grid, bool interpret, py::tuple args, py::dict kwargs) {
@@ -527,4 +599,10 @@ PYBIND11_MODULE(_kiln, m) {
       .def("_signature", [](PyJit& j, py::tuple args, py::dict kwargs) {
         return j.signature(items(args), size(args), Keywords{kwargs.ptr()});
       });
+  static PyMethodDef getItem = {"__getitem__", reinterpret_cast<PyCFunction>(&jitGetItem), METH_O,
+                                "kernel[grid]: a callable that launches the kernel with that grid."};
+  py::object getItemDescr = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(jitClass.ptr()), &getItem));
+  if (!getItemDescr || PyObject_SetAttrString(jitClass.ptr(), "__getitem__", getItemDescr.ptr()) < 0)
+    throw py::error_already_set();
 }

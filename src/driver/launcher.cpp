@@ -1,8 +1,10 @@
 // JitFunction and Runtime (include/kiln/launcher.h): the specialization cache, compilation on a miss,
-// loading per device, and the cached-launch path: key, lookup, argument packing, cuLaunchKernelEx on the
+// loading per device, and the cached-launch path: key, lookup, argument packing, cuLaunchKernel on the
 // caller's stream without synchronising; or the interpreter for host buffers.
 #include "kiln/launcher.h"
 
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -103,7 +105,11 @@ struct Loaded {
   std::shared_ptr<const CompiledKernel> compiled;  // with this device's arch and resources
   unsigned blockThreads = 0;
   size_t dynamicShared = 0;
+  std::optional<runtime::PreparedLaunch> prepared;  // block, shared memory and arguments checked at load
 };
+
+// Devices whose loaded kernels a launch finds without taking a lock (higher ordinals take it).
+constexpr size_t kFastDevices = 16;
 
 // One specialization: the compiled kernel, how its arguments are packed, and where it is loaded.
 struct Variant {
@@ -112,6 +118,7 @@ struct Variant {
   std::vector<Slot> slots;
   std::mutex loadMutex;
   std::deque<Loaded> loaded;  // a deque: launches hold pointers into it while others load
+  std::array<std::atomic<const Loaded*>, kFastDevices> byDevice{};  // published once loaded, then fixed
 };
 
 LaunchStatus failure(LaunchErrorKind kind, Error e) {
@@ -152,7 +159,8 @@ struct JitFunction::Impl {
   std::vector<KernelParameter> params;
   std::vector<bool> specialize;  // false for do_not_specialize parameters
   std::mutex mutex;              // guards variants; held while compiling a new one
-  std::unordered_map<std::string, std::shared_ptr<Variant>> variants;
+  std::unordered_map<std::string, std::shared_ptr<Variant>> variants;  // never erased: Variant* stay valid
+  std::atomic<Variant*> lastVariant{nullptr};  // the last one looked up: launches in a loop skip the map
 
   std::string argName(size_t i) const {
     return "argument " + std::to_string(i) + " ('" + params[i].name + "')";
@@ -179,12 +187,16 @@ struct JitFunction::Impl {
   }
 
   // The variant for key, compiled on first use.
-  LaunchStatus variant(const std::string& key, size_t signatureEnd, const LaunchOptions& o,
-                       std::shared_ptr<Variant>& out) {
+  LaunchStatus variant(const std::string& key, size_t signatureEnd, const LaunchOptions& o, Variant*& out) {
+    if (Variant* last = lastVariant.load(std::memory_order_acquire); last && last->compiled->key == key) {
+      out = last;
+      return {};
+    }
     std::lock_guard<std::mutex> lock(mutex);
     auto it = variants.find(key);
     if (it != variants.end()) {
-      out = it->second;
+      out = it->second.get();
+      lastVariant.store(out, std::memory_order_release);
       return {};
     }
     CompileOptions options;
@@ -207,12 +219,18 @@ struct JitFunction::Impl {
     for (const Param& p : kp) v->slots.push_back(slotOf(p));
     v->compiled = std::move(compiled);
     variants.emplace(key, v);
-    out = std::move(v);
+    out = v.get();
+    lastVariant.store(out, std::memory_order_release);
     return {};
   }
 
   // v loaded on device: generates and assembles the code on first use (the cubin cached on disk too).
   LaunchStatus load(Variant& v, int device, const Loaded*& out) {
+    if (device >= 0 && size_t(device) < kFastDevices)
+      if (const Loaded* l = v.byDevice[size_t(device)].load(std::memory_order_acquire)) {
+        out = l;
+        return {};
+      }
     std::lock_guard<std::mutex> lock(v.loadMutex);
     for (const Loaded& l : v.loaded)
       if (l.device == device) {
@@ -267,13 +285,17 @@ struct JitFunction::Impl {
                            " registers per thread, so at most " + std::to_string(attrs.maxThreadsPerBlock) +
                            " threads per block fit on " + info.name + ", but it needs " +
                            std::to_string(l.blockThreads) + ": use fewer warps or smaller blocks");
+      // The rest of what a launch would fail with (the device's limits), checked once here.
+      l.prepared.emplace(*lk, l.blockThreads, l.dynamicShared, v.slots.size());
       v.loaded.push_back(std::move(l));
       out = &v.loaded.back();
+      if (size_t(device) < kFastDevices) v.byDevice[size_t(device)].store(out, std::memory_order_release);
       return {};
     } catch (const runtime::CudaError& e) {
-      return failure(e.kind() == runtime::CudaError::Kind::CompileFailed ? LaunchErrorKind::Compile
-                                                                          : LaunchErrorKind::Device,
-                     std::string(e.what()) + (e.log().empty() ? "" : "\n" + e.log()));
+      const LaunchErrorKind kind = e.kind() == runtime::CudaError::Kind::CompileFailed     ? LaunchErrorKind::Compile
+                                   : e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
+                                                                                           : LaunchErrorKind::Device;
+      return failure(kind, std::string(e.what()) + (e.log().empty() ? "" : "\n" + e.log()));
     }
   }
 
@@ -304,12 +326,22 @@ struct JitFunction::Impl {
 
   LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> args, void* stream) {
     const size_t n = v.argIndex.size();
-    // Reused per thread: the cached path allocates nothing (runtime::launch never calls back in here).
-    thread_local std::vector<uint64_t> slots;
-    thread_local std::vector<void*> pointers;
-    slots.assign(n, 0);
-    pointers.resize(n);
+    // On the stack for the usual few parameters: the cached path allocates nothing.
+    constexpr size_t kInline = 24;
+    uint64_t inlineSlots[kInline];
+    void* inlinePointers[kInline];
+    std::vector<uint64_t> heapSlots;
+    std::vector<void*> heapPointers;
+    uint64_t* slots = inlineSlots;
+    void** pointers = inlinePointers;
+    if (n > kInline) {
+      heapSlots.resize(n);
+      heapPointers.resize(n);
+      slots = heapSlots.data();
+      pointers = heapPointers.data();
+    }
     for (size_t k = 0; k < n; ++k) {
+      slots[k] = 0;
       const LaunchArg& a = args[v.argIndex[k]];
       switch (v.slots[k]) {
         case Slot::Pointer: slots[k] = a.address; break;
@@ -333,8 +365,7 @@ struct JitFunction::Impl {
       pointers[k] = &slots[k];
     }
     try {
-      runtime::launch(*l.kernel, runtime::Dim3{grid.x, grid.y, grid.z}, l.blockThreads, l.dynamicShared,
-                      static_cast<runtime::cu::Stream>(stream), pointers);
+      l.prepared->launch(runtime::Dim3{grid.x, grid.y, grid.z}, static_cast<runtime::cu::Stream>(stream), pointers);
     } catch (const runtime::CudaError& e) {
       return failure(e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
                                                                            : LaunchErrorKind::Device,
@@ -430,7 +461,7 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
   key.clear();
   size_t signatureEnd = 0;
   if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
-  std::shared_ptr<Variant> v;
+  Variant* v = nullptr;
   if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
   // An empty grid launches nothing, as in Triton.
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
@@ -450,7 +481,7 @@ LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchO
   std::string key;
   size_t signatureEnd = 0;
   if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
-  std::shared_ptr<Variant> v;
+  Variant* v = nullptr;
   if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
   if (out) *out = v->compiled;
   if (!gpu) return {};

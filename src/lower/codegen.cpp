@@ -5,6 +5,7 @@
 
 #include <bit>
 
+#include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/warp.h"
 #include "support/diagnostic.h"
@@ -49,6 +50,7 @@ int Codegen::numRegs(const ir::Type& t) {
 
 const std::vector<Reg>& Codegen::regs(const ir::Value* v) {
   if (auto it = regs_.find(v); it != regs_.end()) return it->second;
+  if (auto st = sharedTiles_.find(v); st != sharedTiles_.end()) return regs_[v] = st->second->all();
   auto pt = ptrTiles_.find(v);
   if (pt == ptrTiles_.end())
     bug(v->def ? v->def->loc : SourceLoc{}, "a value of type " + v->type.str() + " is used before it is lowered");
@@ -271,6 +273,17 @@ int64_t Codegen::reserveShared(int64_t bytes) {
 void Codegen::releaseShared(int64_t bytes) {
   if (bytes > reserved_) bug({}, "releasing more shared memory than is reserved");
   reserved_ -= bytes;
+}
+
+void Codegen::bindShared(const ir::Value* v, std::shared_ptr<SharedTileReader> reader) {
+  regs_.erase(v);
+  sharedTiles_[v] = std::move(reader);
+}
+
+SharedTileReader* Codegen::sharedTile(const ir::Value* v) const {
+  if (regs_.count(v)) return nullptr;
+  auto it = sharedTiles_.find(v);
+  return it == sharedTiles_.end() ? nullptr : it->second.get();
 }
 
 PipelinedLoad* Codegen::pipelined(const ir::Op* load) const {

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -26,6 +27,7 @@ struct EntryInfo {
 };
 
 class PipelinedLoad;
+class SharedTileReader;
 
 class Codegen {
  public:
@@ -119,6 +121,11 @@ class Codegen {
   int64_t reservedShared() const { return reserved_; }
   void barrier();  // bar.sync 0
 
+  // A tile left in shared memory until an op reads its registers (a pipelined dot operand: the dot
+  // loads each k-slice's fragments right before its mma); regs(v) reads all of it.
+  void bindShared(const ir::Value* v, std::shared_ptr<SharedTileReader> reader);
+  SharedTileReader* sharedTile(const ir::Value* v) const;
+
   // ---- software pipelining: the loads of the loop being lowered that a LoopPipeline replaced
   PipelinedLoad* pipelined(const ir::Op* load) const;
   void setPipelined(const ir::Op* load, PipelinedLoad* p);  // null: no longer
@@ -138,6 +145,7 @@ class Codegen {
   std::unordered_map<std::string, std::vector<ptx::Reg>> coordCache_;
   int64_t scratchBytes_ = 0, reserved_ = 0;
   std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
+  std::unordered_map<const ir::Value*, std::shared_ptr<SharedTileReader>> sharedTiles_;
   int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)
   // Lane + warp contribution of layout `l` along out dim `dim` (cached in coordCache_ per region).
   ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);

@@ -94,71 +94,6 @@ std::optional<std::vector<Reg>> convertWithShuffles(Codegen& cg, const ir::Op& o
   return out;
 }
 
-// Stores (or loads) the registers `regs` (compact register order of `offsets`), `vec` at a time.
-void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const LinearLayout& offsets, int32_t vec,
-                  const std::vector<Reg>& regs) {
-  for (size_t c = 0; c < regs.size(); c += size_t(vec)) {
-    SharedAddresses::Address a = addrs.at(registerPart(offsets, int32_t(c), 0));
-    std::span<const Reg> group(regs.data() + c, size_t(vec));
-    if (store) ptx::storeVector(cg.e, ptx::Space::Shared, t, group, a.reg, a.offset);
-    else ptx::loadVector(cg.e, ptx::Space::Shared, t, group, a.reg, a.offset);
-  }
-}
-
-// Loads the registers `regs` (compact destination registers) with the ldmatrix plan: instruction q
-// fills registers [q * E, (q + 1) * E), 32-bit word j of it holding the next 32 / bits of them.
-void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm,
-                      const std::vector<Reg>& regs) {
-  ptx::Entry& e = cg.e;
-  const int bytes = memBytes(t), perWord = 4 / bytes;
-  for (size_t q = 0; q * size_t(lm.elemsPerInstr) < regs.size(); ++q) {
-    SharedAddresses::Address a = addrs.at(registerPart(lm.rowOffsets, int32_t(q), 0));
-    Reg address = a.reg;
-    if (a.offset != 0) {
-      address = e.reg(ptx::RegClass::B32);
-      e.inst("add.u32", {address, a.reg, a.offset});
-    }
-    std::vector<Reg> words;
-    for (int j = 0; j < lm.numMatrices; ++j) words.push_back(e.reg(ptx::RegClass::B32));
-    ptx::ldmatrix(e, words, address, lm.trans);
-    for (int j = 0; j < lm.numMatrices; ++j) {
-      const size_t first = q * size_t(lm.elemsPerInstr) + size_t(j * perWord);
-      Reg w = words[size_t(j)];
-      if (bytes == 4) {
-        e.inst("mov.b32", {regs[first], w});
-      } else if (regs[first].cls == ptx::RegClass::B16) {
-        ptx::unpack16x2(e, w, regs[first], regs[first + 1]);
-      } else {  // i16 / u16 in .b32 registers, extended
-        const char* bfe = ir::isSigned(t) ? "bfe.s32" : "bfe.u32";
-        e.inst(bfe, {regs[first], w, 0, 16});
-        e.inst(bfe, {regs[first + 1], w, 16, 16});
-      }
-    }
-  }
-}
-
-// The registers of layout `to` from those of its distinct registers `loaded` (compact order of `dst`):
-// duplicated registers read the distinct register holding the same element (registers with equal
-// register parts, lane and warp fixed, hold equal coordinates).
-std::vector<Reg> withDuplicates(const ir::Op& op, const UniqueRegisters& dst, const LinearLayout& to,
-                                const std::vector<Reg>& loaded) {
-  const int rank = int(to.outs().size());
-  auto key = [&](const LinearLayout& l, int32_t r) {
-    std::vector<int32_t> k;
-    for (int j = 0; j < rank; ++j) k.push_back(registerPart(l, r, j));
-    return k;
-  };
-  std::map<std::vector<int32_t>, Reg> byCoords;
-  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(key(dst.compact, int32_t(c)), loaded.at(c));
-  std::vector<Reg> out;
-  for (int32_t r = 0; r < inSize(to, layout::kRegister); ++r) {
-    auto it = byCoords.find(key(to, r));
-    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
-    out.push_back(it->second);
-  }
-  return out;
-}
-
 // Conversions whose scratch would pass kSplitAbove bytes go in rounds of at most kRoundBytes when the
 // layouts allow (ScratchRounds), at two barriers per round.
 constexpr int64_t kSplitAbove = 32 * 1024, kRoundBytes = 16 * 1024;
@@ -215,26 +150,13 @@ std::vector<Reg> convertRegisters(Codegen& cg, const ir::Op& op, const Move& mv)
 
 }  // namespace
 
-std::vector<Reg> readSharedTile(Codegen& cg, const ir::Op& op, const ScratchPlan& plan, Reg base, ir::Scalar t,
-                                const LinearLayout& to) {
-  const int bytes = memBytes(t);
-  UniqueRegisters dst = uniqueRegisters(to);
-  const LinearLayout& loadOffsets = plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets;
-  SharedAddresses loadAt(cg, base, threadPart(cg, loadOffsets, 0), threadMask(loadOffsets, 0), bytes);
-  std::vector<Reg> loaded;
-  for (size_t c = 0; c < dst.original.size(); ++c) loaded.push_back(cg.e.reg(ptx::regClassOf(t)));
-  if (plan.ldmatrix) loadWithLdmatrix(cg, t, loadAt, *plan.ldmatrix, loaded);
-  else accessShared(cg, false, t, loadAt, plan.loadOffsets, plan.loadVec, loaded);
-  return withDuplicates(op, dst, to, loaded);
-}
-
 void lowerConvert(Codegen& cg, const ir::Op& op) {
   const ir::Value* x = op.operand(0);
   const ir::Value* y = op.result(0);
   if (!x->type.layout || !y->type.layout) throw InternalError(op.loc, "convert_layout needs layouts on both sides");
   const LinearLayout& s = *x->type.layout;
   const LinearLayout& d = *y->type.layout;
-  if (PipelinedLoad* p = x->def ? cg.pipelined(x->def) : nullptr) return cg.bind(y, p->read(cg, op));
+  if (PipelinedLoad* p = x->def ? cg.pipelined(x->def) : nullptr) return cg.bindShared(y, p->read(cg, op));
   if (const Codegen::PtrTile* pt = cg.ptrTile(x)) {
     // base + offsets: only the (32-bit) offsets move; every thread holds the same base.
     Codegen::PtrTile moved = *pt;

@@ -10,6 +10,7 @@
 #include "lower/codegen.h"
 #include "lower/dot_layouts.h"
 #include "lower/linear_emit.h"
+#include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "ptx/warp.h"
@@ -61,6 +62,18 @@ void checkLayouts(const ir::Op& op, int numWarps, const ptx::Target& target) {
     throw InternalError(op.loc, "dot result layout differs from the accumulator's");
 }
 
+// The registers of a dot operand: bound ones, or read from shared memory when first used (a pipelined
+// operand, lower/shared_tile.h).
+class OperandRegisters {
+ public:
+  OperandRegisters(Codegen& cg, const ir::Value* v) : shared_(cg.sharedTile(v)), regs_(shared_ ? nullptr : &cg.regs(v)) {}
+  Reg at(size_t r) const { return shared_ ? shared_->at(int32_t(r)) : regs_->at(r); }
+
+ private:
+  SharedTileReader* shared_;
+  const std::vector<Reg>* regs_;
+};
+
 // One 32-bit fragment register from 32 / bits elements (lowest index in the low bits).
 Reg packFragment(ptx::Entry& e, Scalar t, const std::vector<Reg>& el) {
   switch (el.size()) {
@@ -100,7 +113,8 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
   const int64_t numM = std::max<int64_t>(1, m / (16 * wm)), numN = std::max<int64_t>(1, n / (8 * wn));
   const int64_t numK = k / cfg.kTile;
   RegisterIndex ia(*a->type.layout), ib(*b->type.layout), ic(*c->type.layout);
-  const std::vector<Reg>&ar = cg.regs(a), &br = cg.regs(b), &cr = cg.regs(c);
+  OperandRegisters ar(cg, a), br(cg, b);
+  const std::vector<Reg>& cr = cg.regs(c);
 
   // Lane 0's fragment elements (PTX-NOTES §8): element i = e + p*q of A at (8*(q&1), e + 4p*(q>>1)),
   // of B at (e + 4p*q, 0); accumulator element i at (8*(i>>1), i&1).
@@ -133,19 +147,18 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
   };
 
   e.comment("dot: mma.sync " + std::to_string(numM) + "x" + std::to_string(numN) + "x" + std::to_string(numK) + " tiles");
-  std::vector<std::vector<std::vector<Reg>>> fa(static_cast<size_t>(numM)), fb(static_cast<size_t>(numK));
-  for (int64_t mi = 0; mi < numM; ++mi)
-    for (int64_t ki = 0; ki < numK; ++ki) fa[size_t(mi)].push_back(fragA(mi, ki));
-  for (int64_t ki = 0; ki < numK; ++ki)
-    for (int64_t ni = 0; ni < numN; ++ni) fb[size_t(ki)].push_back(fragB(ki, ni));
-
   const RegClass accClass = ptx::mmaShape(cfg.kind).accClass;
   std::vector<std::vector<Reg>> acc(static_cast<size_t>(numM * numN));
   for (int64_t mi = 0; mi < numM; ++mi)
     for (int64_t ni = 0; ni < numN; ++ni)
       for (int32_t i = 0; i < 4; ++i) acc[size_t(mi * numN + ni)].push_back(cr.at(size_t(accIndex(mi, ni, i))));
-  // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them.
-  for (int64_t ki = 0; ki < numK; ++ki)
+  // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them. Each k-slice's
+  // fragments are formed right before its mmas (operands still in shared memory are loaded there), so
+  // only one slice of A and B is live beside the accumulators.
+  for (int64_t ki = 0; ki < numK; ++ki) {
+    std::vector<std::vector<Reg>> fa, fb;
+    for (int64_t mi = 0; mi < numM; ++mi) fa.push_back(fragA(mi, ki));
+    for (int64_t ni = 0; ni < numN; ++ni) fb.push_back(fragB(ki, ni));
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
         std::vector<Reg>& cur = acc[size_t(mi * numN + ni)];
@@ -154,9 +167,10 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
           for (int i = 0; i < 4; ++i) d.push_back(e.reg(accClass));
         else
           d = cur;
-        ptx::mma(e, cfg.kind, d, fa[size_t(mi)][size_t(ki)], fb[size_t(ki)][size_t(ni)], cur, op.loc);
+        ptx::mma(e, cfg.kind, d, fa[size_t(mi)], fb[size_t(ni)], cur, op.loc);
         cur = d;
       }
+  }
 
   const LinearLayout& cl = *c->type.layout;
   const int32_t numRegs = cl.getInDimSize(layout::kRegister);

@@ -77,9 +77,10 @@ void PipelinedLoad::prefetch(Codegen& cg) {
                     [&](Reg valid) { copy(cg, writeBase_, valid); });
 }
 
-std::vector<Reg> PipelinedLoad::read(Codegen& cg, const ir::Op& convert) {
+std::shared_ptr<SharedTileReader> PipelinedLoad::read(Codegen& cg, const ir::Op& convert) {
   if (&convert != c_.convert) codegenBug(convert, "a pipelined load read by another op");
-  return readSharedTile(cg, convert, plan_, readBase_, c_.load->result(0)->type.elem, *convert.result(0)->type.layout);
+  return std::make_shared<SharedTileReader>(cg, convert, plan_, readBase_, c_.load->result(0)->type.elem,
+                                            *convert.result(0)->type.layout);
 }
 
 // ---------------------------------------------------------------- the loop

@@ -22,6 +22,7 @@
 #include "ir/ir.h"
 #include "lower/codegen.h"
 #include "lower/scratch_layout.h"
+#include "lower/shared_tile.h"
 
 namespace kiln::lower {
 
@@ -76,8 +77,8 @@ class PipelinedLoad {
                 int64_t offset);
   // At the load op in the body: copies iteration i + S - 1 into the slot iteration i - 1 read.
   void prefetch(Codegen& cg);
-  // At its convert_layout: the destination registers, read from this iteration's slot.
-  std::vector<ptx::Reg> read(Codegen& cg, const ir::Op& convert);
+  // At its convert_layout: a reader of this iteration's slot (the dot loads fragments as it needs them).
+  std::shared_ptr<SharedTileReader> read(Codegen& cg, const ir::Op& convert);
 
  private:
   friend class LoopPipeline;

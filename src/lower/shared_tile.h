@@ -1,19 +1,56 @@
-// Tiles laid out in shared memory by a ScratchPlan (scratch_layout.h), read into the registers of a
-// layout: the second half of a conversion through shared memory, shared with the pipelined loads whose
-// cp.async copies fill the tile (lower/pipeline.h).
+// Tiles in shared memory laid out by a ScratchPlan (scratch_layout.h): storing registers into them and
+// reading them back into the registers of a layout, with ldmatrix where the plan has it. Conversions
+// through shared memory use both halves; a pipelined load (lower/pipeline.h) fills the tile with cp.async
+// and reads it here, lazily, so that tl.dot loads each k-slice's fragments right before its mma.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "ir/ir.h"
+#include "layout/ldmatrix.h"
 #include "layout/linear_layout.h"
 #include "lower/codegen.h"
+#include "lower/linear_emit.h"
 #include "lower/scratch_layout.h"
 
 namespace kiln::lower {
 
-// The registers of layout `to` (element type t) read from the tile `plan` put at `base` (.b32 shared
-// address): ldmatrix where the plan has it, else ld.shared of plan.loadVec elements. No barrier.
-std::vector<ptx::Reg> readSharedTile(Codegen& cg, const ir::Op& op, const ScratchPlan& plan, ptx::Reg base,
-                                     ir::Scalar t, const layout::LinearLayout& to);
+// Stores (or loads) the registers `regs` (compact register order of `offsets`), `vec` at a time.
+void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const layout::LinearLayout& offsets,
+                  int32_t vec, const std::vector<ptx::Reg>& regs);
+
+// Loads the registers `regs` (compact destination registers) with the ldmatrix plan: instruction q fills
+// registers [q * E, (q + 1) * E), 32-bit word j of it holding the next 32 / bits of them.
+void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm,
+                      const std::vector<ptx::Reg>& regs);
+
+// The registers of layout `to` from those of its distinct registers `loaded` (compact order of `dst`):
+// duplicated registers read the distinct register holding the same element.
+std::vector<ptx::Reg> withDuplicates(const ir::Op& op, const UniqueRegisters& dst, const layout::LinearLayout& to,
+                                     const std::vector<ptx::Reg>& loaded);
+
+// Reads the tile `plan` put at `base` (.b32 shared address) into the registers of layout `to` (element
+// type t), one load instruction (ldmatrix or ld.shared of plan.loadVec elements) at a time, each when a
+// register it fills is first asked for. No barrier: the caller orders the reads after the writes.
+class SharedTileReader {
+ public:
+  SharedTileReader(Codegen& cg, const ir::Op& op, ScratchPlan plan, ptx::Reg base, ir::Scalar t,
+                   const layout::LinearLayout& to);
+  ptx::Reg at(int32_t r);       // register r of `to`
+  std::vector<ptx::Reg> all();  // every register of `to`, in order
+
+ private:
+  void loadGroup(int32_t g);
+
+  Codegen& cg_;
+  const ir::Op& op_;
+  ScratchPlan plan_;
+  ir::Scalar t_;
+  UniqueRegisters dst_;
+  SharedAddresses addrs_;
+  int32_t groupSize_;
+  std::vector<int32_t> compactOf_;  // per register of `to`
+  std::vector<ptx::Reg> compact_;   // invalid until loaded
+};
 
 }  // namespace kiln::lower

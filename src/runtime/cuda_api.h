@@ -137,6 +137,8 @@ struct LaunchConfig {  // CUlaunchConfig
   X(moduleGetFunction, cuModuleGetFunction, cuModuleGetFunction, Result, (Function*, Module, const char*))  \
   X(funcGetAttribute, cuFuncGetAttribute, cuFuncGetAttribute, Result, (int*, int, Function))                \
   X(funcSetAttribute, cuFuncSetAttribute, cuFuncSetAttribute, Result, (Function, int, int))                 \
+  X(launchKernel, cuLaunchKernel, cuLaunchKernel, Result,                                                   \
+    (Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream, void**, void**)) \
   X(launchKernelEx, cuLaunchKernelEx, cuLaunchKernelEx, Result,                                             \
     (const LaunchConfig*, Function, void**, void**))                                                        \
   X(linkCreate, cuLinkCreate, cuLinkCreate_v2, Result, (unsigned, int*, void**, LinkState*))                \

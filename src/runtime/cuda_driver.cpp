@@ -63,6 +63,11 @@ void* resolve(void* library, GetProcAddressFn getProc, const char* symbol, const
 
 CudaError noDriver(const std::string& message) { return CudaError(CudaError::Kind::NoDriver, message); }
 
+// The context this thread last made current through makeCurrent: a per-thread mirror of the driver's
+// own per-thread state, so launches skip cuCtxGetCurrent. Primary contexts are shared by every
+// CudaDriver of the process (and by PyTorch), so the handle alone identifies one.
+thread_local cu::Context tCurrentContext = nullptr;
+
 }  // namespace
 
 std::string DeviceInfo::arch() const {
@@ -147,14 +152,14 @@ std::shared_ptr<CudaDriver> CudaDriver::open(const std::string& library) {
     driver->devices_.push_back(std::move(info));
     driver->handles_.push_back(dev);
   }
-  driver->contexts_.assign(count, nullptr);
+  driver->contexts_ = std::vector<std::atomic<cu::Context>>(size_t(count));  // null: not retained yet
   return driver;
 }
 
 CudaDriver::~CudaDriver() {
   // Errors are ignored: at process exit the driver may already be deinitialised.
   for (size_t i = 0; i < contexts_.size(); ++i)
-    if (contexts_[i]) api_.primaryCtxRelease(handles_[i]);
+    if (contexts_[i].load()) api_.primaryCtxRelease(handles_[i]);
 }
 
 const DeviceInfo& CudaDriver::device(int ordinal) const {
@@ -164,18 +169,36 @@ const DeviceInfo& CudaDriver::device(int ordinal) const {
   return devices_[ordinal];
 }
 
-void CudaDriver::makeCurrent(int ordinal) {
+cu::Context CudaDriver::context(int ordinal) {
   device(ordinal);
-  cu::Context ctx = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(contextsMutex_);
-    if (!contexts_[ordinal])
-      check(api_.primaryCtxRetain(&contexts_[ordinal], handles_[ordinal]), "cuDevicePrimaryCtxRetain");
-    ctx = contexts_[ordinal];
+  if (cu::Context ctx = contexts_[size_t(ordinal)].load(std::memory_order_acquire)) return ctx;
+  std::lock_guard<std::mutex> lock(contextsMutex_);
+  cu::Context ctx = contexts_[size_t(ordinal)].load(std::memory_order_relaxed);
+  if (!ctx) {
+    check(api_.primaryCtxRetain(&ctx, handles_[ordinal]), "cuDevicePrimaryCtxRetain");
+    contexts_[size_t(ordinal)].store(ctx, std::memory_order_release);
   }
+  return ctx;
+}
+
+bool CudaDriver::makeCurrent(int ordinal) {
+  cu::Context ctx = context(ordinal);
   cu::Context current = nullptr;
-  if (api_.ctxGetCurrent(&current) == cu::kSuccess && current == ctx) return;
-  check(api_.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+  bool switched = false;
+  if (api_.ctxGetCurrent(&current) != cu::kSuccess || current != ctx) {
+    check(api_.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+    switched = true;
+  }
+  tCurrentContext = ctx;
+  return switched;
+}
+
+void CudaDriver::makeCurrentAssumed(int ordinal) {
+  if (ordinal >= 0 && size_t(ordinal) < contexts_.size()) {
+    cu::Context ctx = contexts_[size_t(ordinal)].load(std::memory_order_acquire);
+    if (ctx && ctx == tCurrentContext) return;
+  }
+  makeCurrent(ordinal);
 }
 
 void CudaDriver::synchronize(int ordinal) {

@@ -2,6 +2,7 @@
 // without a GPU), the devices it sees, one retained primary context per device, and checked calls.
 // Stream is an RAII CUDA stream. Objects that hold device resources keep the driver alive.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,8 +51,14 @@ class CudaDriver {
   const DeviceInfo& device(int ordinal) const;  // throws CudaError(NoDevice) on a bad ordinal
 
   // Retains the device's primary context on first use and makes it current on the calling thread
-  // (contexts are per host thread, so every operation calls this before touching the device).
-  void makeCurrent(int ordinal);
+  // (contexts are per host thread, so every operation calls this before touching the device). Asks the
+  // driver which context is current; returns whether it had to switch.
+  bool makeCurrent(int ordinal);
+  // makeCurrent for the launch path: no driver call when this thread's last makeCurrent (through any
+  // CudaDriver) was for this device's context. Code outside kiln (PyTorch's device guards, another
+  // library) may have switched contexts since without kiln seeing it, so a caller whose next driver
+  // call fails must call makeCurrent and, when that switched, retry (runtime::PreparedLaunch does).
+  void makeCurrentAssumed(int ordinal);
   void synchronize(int ordinal);  // cuCtxSynchronize: where asynchronous kernel faults surface
 
   // Throws CudaError::callFailed(call, result, ...) unless result is CUDA_SUCCESS.
@@ -66,8 +73,10 @@ class CudaDriver {
   int driverVersion_ = 0;
   std::vector<DeviceInfo> devices_;
   std::vector<cu::Device> handles_;
-  std::mutex contextsMutex_;
-  std::vector<cu::Context> contexts_;  // null until retained
+  cu::Context context(int ordinal);  // the retained primary context (retained on first use)
+
+  std::mutex contextsMutex_;  // serialises retaining; reads of a retained context take no lock
+  std::vector<std::atomic<cu::Context>> contexts_;  // null until retained, then fixed
 };
 
 // An RAII stream on one device (cuStreamCreate / cuStreamDestroy).

@@ -95,12 +95,20 @@ LoadedKernel::~LoadedKernel() {
   driver_->api().moduleUnload(module_);
 }
 
-void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes,
-            cu::Stream stream, const std::vector<void*>& args) {
-  CudaDriver& d = *kernel.driver_;
-  const DeviceInfo& dev = d.device(kernel.device_);
-  const KernelAttributes& attrs = kernel.attributes_;
+void LoadedKernel::ensureDynamicShared(size_t bytes) {
+  // The limit is a property of the function, not of one launch: raised once, when first needed.
+  if (bytes <= size_t(dynamicSharedLimit_.load(std::memory_order_acquire))) return;
+  std::lock_guard<std::mutex> lock(sharedLimitMutex_);
+  if (bytes <= size_t(dynamicSharedLimit_.load(std::memory_order_relaxed))) return;
+  driver_->makeCurrent(device_);
+  driver_->check(driver_->api().funcSetAttribute(function_, cu::kFuncAttrMaxDynamicSharedSizeBytes, int(bytes)),
+                 "cuFuncSetAttribute", name_);
+  dynamicSharedLimit_.store(int(bytes), std::memory_order_release);
+}
 
+namespace {
+
+void checkGrid(const LoadedKernel& kernel, const DeviceInfo& dev, Dim3 grid) {
   const unsigned dims[3] = {grid.x, grid.y, grid.z};
   for (int i = 0; i < 3; ++i) {
     const char axis = "xyz"[i];
@@ -112,6 +120,12 @@ void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynam
                                 " exceeds the limit of " + std::to_string(dev.maxGridDim[i]) + " on " +
                                 deviceName(dev));
   }
+}
+
+// What does not change from one launch of a configuration to the next: block, shared memory, arguments.
+void checkConfig(const LoadedKernel& kernel, const DeviceInfo& dev, unsigned blockThreads,
+                 size_t dynamicSharedBytes, size_t argCount) {
+  const KernelAttributes& attrs = kernel.attributes();
   if (blockThreads < 1) throw invalid(kernel, "a block of 0 threads cannot be launched");
   if (blockThreads > unsigned(dev.maxThreadsPerBlock))
     throw invalid(kernel, "a block of " + std::to_string(blockThreads) + " threads exceeds the limit of " +
@@ -130,38 +144,50 @@ void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynam
                               " static = " + std::to_string(staticShared + dynamicSharedBytes) +
                               " bytes per block), but " + deviceName(dev) + " allows at most " +
                               std::to_string(dev.maxSharedPerBlockOptin) + " bytes per block");
-  if (attrs.paramCount >= 0 && args.size() != size_t(attrs.paramCount))
+  if (attrs.paramCount >= 0 && argCount != size_t(attrs.paramCount))
     throw invalid(kernel, "takes " + std::to_string(attrs.paramCount) + " arguments, but " +
-                              std::to_string(args.size()) + " were given");
+                              std::to_string(argCount) + " were given");
+}
+
+}  // namespace
+
+PreparedLaunch::PreparedLaunch(LoadedKernel& kernel, unsigned blockThreads, size_t dynamicSharedBytes,
+                               size_t argCount)
+    : kernel_(&kernel),
+      driver_(kernel.driver_.get()),
+      launchKernel_(kernel.driver_->api().launchKernel),
+      function_(kernel.function_),
+      device_(kernel.device_),
+      blockThreads_(blockThreads),
+      sharedBytes_(unsigned(dynamicSharedBytes)) {
+  const DeviceInfo& dev = driver_->device(device_);
+  checkConfig(kernel, dev, blockThreads, dynamicSharedBytes, argCount);
+  for (int i = 0; i < 3; ++i) maxGrid_[i] = unsigned(dev.maxGridDim[i]);
+  kernel.ensureDynamicShared(dynamicSharedBytes);
+}
+
+void PreparedLaunch::badGrid(Dim3 grid) const {
+  checkGrid(*kernel_, driver_->device(device_), grid);
+  throw invalid(*kernel_, "grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+                              std::to_string(grid.z) + ") cannot be launched");  // not reached: checkGrid throws
+}
+
+void PreparedLaunch::retry(cu::Result r, Dim3 grid, cu::Stream stream, void* const* args) const {
+  if (driver_->makeCurrent(device_))
+    r = launchKernel_(function_, grid.x, grid.y, grid.z, blockThreads_, 1, 1, sharedBytes_, stream,
+                      const_cast<void**>(args), nullptr);
+  driver_->check(r, "cuLaunchKernel", kernel_->name());
+}
+
+void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes,
+            cu::Stream stream, const std::vector<void*>& args) {
+  checkGrid(kernel, kernel.driver().device(kernel.device()), grid);
+  PreparedLaunch prepared(kernel, blockThreads, dynamicSharedBytes, args.size());
   for (size_t i = 0; i < args.size(); ++i)
     if (!args[i])
       throw invalid(kernel, "argument " + std::to_string(i) +
                                 " is a null pointer; each entry must point at the argument's value");
-
-  d.makeCurrent(kernel.device_);
-  {
-    // The limit is a property of the function, not of one launch: raise it once, when first needed.
-    std::lock_guard<std::mutex> lock(kernel.sharedLimitMutex_);
-    if (dynamicSharedBytes > size_t(kernel.dynamicSharedLimit_)) {
-      d.check(d.api().funcSetAttribute(kernel.function_, cu::kFuncAttrMaxDynamicSharedSizeBytes,
-                                       int(dynamicSharedBytes)),
-              "cuFuncSetAttribute", kernel.name_);
-      kernel.dynamicSharedLimit_ = int(dynamicSharedBytes);
-    }
-  }
-  cu::LaunchConfig config{};
-  config.gridDimX = grid.x;
-  config.gridDimY = grid.y;
-  config.gridDimZ = grid.z;
-  config.blockDimX = blockThreads;
-  config.blockDimY = 1;
-  config.blockDimZ = 1;
-  config.sharedMemBytes = unsigned(dynamicSharedBytes);
-  config.hStream = stream;
-  config.attrs = nullptr;
-  config.numAttrs = 0;
-  d.check(d.api().launchKernelEx(&config, kernel.function_, const_cast<void**>(args.data()), nullptr),
-          "cuLaunchKernelEx", kernel.name_);
+  prepared.launch(grid, stream, args.data());
 }
 
 }  // namespace kiln::runtime

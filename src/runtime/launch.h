@@ -1,6 +1,7 @@
 // A kernel loaded on a device (module + function + what the driver says about it, unloaded on
-// destruction) and its checked launch through cuLaunchKernelEx.
+// destruction), its checked launch, and PreparedLaunch: a configuration checked once, for hot paths.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,9 @@ class LoadedKernel {
   void load(const void* image);
 
   friend void launch(LoadedKernel&, Dim3, unsigned, size_t, cu::Stream, const std::vector<void*>&);
+  friend class PreparedLaunch;
+  // Raises the function's dynamic shared-memory limit to `bytes` when it is lower (once per function).
+  void ensureDynamicShared(size_t bytes);
 
   std::shared_ptr<CudaDriver> driver_;
   int device_;
@@ -62,8 +66,8 @@ class LoadedKernel {
   cu::Function function_ = nullptr;
   KernelAttributes attributes_;
   std::string loadLog_;
-  std::mutex sharedLimitMutex_;  // guards dynamicSharedLimit_
-  int dynamicSharedLimit_ = 0;  // the function's MAX_DYNAMIC_SHARED_SIZE_BYTES as last set
+  std::mutex sharedLimitMutex_;  // serialises raising dynamicSharedLimit_; reading it takes no lock
+  std::atomic<int> dynamicSharedLimit_ = 0;  // the function's MAX_DYNAMIC_SHARED_SIZE_BYTES as last set
   int knownParamCount_ = -1;    // stated by the caller of fromImage; -1: ask the driver
 };
 
@@ -75,5 +79,44 @@ class LoadedKernel {
 // asynchronous: faults inside the kernel surface at the next synchronization.
 void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes,
             cu::Stream stream, const std::vector<void*>& args);
+
+// A launch configuration of one kernel (block size, dynamic shared memory, argument count) checked
+// against the device and the kernel once, with the shared-memory limit raised once, so that each launch
+// through it checks only the grid and calls the driver: kiln's cached-launch path (JitFunction). It
+// launches with cuLaunchKernel, which takes no launch attributes; a launch that needs some (thread
+// block clusters) must go through cuLaunchKernelEx. Holds the kernel by reference: keep it alive.
+class PreparedLaunch {
+ public:
+  // Throws CudaError(InvalidArgument) with launch's messages when the configuration cannot run.
+  PreparedLaunch(LoadedKernel& kernel, unsigned blockThreads, size_t dynamicSharedBytes, size_t argCount);
+
+  // args[i] points at the value of parameter i (argCount of them, none null: the caller's contract).
+  // Throws CudaError: InvalidArgument for a grid the device cannot launch, CallFailed from the driver.
+  void launch(Dim3 grid, cu::Stream stream, void* const* args) const {
+    if (grid.x - 1u >= maxGrid_[0] || grid.y - 1u >= maxGrid_[1] || grid.z - 1u >= maxGrid_[2]) badGrid(grid);
+    driver_->makeCurrentAssumed(device_);
+    cu::Result r = launchKernel_(function_, grid.x, grid.y, grid.z, blockThreads_, 1, 1, sharedBytes_, stream,
+                                 const_cast<void**>(args), nullptr);
+    if (r != cu::kSuccess) retry(r, grid, stream, args);
+  }
+
+  LoadedKernel& kernel() const { return *kernel_; }
+  unsigned blockThreads() const { return blockThreads_; }
+  unsigned dynamicSharedBytes() const { return sharedBytes_; }
+
+ private:
+  [[noreturn]] void badGrid(Dim3 grid) const;
+  // After a failed launch: makes the context current for real (it may have been switched behind kiln's
+  // back) and launches again if that changed anything; otherwise throws the driver's error.
+  void retry(cu::Result r, Dim3 grid, cu::Stream stream, void* const* args) const;
+
+  LoadedKernel* kernel_;
+  CudaDriver* driver_;
+  decltype(cu::DriverApi::launchKernel) launchKernel_;
+  cu::Function function_;
+  int device_;
+  unsigned blockThreads_, sharedBytes_;
+  unsigned maxGrid_[3];  // the device's grid limits; a dimension d is valid when d - 1 < limit (unsigned)
+};
 
 }  // namespace kiln::runtime

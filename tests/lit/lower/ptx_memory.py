@@ -43,7 +43,7 @@
 # NOVEC-NOT:     .v2
 # NOVEC-NOT:     .v4
 
-# f16: eight halves per thread travel as one .v4.b32 access (ptxas 13.0 rejects .v8.b16).
+# f16: eight halves per thread travel as one .v4.b32 access (ptxas 13.0 crashes on .v8.b16).
 # HALF:          .target sm_90a
 # HALF:          ld.global.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}
 # HALF:          mov.b32 {%h{{[0-9]+}}, %h{{[0-9]+}}}, %r{{[0-9]+}};

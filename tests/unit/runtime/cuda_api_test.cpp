@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #if __has_include("/usr/local/cuda/include/cuda.h") && __has_include("/usr/local/cuda/include/nvJitLink.h")
@@ -56,6 +57,17 @@ KILN_CUDA_DRIVER_OPTIONAL_FUNCTIONS(KILN_CHECK_DRIVER)
   static_assert(sameShape<decltype(&::symbol), decltype(cu::NvJitLinkApi::member)>(), #symbol " signature");
 KILN_NVJITLINK_FUNCTIONS(KILN_CHECK_NVJITLINK)
 #undef KILN_CHECK_NVJITLINK
+
+// cuLaunchKernel (every kernel launch calls it) takes exactly cuda.h's parameter types, not only types
+// of the same shape.
+template <class F>
+struct Params;
+template <class R, class... A>
+struct Params<R (*)(A...)> {
+  using type = std::tuple<A...>;
+};
+static_assert(std::is_same_v<Params<decltype(&::cuLaunchKernel)>::type,
+                             Params<decltype(cu::DriverApi::launchKernel)>::type>);
 
 // Handle types are cuda.h's own.
 static_assert(std::is_same_v<cu::Context, CUcontext>);

@@ -1,10 +1,12 @@
 // Runtime tests on a real GPU: device query, buffers, cubin and PTX loads, launches with a tail, more
-// than 48 KB of dynamic shared memory, streams, several host threads, the cache end to end, and the
-// error paths. Each test skips with "no CUDA device" where there is no driver or GPU.
+// than 48 KB of dynamic shared memory, streams, several host threads, the cache end to end, prepared
+// launches (and contexts switched behind kiln's back), and the error paths. Each test skips with
+// "no CUDA device" where there is no driver or GPU.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <thread>
@@ -63,9 +65,11 @@ class Gpu : public ::testing::Test {
   }
 
   // Runs vector add over n elements (blocks of `block` threads) on stream and checks every element
-  // bit for bit, and that nothing past n was written.
+  // bit for bit, and that nothing past n was written. Through `prepared` when given (its block size),
+  // calling `beforeLaunch` right before the launch.
   void runVectorAdd(LoadedKernel& kernel, unsigned n, unsigned block, cu::Stream stream = nullptr,
-                    unsigned seed = 1) {
+                    unsigned seed = 1, const PreparedLaunch* prepared = nullptr,
+                    const std::function<void()>& beforeLaunch = {}) {
     const unsigned slack = 64;
     std::vector<float> a = randomFloats(n, seed), b = randomFloats(n, seed + 1000);
     DeviceBuffer da(driver_, 0, n * sizeof(float)), db(driver_, 0, n * sizeof(float));
@@ -75,7 +79,13 @@ class Gpu : public ::testing::Test {
     dc.fill(0xff);  // poison: an unwritten element stays a NaN with all bits set
     unsigned count = n;
     const unsigned grid = (n + block - 1) / block;
-    launch(kernel, {grid, 1, 1}, block, 0, stream, {da.argument(), db.argument(), dc.argument(), &count});
+    std::vector<void*> args = {da.argument(), db.argument(), dc.argument(), &count};
+    if (beforeLaunch) beforeLaunch();
+    if (prepared) {
+      prepared->launch({grid, 1, 1}, stream, args.data());
+    } else {
+      launch(kernel, {grid, 1, 1}, block, 0, stream, args);
+    }
     if (stream) {
       driver_->check(driver_->api().streamSynchronize(stream), "cuStreamSynchronize");
     } else {
@@ -330,6 +340,81 @@ TEST_F(Gpu, CompileCacheLoadLaunch) {
   EXPECT_EQ(compiles, 1);
   EXPECT_EQ(again.stats().diskHits, 1u);
   std::filesystem::remove_all(pattern);
+}
+
+}  // namespace
+}  // namespace kiln::runtime
+
+namespace kiln::runtime {
+namespace {
+
+TEST_F(Gpu, LaunchKernelResolved) {
+  EXPECT_NE(driver_->api().launchKernel, nullptr);
+  EXPECT_NE(driver_->api().launchKernelEx, nullptr);
+}
+
+TEST_F(Gpu, PreparedLaunchChecksOnceThenOnlyTheGrid) {
+  const DeviceInfo& d = driver_->device(0);
+  std::unique_ptr<LoadedKernel> kernel = loadVectorAdd();
+  // The configuration's errors are launch's, raised when it is prepared.
+  CudaError big = thrown([&] { PreparedLaunch(*kernel, 2048, 0, 4); });
+  EXPECT_EQ(big.kind(), CudaError::Kind::InvalidArgument);
+  EXPECT_EQ(std::string(big.what()), "kernel 'vector_add': a block of 2048 threads exceeds the limit of 1024 "
+                                     "threads per block on device 0 (" + d.name + ")");
+  CudaError smem = thrown([&] { PreparedLaunch(*kernel, 128, size_t(d.maxSharedPerBlockOptin) + 1, 4); });
+  EXPECT_NE(std::string(smem.what()).find("bytes of dynamic shared memory"), std::string::npos) << smem.what();
+  if (kernel->attributes().paramCount >= 0) {
+    CudaError count = thrown([&] { PreparedLaunch(*kernel, 128, 0, 3); });
+    EXPECT_EQ(std::string(count.what()), "kernel 'vector_add': takes 4 arguments, but 3 were given");
+  }
+
+  PreparedLaunch prepared(*kernel, 128, 0, 4);
+  EXPECT_EQ(prepared.blockThreads(), 128u);
+  DeviceBuffer buf(driver_, 0, 1024);
+  unsigned n = 0;
+  std::vector<void*> args = {buf.argument(), buf.argument(), buf.argument(), &n};
+  CudaError zero = thrown([&] { prepared.launch({1, 1, 0}, nullptr, args.data()); });
+  EXPECT_EQ(zero.kind(), CudaError::Kind::InvalidArgument);
+  EXPECT_NE(std::string(zero.what()).find("grid dimension z is 0"), std::string::npos) << zero.what();
+  CudaError wide = thrown([&] { prepared.launch({unsigned(d.maxGridDim[0]) + 1u, 1, 1}, nullptr, args.data()); });
+  EXPECT_NE(std::string(wide.what()).find("grid dimension x = "), std::string::npos) << wide.what();
+  CudaError tall = thrown([&] { prepared.launch({1, unsigned(d.maxGridDim[1]) + 1u, 1}, nullptr, args.data()); });
+  EXPECT_NE(std::string(tall.what()).find("grid dimension y = "), std::string::npos) << tall.what();
+
+  runVectorAdd(*kernel, 4097, 128, nullptr, 3, &prepared);
+  Stream stream(driver_, 0);
+  runVectorAdd(*kernel, 100, 128, stream.handle(), 4, &prepared);
+}
+
+// Launches skip asking the driver for the current context; when code outside kiln changed it, the
+// launch fails, finds out, makes kiln's context current and launches again.
+TEST_F(Gpu, PreparedLaunchSurvivesContextChangedBehindItsBack) {
+  std::unique_ptr<LoadedKernel> kernel = loadVectorAdd();
+  PreparedLaunch prepared(*kernel, 256, 0, 4);
+  runVectorAdd(*kernel, 1000, 256, nullptr, 5, &prepared);
+  cu::Context kilns = nullptr;
+  driver_->check(driver_->api().ctxGetCurrent(&kilns), "cuCtxGetCurrent");
+  ASSERT_NE(kilns, nullptr);
+  // Another library leaves no context current on this thread, right before the launch.
+  int launches = 0;
+  runVectorAdd(*kernel, 1001, 256, nullptr, 6, &prepared, [&] {
+    driver_->check(driver_->api().ctxSetCurrent(nullptr), "cuCtxSetCurrent");
+    ++launches;
+  });
+  EXPECT_EQ(launches, 1);
+  cu::Context current = nullptr;
+  driver_->check(driver_->api().ctxGetCurrent(&current), "cuCtxGetCurrent");
+  EXPECT_EQ(current, kilns);
+  // A thread on which kiln never made a context current.
+  std::string failure;
+  std::thread([&] {
+    try {
+      runVectorAdd(*kernel, 1003, 256, nullptr, 8, &prepared);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }).join();
+  EXPECT_EQ(failure, "");
 }
 
 }  // namespace

@@ -1,0 +1,138 @@
+// Storing registers into a planned shared-memory tile and reading them back (lower/shared_tile.h).
+#include "lower/shared_tile.h"
+
+#include <map>
+#include <span>
+
+#include "ptx/isel.h"
+#include "ptx/memory.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+using layout::LinearLayout;
+using ptx::Reg;
+
+namespace {
+
+int32_t inSize(const LinearLayout& l, std::string_view dim) { return l.hasInDim(dim) ? l.getInDimSize(dim) : 1; }
+
+std::vector<int32_t> registerCoords(const LinearLayout& l, int32_t r) {
+  std::vector<int32_t> k;
+  for (int j = 0; j < int(l.outs().size()); ++j) k.push_back(registerPart(l, r, j));
+  return k;
+}
+
+// Instruction q of an ldmatrix plan into `regs` (the E registers it fills).
+void loadLdmatrixGroup(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm, size_t q,
+                       std::span<const Reg> regs) {
+  ptx::Entry& e = cg.e;
+  const int bytes = memBytes(t), perWord = 4 / bytes;
+  SharedAddresses::Address a = addrs.at(registerPart(lm.rowOffsets, int32_t(q), 0));
+  Reg address = a.reg;
+  if (a.offset != 0) {
+    address = e.reg(ptx::RegClass::B32);
+    e.inst("add.u32", {address, a.reg, a.offset});
+  }
+  std::vector<Reg> words;
+  for (int j = 0; j < lm.numMatrices; ++j) words.push_back(e.reg(ptx::RegClass::B32));
+  ptx::ldmatrix(e, words, address, lm.trans);
+  for (int j = 0; j < lm.numMatrices; ++j) {
+    const size_t first = size_t(j * perWord);
+    Reg w = words[size_t(j)];
+    if (bytes == 4) {
+      e.inst("mov.b32", {regs[first], w});
+    } else if (regs[first].cls == ptx::RegClass::B16) {
+      ptx::unpack16x2(e, w, regs[first], regs[first + 1]);
+    } else {  // i16 / u16 in .b32 registers, extended
+      const char* bfe = ir::isSigned(t) ? "bfe.s32" : "bfe.u32";
+      e.inst(bfe, {regs[first], w, 0, 16});
+      e.inst(bfe, {regs[first + 1], w, 16, 16});
+    }
+  }
+}
+
+}  // namespace
+
+void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const LinearLayout& offsets, int32_t vec,
+                  const std::vector<Reg>& regs) {
+  for (size_t c = 0; c < regs.size(); c += size_t(vec)) {
+    SharedAddresses::Address a = addrs.at(registerPart(offsets, int32_t(c), 0));
+    std::span<const Reg> group(regs.data() + c, size_t(vec));
+    if (store) ptx::storeVector(cg.e, ptx::Space::Shared, t, group, a.reg, a.offset);
+    else ptx::loadVector(cg.e, ptx::Space::Shared, t, group, a.reg, a.offset);
+  }
+}
+
+void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm,
+                      const std::vector<Reg>& regs) {
+  const size_t e = size_t(lm.elemsPerInstr);
+  for (size_t q = 0; q * e < regs.size(); ++q)
+    loadLdmatrixGroup(cg, t, addrs, lm, q, std::span<const Reg>(regs).subspan(q * e, e));
+}
+
+std::vector<Reg> withDuplicates(const ir::Op& op, const UniqueRegisters& dst, const LinearLayout& to,
+                                const std::vector<Reg>& loaded) {
+  std::map<std::vector<int32_t>, Reg> byCoords;
+  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(registerCoords(dst.compact, int32_t(c)), loaded.at(c));
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < inSize(to, layout::kRegister); ++r) {
+    auto it = byCoords.find(registerCoords(to, r));
+    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- SharedTileReader
+
+static const LinearLayout& loadOffsetsOf(const ScratchPlan& plan) {
+  return plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets;
+}
+
+SharedTileReader::SharedTileReader(Codegen& cg, const ir::Op& op, ScratchPlan plan, Reg base, ir::Scalar t,
+                                   const LinearLayout& to)
+    : cg_(cg),
+      op_(op),
+      plan_(std::move(plan)),
+      t_(t),
+      dst_(uniqueRegisters(to)),
+      addrs_(cg, base, threadPart(cg, loadOffsetsOf(plan_), 0), threadMask(loadOffsetsOf(plan_), 0), memBytes(t)),
+      groupSize_(plan_.ldmatrix ? plan_.ldmatrix->elemsPerInstr : plan_.loadVec) {
+  std::map<std::vector<int32_t>, int32_t> compactByCoords;
+  for (size_t c = 0; c < dst_.original.size(); ++c)
+    compactByCoords.emplace(registerCoords(dst_.compact, int32_t(c)), int32_t(c));
+  for (int32_t r = 0; r < inSize(to, layout::kRegister); ++r) {
+    auto it = compactByCoords.find(registerCoords(to, r));
+    if (it == compactByCoords.end()) throw InternalError(op.loc, "shared tile: register without a distinct source");
+    compactOf_.push_back(it->second);
+  }
+  compact_.resize(dst_.original.size());
+}
+
+void SharedTileReader::loadGroup(int32_t g) {
+  const size_t first = size_t(g) * size_t(groupSize_);
+  std::vector<Reg> regs;
+  for (int32_t i = 0; i < groupSize_; ++i) regs.push_back(cg_.e.reg(ptx::regClassOf(t_)));
+  if (plan_.ldmatrix) {
+    loadLdmatrixGroup(cg_, t_, addrs_, *plan_.ldmatrix, size_t(g), regs);
+  } else {
+    SharedAddresses::Address a = addrs_.at(registerPart(plan_.loadOffsets, int32_t(first), 0));
+    ptx::loadVector(cg_.e, ptx::Space::Shared, t_, regs, a.reg, a.offset);
+  }
+  for (size_t i = 0; i < regs.size(); ++i) compact_.at(first + i) = regs[i];
+}
+
+Reg SharedTileReader::at(int32_t r) {
+  const int32_t c = compactOf_.at(size_t(r));
+  if (!compact_[size_t(c)].valid()) loadGroup(c / groupSize_);
+  return compact_[size_t(c)];
+}
+
+std::vector<Reg> SharedTileReader::all() {
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < int32_t(compactOf_.size()); ++r) out.push_back(at(r));
+  return out;
+}
+
+}  // namespace kiln::lower
