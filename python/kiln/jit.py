@@ -2,7 +2,7 @@
 
 `kernel[grid](*args, num_warps=4, num_stages=3, **constexprs)` is implemented by the extension
 (_kiln.JitFunction.__getitem__): argument binding, the specialization key, the cache lookup and
-cuLaunchKernelEx all happen in C++. This file only finds the kernel's source and parameters.
+cuLaunchKernel all happen in C++. This file only finds the kernel's source and parameters.
 """
 import inspect
 import os

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <charconv>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -86,7 +87,7 @@ Result<int64_t> CompiledKernel::dynamicSharedBytes(const std::string& target) co
 
 namespace {
 
-// How one kernel parameter travels to cuLaunchKernelEx (the PTX parameter's width).
+// How one kernel parameter travels to cuLaunchKernel (the PTX parameter's width).
 enum class Slot : uint8_t { Pointer, F32, F64, Int, Bool, Unsupported };
 
 Slot slotOf(const Param& p) {
@@ -179,10 +180,12 @@ struct JitFunction::Impl {
         return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " " + *why);
     }
     signatureEnd = key.size();
+    char options[32];
+    std::to_chars_result w = std::to_chars(options, options + 16, o.num_warps);
+    *w.ptr = 's';
+    std::to_chars_result st = std::to_chars(w.ptr + 1, options + sizeof options, o.num_stages);
     key += "|w";
-    key += std::to_string(o.num_warps);
-    key += 's';
-    key += std::to_string(o.num_stages);
+    key.append(options, st.ptr);
     return {};
   }
 

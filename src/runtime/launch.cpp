@@ -167,9 +167,11 @@ PreparedLaunch::PreparedLaunch(LoadedKernel& kernel, unsigned blockThreads, size
 }
 
 void PreparedLaunch::badGrid(Dim3 grid) const {
+  // checkGrid rejects exactly the grids launch's inline test does, with the message saying why; the
+  // throw after it only keeps [[noreturn]] true should the two ever disagree.
   checkGrid(*kernel_, driver_->device(device_), grid);
   throw invalid(*kernel_, "grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
-                              std::to_string(grid.z) + ") cannot be launched");  // not reached: checkGrid throws
+                              std::to_string(grid.z) + ") cannot be launched on this device");
 }
 
 void PreparedLaunch::retry(cu::Result r, Dim3 grid, cu::Stream stream, void* const* args) const {
