@@ -136,9 +136,30 @@ Reg Codegen::tid() { return tid_; }
 Reg Codegen::lane() { return lane_; }
 Reg Codegen::warp() { return warp_; }
 
+size_t Codegen::cacheHash(Cached kind, int dim, const layout::LinearLayout& l) {
+  return l.hash() ^ (size_t(kind) << 40) ^ (size_t(uint32_t(dim)) * 0x9e3779b97f4a7c15ull);
+}
+
+const std::vector<Reg>* Codegen::findCached(Cached kind, int dim, const layout::LinearLayout& l) const {
+  auto it = coordCache_.find(cacheHash(kind, dim, l));
+  if (it == coordCache_.end()) return nullptr;
+  for (const CachedRegs& c : it->second)
+    if (c.kind == kind && c.dim == dim && c.layout == l) return &c.regs;
+  return nullptr;
+}
+
+void Codegen::addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<Reg> regs) {
+  std::vector<CachedRegs>& bucket = coordCache_[cacheHash(kind, dim, l)];
+  for (CachedRegs& c : bucket)
+    if (c.kind == kind && c.dim == dim && c.layout == l) {
+      c.regs = std::move(regs);
+      return;
+    }
+  bucket.push_back(CachedRegs{kind, dim, l, std::move(regs)});
+}
+
 Reg Codegen::threadCoord(const layout::LinearLayout& l, int dim) {
-  std::string key = "coord#" + std::to_string(dim) + "#" + l.str();
-  if (auto it = coordCache_.find(key); it != coordCache_.end()) return it->second.empty() ? Reg{} : it->second[0];
+  if (const std::vector<Reg>* r = findCached(Cached::ThreadCoord, dim, l)) return r->empty() ? Reg{} : (*r)[0];
   Reg acc;
   auto combine = [&](Reg term) {
     if (!acc.valid()) {
@@ -183,7 +204,7 @@ Reg Codegen::threadCoord(const layout::LinearLayout& l, int dim) {
   };
   addIndex(layout::kLane, lane_);
   addIndex(layout::kWarp, warp_);
-  coordCache_[key] = acc.valid() ? std::vector<Reg>{acc} : std::vector<Reg>{};
+  addCached(Cached::ThreadCoord, dim, l, acc.valid() ? std::vector<Reg>{acc} : std::vector<Reg>{});
   return acc;
 }
 
@@ -222,8 +243,7 @@ std::vector<Reg> Codegen::coords(const layout::LinearLayout& l, int32_t r) {
 }
 
 Reg Codegen::ownerPredicate(const layout::LinearLayout& l) {
-  std::string key = "owner#" + l.str();
-  if (auto it = coordCache_.find(key); it != coordCache_.end()) return it->second.empty() ? Reg{} : it->second[0];
+  if (const std::vector<Reg>* r = findCached(Cached::Owner, 0, l)) return r->empty() ? Reg{} : (*r)[0];
   layout::DimMasks free = l.getFreeVariableMasks();
   Reg p;
   for (auto [in, index] : {std::pair{layout::kLane, lane_}, std::pair{layout::kWarp, warp_}}) {
@@ -235,16 +255,15 @@ Reg Codegen::ownerPredicate(const layout::LinearLayout& l) {
     else e.inst("setp.eq.u32", {q, t, 0});
     p = q;
   }
-  coordCache_[key] = p.valid() ? std::vector<Reg>{p} : std::vector<Reg>{};
+  addCached(Cached::Owner, 0, l, p.valid() ? std::vector<Reg>{p} : std::vector<Reg>{});
   return p;
 }
 
 Reg Codegen::firstThread() {
-  auto it = coordCache_.find("first-thread");
-  if (it != coordCache_.end()) return it->second[0];
+  if (const std::vector<Reg>* r = findCached(Cached::FirstThread, 0, layout::LinearLayout())) return (*r)[0];
   Reg p = e.reg(RegClass::Pred);
   e.inst("setp.eq.u32", {p, tid_, 0});
-  coordCache_["first-thread"] = {p};
+  addCached(Cached::FirstThread, 0, layout::LinearLayout(), {p});
   return p;
 }
 

@@ -139,10 +139,22 @@ class Codegen {
   std::unordered_map<const ir::Value*, PtrTile> ptrTiles_;
   std::deque<std::vector<ptx::Reg>> materialized_;  // what regs() returned for PtrTile values
   ptx::Reg tid_, lane_, warp_;
-  // Registers computed once and reused by later ops: key "coord#<dim>#<layout text>" and the like.
+  // Registers computed once and reused by later ops: what they are (a layout's lane + warp part along
+  // out dim `dim`, its owner predicate, thread 0's predicate) and the layout they are for. Found by a
+  // hash of (kind, dim, layout bases), then compared in full: much cheaper than keys of layout text.
   // Scoped: lowerBlock drops what a region added, since a register first set inside a branch or loop
   // body holds nothing on the paths that skip it.
-  std::unordered_map<std::string, std::vector<ptx::Reg>> coordCache_;
+  enum class Cached { ThreadCoord, Owner, FirstThread };
+  struct CachedRegs {
+    Cached kind;
+    int dim;
+    layout::LinearLayout layout;
+    std::vector<ptx::Reg> regs;
+  };
+  std::unordered_map<size_t, std::vector<CachedRegs>> coordCache_;
+  static size_t cacheHash(Cached kind, int dim, const layout::LinearLayout& l);
+  const std::vector<ptx::Reg>* findCached(Cached kind, int dim, const layout::LinearLayout& l) const;
+  void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);
   int64_t scratchBytes_ = 0, reserved_ = 0;
   std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
   std::unordered_map<const ir::Value*, std::shared_ptr<SharedTileReader>> sharedTiles_;

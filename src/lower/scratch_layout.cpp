@@ -7,7 +7,7 @@
 #include <array>
 #include <bit>
 #include <optional>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "layout/conversions.h"
@@ -56,22 +56,24 @@ int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes
   // (the words of lane i at t = 0), and XOR by a constant permutes words and banks alike, so such a phase
   // takes exactly the wavefronts of t = 0. That is most phases of a layout conversion; others are counted.
   const bool pow2 = std::has_single_bit(uint32_t(vec)) && std::has_single_bit(uint32_t(elemBytes));
+  const int64_t misaligned = int64_t(vec) - 1;  // the bits of an offset that must be 0 (when pow2)
   bool lanesAligned = pow2;
-  for (int i = 0; i < lanesPerPhase && lanesAligned; ++i) lanesAligned = laneOffset[size_t(i)] % vec == 0;
+  for (int i = 0; i < lanesPerPhase && lanesAligned; ++i) lanesAligned = (laneOffset[size_t(i)] & misaligned) == 0;
   int64_t alignedPhase = -1;  // the wavefronts of an aligned phase, once counted
-  std::vector<int64_t> regColumn;  // the register bases along the offset
-  if (offsets.hasInDim(layout::kRegister))
-    for (const layout::Basis& b : offsets.ins()[size_t(offsets.inDimIndex(layout::kRegister))].bases)
-      regColumn.push_back(b[0]);
+  // registerOffset[c] = registerPart(offsets, c, 0), each from one with its lowest set bit cleared.
+  std::vector<int64_t> registerOffset(size_t(numRegs), 0);
+  if (offsets.hasInDim(layout::kRegister)) {
+    const std::vector<layout::Basis>& bases = offsets.ins()[size_t(offsets.inDimIndex(layout::kRegister))].bases;
+    for (int32_t c = 1; c < numRegs; ++c)
+      registerOffset[size_t(c)] = registerOffset[size_t(c & (c - 1))] ^ bases[size_t(std::countr_zero(uint32_t(c)))][0];
+  }
   int64_t total = 0;
   std::vector<int64_t> words;
   for (int32_t c = 0; c < numRegs; c += vec) {
-    int64_t ro = 0;  // registerPart(offsets, c, 0)
-    for (size_t b = 0; b < regColumn.size(); ++b)
-      if (c >> b & 1) ro ^= regColumn[b];
+    const int64_t ro = registerOffset[size_t(c)];
     for (int p0 = 0; p0 < lanes; p0 += lanesPerPhase) {
       int64_t t = ro ^ laneOffset[size_t(p0)];
-      if (lanesAligned && t % vec == 0) {
+      if (lanesAligned && (t & misaligned) == 0) {
         if (alignedPhase < 0)
           alignedPhase = phaseWavefronts(laneOffset, 0, 0, lanesPerPhase, elemBytes, accessBytes, words);
         total += alignedPhase;
@@ -282,13 +284,16 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
             candidates.push_back(layout::sharedSwizzled(shape, vec, perPhase, maxPhase, order));
   }
   // Some swizzles coincide (a phase longer than the rows): the first of equal candidates wins anyway.
-  std::unordered_set<LinearLayout> seen;
+  std::unordered_multimap<size_t, const LinearLayout*> seen;  // by hash
   std::optional<layout::LdmatrixPlanner> ldmatrix;
   if (elemBytes == 2 || elemBytes == 4) ldmatrix.emplace(elemBytes * 8);
   Scored best;
   bool have = false;
   for (const LinearLayout& c : candidates) {
-    if (!seen.insert(c).second) continue;
+    const size_t h = c.hash();
+    auto [same, end] = seen.equal_range(h);
+    if (std::any_of(same, end, [&](const auto& e) { return *e.second == c; })) continue;
+    seen.emplace(h, &c);
     Scored s = score(c, srcUnique, dstUnique, elemBytes, ldmatrix ? &*ldmatrix : nullptr);
     if (!have || s.plan.wavefronts < best.plan.wavefronts ||
         (s.plan.wavefronts == best.plan.wavefronts && s.instructions < best.instructions)) {
