@@ -43,7 +43,32 @@ LinearLayout ldmatrixRowAddresses(int numMatrices, int elemBits) {
 }
 
 namespace {
+
 int numIndex(int numMatrices) { return numMatrices == 4 ? 2 : numMatrices == 2 ? 1 : 0; }
+
+// plan()'s first test of rowsToOffsets = inverted.compose(instr), on a one-dim `instr` ((register,
+// lane) -> offset) without building the composed layout, so that the shared layouts a search rejects
+// cost no allocation: col bases 1, 2, 4, .. (a row's 16 contiguous bytes), matrix and row bases 16-byte
+// aligned.
+bool rowsFit(const LinearLayout& inverted, const InDim& instrRegs, const InDim& instrLanes, int rowBits) {
+  const int regOut = inverted.outDimIndex(kRegister), laneOut = inverted.outDimIndex(kLane);
+  auto offsetOf = [&](const Basis& b) {
+    int32_t o = 0;
+    for (size_t k = 0; k < instrRegs.bases.size(); ++k)
+      if (b[size_t(regOut)] >> k & 1) o ^= instrRegs.bases[k][0];
+    for (size_t k = 0; k < instrLanes.bases.size(); ++k)
+      if (b[size_t(laneOut)] >> k & 1) o ^= instrLanes.bases[k][0];
+    return o;
+  };
+  const int32_t rowMask = (1 << rowBits) - 1;
+  for (const InDim& d : inverted.ins())
+    for (size_t b = 0; b < d.bases.size(); ++b) {
+      int32_t o = offsetOf(d.bases[b]);
+      if (d.name == kCol ? int(b) < rowBits && o != int32_t(1) << b : (o & rowMask) != 0) return false;
+    }
+  return true;
+}
+
 }  // namespace
 
 LdmatrixPlanner::LdmatrixPlanner(int elemBits) : elemBits_(elemBits) {
@@ -73,6 +98,9 @@ std::optional<LdmatrixPlan> LdmatrixPlanner::plan(const LinearLayout& offsets) c
     L instr({InDim{std::string(kRegister), first}, offsets.ins()[offsets.inDimIndex(kLane)]}, offsets.outs());
     for (bool trans : {false, true}) {
       if (trans && elemBits_ != 16) continue;
+      if (offsets.outs().size() == 1 &&
+          !rowsFit(invertedTiles_[size_t(numIndex(num) * 2 + trans)], instr.ins()[0], instr.ins()[1], rowBits))
+        continue;
       // (matrix, row, col) -> offset
       L rowsToOffsets = invertedTiles_[size_t(numIndex(num) * 2 + trans)].compose(instr);
       bool ok = true;

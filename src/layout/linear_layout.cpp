@@ -414,12 +414,12 @@ LinearLayout LinearLayout::renameOuts(const std::vector<std::string>& names) con
 }
 
 size_t LinearLayout::hash() const {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  // FNV-1a over whole values rather than bytes (layout searches hash many candidates), with an xorshift
+  // so that high bits reach the low bits that bucket indices use.
+  uint64_t h = 1469598103934665603ull;
   auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
+    h = (h ^ v) * 1099511628211ull;
+    h ^= h >> 29;
   };
   auto mixName = [&](const std::string& s) {
     for (char c : s) mix(uint8_t(c));

@@ -5,6 +5,7 @@
 
 #include <bit>
 
+#include "lower/global_access.h"
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/warp.h"
@@ -126,7 +127,10 @@ std::vector<Reg> Codegen::newRegs(const ir::Type& t) {
   std::vector<Reg> out;
   int n = numRegs(t);
   out.reserve(size_t(n));
-  for (int i = 0; i < n; ++i) out.push_back(e.reg(ptx::regClassOf(t.elem)));
+  std::vector<int32_t> canon;
+  if (t.isTensor()) canon = canonicalRegisters(*t.layout);
+  for (int i = 0; i < n; ++i)
+    out.push_back(!canon.empty() && canon[size_t(i)] != i ? out[size_t(canon[size_t(i)])] : e.reg(ptx::regClassOf(t.elem)));
   return out;
 }
 

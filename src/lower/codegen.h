@@ -75,7 +75,9 @@ class Codegen {
   };
   Binding binding(const ir::Value* v) const;
   void restore(const Binding& b);
-  // Fresh registers of the class of `t`'s element type, as many as t's layout has register indices.
+  // Fresh registers of the class of `t`'s element type, as many as t's layout has register indices;
+  // register indices that hold the same element (duplicated data) share one register, so that a loop
+  // carrying a row statistic in a broadcast layout keeps one copy of it live, not one per index.
   std::vector<ptx::Reg> newRegs(const ir::Type& t);
   // How many registers a value of type t has in each thread: its layout's register count (scalars: 1).
   static int numRegs(const ir::Type& t);

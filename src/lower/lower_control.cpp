@@ -63,7 +63,12 @@ void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<Carried>& carri
   for (size_t k = 0; k < carried.size(); ++k) {
     std::vector<Reg> src = sourcesFor(cg, op, carried[k], values[k]);
     if (src.size() != carried[k].phis.size()) codegenBug(op, "a region passes a value of another layout");
-    for (size_t r = 0; r < src.size(); ++r) moves.emplace_back(carried[k].phis[r], src[r]);
+    for (size_t r = 0; r < src.size(); ++r) {
+      // Register indices holding one element share their phi (Codegen::newRegs): one move fills it.
+      const Reg d = carried[k].phis[r];
+      if (std::find(carried[k].phis.begin(), carried[k].phis.begin() + long(r), d) == carried[k].phis.begin() + long(r))
+        moves.emplace_back(d, src[r]);
+    }
   }
   auto isPhi = [&](Reg s) {
     for (const auto& [d, _] : moves)
