@@ -14,6 +14,9 @@ def get_configs():
         {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8}, num_warps=w, num_stages=s)
     return [
         c(128, 256, 64, 8, 3),
+        c(128, 256, 64, 8, 4),
+        c(256, 128, 64, 8, 3),
+        c(128, 256, 32, 8, 5),
         c(128, 128, 64, 8, 4),
         c(128, 128, 64, 4, 4),
         c(64, 128, 64, 4, 4),
