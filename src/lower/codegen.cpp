@@ -298,6 +298,18 @@ void Codegen::releaseShared(int64_t bytes) {
   reserved_ -= bytes;
 }
 
+void Codegen::noteSum(Reg r, Reg base, int64_t constant) {
+  if (r.cls != RegClass::B32 || (base.valid() && base.cls != RegClass::B32)) bug({}, "a sum of other than .b32 registers");
+  sums_[r.id] = Sum{base, constant};
+}
+
+std::optional<Codegen::Sum> Codegen::sumOf(Reg r) const {
+  if (r.cls != RegClass::B32) return std::nullopt;
+  auto it = sums_.find(r.id);
+  if (it == sums_.end()) return std::nullopt;
+  return it->second;
+}
+
 void Codegen::bindShared(const ir::Value* v, std::shared_ptr<SharedTileReader> reader) {
   regs_.erase(v);
   sharedTiles_[v] = std::move(reader);

@@ -123,6 +123,16 @@ class Codegen {
   int64_t reservedShared() const { return reserved_; }
   void barrier();  // bar.sync 0
 
+  // Registers known to hold `base + constant` (base invalid: the constant alone), with the sum never
+  // wrapping (arange's coordinates): an address base + x * size can then be formed once for `base`
+  // and take the constant as an immediate offset.
+  struct Sum {
+    ptx::Reg base;
+    int64_t constant = 0;
+  };
+  void noteSum(ptx::Reg r, ptx::Reg base, int64_t constant);
+  std::optional<Sum> sumOf(ptx::Reg r) const;
+
   // A tile left in shared memory until an op reads its registers (a pipelined dot operand: the dot
   // loads each k-slice's fragments right before its mma); regs(v) reads all of it.
   void bindShared(const ir::Value* v, std::shared_ptr<SharedTileReader> reader);
@@ -159,6 +169,7 @@ class Codegen {
   void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);
   int64_t scratchBytes_ = 0, reserved_ = 0;
   std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
+  std::unordered_map<int, Sum> sums_;  // by .b32 register id
   std::unordered_map<const ir::Value*, std::shared_ptr<SharedTileReader>> sharedTiles_;
   int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)
   // Lane + warp contribution of layout `l` along out dim `dim` (cached in coordCache_ per region).

@@ -84,19 +84,37 @@ class Addresses {
     if (const Codegen::PtrTile* t = cg.ptrTile(ptr)) tile_ = *t;
     else plain_ = tileRegs(cg, ptr, n);
   }
-  Reg at(size_t r) {
-    if (!tile_) return plain_.at(r);
-    if (tile_->offsets.empty()) return tile_->base;
-    auto [it, fresh] = byOffset_.emplace(tile_->offsets.at(r).id, Reg{});
+  // The address of register index r as a register and an immediate byte offset. Offsets known to be
+  // `x + constant` (Codegen::sumOf, arange's coordinates) share the pointer base + x and differ only in
+  // the immediate, so a row of vectors needs one address register, not one per vector.
+  struct Address {
+    Reg reg;
+    int64_t imm = 0;
+  };
+  Address at(size_t r) {
+    if (!tile_) return {plain_.at(r), 0};
+    if (tile_->offsets.empty()) return {tile_->base, 0};
+    const Reg off = tile_->offsets.at(r);
+    if (std::optional<Codegen::Sum> sum = cg_.sumOf(off); sum && tile_->offsetType == ir::Scalar::I32) {
+      const int64_t imm = sum->constant * tile_->elemBytes;
+      if (!sum->base.valid()) return {tile_->base, imm};
+      auto [it, fresh] = byOffset_.emplace(sum->base.id, Reg{});
+      if (fresh) {
+        it->second = cg_.e.reg(ptx::RegClass::B64);
+        ptx::selectPtrAdd(cg_.e, tile_->offsetType, tile_->elemBytes, it->second, tile_->base, sum->base);
+      }
+      return {it->second, imm};
+    }
+    auto [it, fresh] = byOffset_.emplace(off.id, Reg{});
     if (fresh) it->second = cg_.ptrAddress(*tile_, r);
-    return it->second;
+    return {it->second, 0};
   }
 
  private:
   Codegen& cg_;
   std::optional<Codegen::PtrTile> tile_;
   std::vector<Reg> plain_;
-  std::map<int, Reg> byOffset_;
+  std::map<int, Reg> byOffset_;  // by offset register id (or the id of its sum's base)
 };
 
 void load(Codegen& cg, const ir::Op& op) {
@@ -129,7 +147,8 @@ void load(Codegen& cg, const ir::Op& op) {
     if (size_t(canon[r]) != r) continue;  // a copy of an earlier register: bound below
     const size_t head = r - r % plan.run;
     const int64_t offset = int64_t(r - head) * elemBytes(t);
-    std::vector<int64_t> key{regKey(p.at(head)), offset, mask ? regKey(m[r]) : -1};
+    const Addresses::Address a = p.at(head);
+    std::vector<int64_t> key{regKey(a.reg), a.imm + offset, mask ? regKey(m[r]) : -1};
     for (size_t i = 0; other && i < vec; ++i) key.push_back(regKey(o[r + i]));
     if (auto it = loaded.find(key); it != loaded.end()) {
       for (size_t i = 0; i < vec; ++i) out[r + i] = out[it->second + i];
@@ -137,7 +156,7 @@ void load(Codegen& cg, const ir::Op& op) {
     }
     for (size_t i = 0; i < vec; ++i) out[r + i] = cg.e.reg(ptx::regClassOf(t));
     std::span<const Reg> fill = other ? std::span<const Reg>(o).subspan(r, vec) : std::span<const Reg>();
-    ptx::loadVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(out).subspan(r, vec), p.at(head), offset, hints,
+    ptx::loadVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(out).subspan(r, vec), a.reg, a.imm + offset, hints,
                     mask ? ptx::when(m[r]) : ptx::Guard{}, fill);
     loaded.emplace(std::move(key), r);
   }
@@ -182,7 +201,8 @@ void store(Codegen& cg, const ir::Op& op) {
     if (size_t(canon[r]) != r) continue;
     const size_t head = r - r % plan.run;
     const int64_t offset = int64_t(r - head) * elemBytes(t);
-    std::vector<int64_t> key{regKey(p.at(head)), offset, mask ? regKey(m[r]) : -1};
+    const Addresses::Address a = p.at(head);
+    std::vector<int64_t> key{regKey(a.reg), a.imm + offset, mask ? regKey(m[r]) : -1};
     for (size_t i = 0; i < vec; ++i) key.push_back(regKey(v[r + i]));
     if (!stored.insert(std::move(key)).second) continue;
     Reg guard = owner;
@@ -191,7 +211,7 @@ void store(Codegen& cg, const ir::Op& op) {
       if (fresh) it->second = both(cg, m[r], owner);
       guard = it->second;
     }
-    ptx::storeVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(v).subspan(r, vec), p.at(head), offset, hints,
+    ptx::storeVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(v).subspan(r, vec), a.reg, a.imm + offset, hints,
                      guard.valid() ? ptx::when(guard) : ptx::Guard{});
   }
 }

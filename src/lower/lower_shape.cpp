@@ -31,14 +31,19 @@ void arange(Codegen& cg, const ir::Op& op) {
       continue;
     }
     Reg d;
+    // Coordinates that are a thread part plus a constant are noted as such (Codegen::noteSum): an
+    // access through base + arange addresses every register from one pointer and immediate offsets.
     if (!p.thread.valid()) {
       d = cg.e.reg(RegClass::B32);
       cg.e.inst("mov.b32", {d, int64_t(int32_t(start + p.constant))});
+      cg.noteSum(d, Reg{}, start + p.constant);
     } else if (p.disjoint && start + p.constant == 0) {
       d = p.thread;  // shared, never written
+      cg.noteSum(d, p.thread, 0);
     } else if (p.disjoint) {
       d = cg.e.reg(RegClass::B32);
       cg.e.inst("add.s32", {d, p.thread, int64_t(int32_t(start + p.constant))});
+      cg.noteSum(d, p.thread, start + p.constant);
     } else {
       Reg x = cg.e.reg(RegClass::B32);
       cg.e.inst("xor.b32", {x, p.thread, p.constant});
