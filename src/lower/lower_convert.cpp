@@ -156,7 +156,8 @@ void lowerConvert(Codegen& cg, const ir::Op& op) {
   if (!x->type.layout || !y->type.layout) throw InternalError(op.loc, "convert_layout needs layouts on both sides");
   const LinearLayout& s = *x->type.layout;
   const LinearLayout& d = *y->type.layout;
-  if (PipelinedLoad* p = x->def ? cg.pipelined(x->def) : nullptr) return cg.bindShared(y, p->read(cg, op));
+  if (PipelinedLoad* p = x->def ? cg.pipelined(x->def) : nullptr; p && p->feedsDot())
+    return cg.bindShared(y, p->read(cg, op));
   if (const Codegen::PtrTile* pt = cg.ptrTile(x)) {
     // base + offsets: only the (32-bit) offsets move; every thread holds the same base.
     Codegen::PtrTile moved = *pt;

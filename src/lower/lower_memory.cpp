@@ -118,7 +118,7 @@ class Addresses {
 };
 
 void load(Codegen& cg, const ir::Op& op) {
-  if (PipelinedLoad* p = cg.pipelined(&op)) return p->prefetch(cg);  // its convert_layout reads the tile
+  if (PipelinedLoad* p = cg.pipelined(&op)) return p->atLoad(cg);
   const ir::Value* ptr = op.operand(0);
   const ir::Value* mask = op.numOperands() > 1 ? op.operand(1) : nullptr;
   const ir::Value* other = op.numOperands() > 2 ? op.operand(2) : nullptr;

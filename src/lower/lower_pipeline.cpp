@@ -71,8 +71,26 @@ void PipelinedLoad::copy(Codegen& cg, Reg slotBase, Reg valid) {
   }
 }
 
-void PipelinedLoad::prefetch(Codegen& cg) {
+void PipelinedLoad::atLoad(Codegen& cg) {
   const ir::Block& body = loop_.forOp_.region(0);
+  const ir::Op& load = *c_.load;
+  if (!feedsDot()) {  // this iteration's tile, read back into the load's own layout
+    const ir::Value* res = load.result(0);
+    std::vector<Reg> regs =
+        SharedTileReader(cg, load, plan_, readBase_, res->type.elem, *res->type.layout).all();
+    if (load.numOperands() > 2) {
+      const ir::Value *mask = load.operand(1), *other = load.operand(2);
+      const size_t n = regs.size();
+      std::vector<Reg> m = mask->type.isTensor() ? cg.regs(mask) : std::vector<Reg>(n, cg.reg(mask));
+      std::vector<Reg> o = other->type.isTensor() ? cg.regs(other) : std::vector<Reg>(n, cg.reg(other));
+      for (size_t r = 0; r < n; ++r) {
+        Reg d = cg.e.reg(regs[r].cls);
+        cg.e.inst("selp" + std::string(ptx::regTypeName(regs[r].cls)), {d, regs[r], o.at(r), m.at(r)});
+        regs[r] = d;
+      }
+    }
+    cg.bind(res, std::move(regs));
+  }
   loop_.atIteration(cg, c_, false, cg.reg(body.arg(0)), loop_.stages_ - 1,
                     [&](Reg valid) { copy(cg, writeBase_, valid); });
 }
@@ -111,7 +129,8 @@ std::unique_ptr<LoopPipeline> LoopPipeline::create(Codegen& cg, const ir::Op& fo
     const ir::Value* res = c.load->result(0);
     const LinearLayout& from = *res->type.layout;
     const int bytes = memBytes(res->type.elem);
-    UniqueRegisters src = uniqueRegisters(from), dst = uniqueRegisters(*c.convert->result(0)->type.layout);
+    UniqueRegisters src = uniqueRegisters(from);
+    UniqueRegisters dst = c.convert ? uniqueRegisters(*c.convert->result(0)->type.layout) : src;
     // cp.async copies what each register holds; a layout that repeats elements in registers would copy
     // them twice, so those loads stay as they are.
     bool distinct = src.original.size() == size_t(Codegen::numRegs(res->type));

@@ -38,7 +38,9 @@ struct Advancing {
 
 struct PipelineCandidate {
   const ir::Op* load = nullptr;
-  const ir::Op* convert = nullptr;         // its only user: convert_layout to a dot operand
+  // Its only user, a convert_layout to a dot operand (read from the slot by the dot), or null: the load
+  // is read back into its own registers where it stands (loops with an explicit num_stages).
+  const ir::Op* convert = nullptr;
   std::vector<const ir::Op*> slice;        // body ops its pointer and mask depend on, in body order
 };
 
@@ -48,9 +50,10 @@ struct LoopLoads {
   bool readsInductionVariable = false;
 };
 
-// The loads of `forOp`'s body whose result only feeds tl.dot through a convert_layout, whose `other` is
-// absent or zero, and whose pointer and mask are computed in the body from loop invariants, the
-// induction variable and advancing arguments only.
+// The loads of `forOp`'s body whose pointer and mask are computed in the body from loop invariants,
+// the induction variable and advancing arguments only, and whose result either only feeds tl.dot
+// through a convert_layout (with `other` absent or zero) or, when the loop has an explicit num_stages
+// attribute, is used in any way.
 LoopLoads findPipelineLoads(const ir::Op& forOp);
 
 // The pipelining depth of `forOp`: its num_stages attribute (tl.range), else `defaultStages`.
@@ -75,8 +78,11 @@ class PipelinedLoad {
  public:
   PipelinedLoad(LoopPipeline& loop, const PipelineCandidate& c, ScratchPlan plan, int32_t vec, int64_t slotBytes,
                 int64_t offset);
-  // At the load op in the body: copies iteration i + S - 1 into the slot iteration i - 1 read.
-  void prefetch(Codegen& cg);
+  // At the load op in the body: copies iteration i + S - 1 into the slot iteration i - 1 read, and,
+  // for a load that feeds no dot, binds its result to this iteration's slot read back into registers
+  // (`other` where the mask is off).
+  void atLoad(Codegen& cg);
+  bool feedsDot() const { return c_.convert != nullptr; }
   // At its convert_layout: a reader of this iteration's slot (the dot loads fragments as it needs them).
   std::shared_ptr<SharedTileReader> read(Codegen& cg, const ir::Op& convert);
 

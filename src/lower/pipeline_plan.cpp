@@ -105,22 +105,31 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
   const ir::Op* yield = body.terminator();
   if (!yield || yield->opcode != Opcode::Yield || body.numArgs() != yield->numOperands() + 1) return out;
 
+  // Loads that feed tl.dot pipeline in every loop; others only where the loop asks for it
+  // (tl.range(..., num_stages=)), as in Triton: they take a round trip through shared memory.
+  const bool asked = forOp.hasAttr("num_stages");
   for (const auto& opPtr : body.ops) {
     const ir::Op& load = *opPtr;
     if (load.opcode != Opcode::Load || !load.result(0)->type.isTensor()) continue;
     const ir::Value* res = load.result(0);
     if (res->type.elem == ir::Scalar::I1 || ir::bitWidth(res->type.elem) > 32) continue;
-    if (load.numOperands() > 2 && !isZero(load.operand(2))) continue;
     std::vector<const ir::Op*> users;
     countUses(body, res, users);
-    if (users.size() != 1 || users[0]->opcode != Opcode::ConvertLayout || users[0]->parent != &body) continue;
-    const ir::Op* convert = users[0];
-    std::vector<const ir::Op*> dots;
-    countUses(body, convert->result(0), dots);
-    bool feedsDot = !dots.empty();
-    for (const ir::Op* u : dots)
-      feedsDot = feedsDot && u->opcode == Opcode::Dot && u->operand(2) != convert->result(0);
-    if (!feedsDot) continue;
+    const ir::Op* convert = users.size() == 1 && users[0]->opcode == Opcode::ConvertLayout && users[0]->parent == &body
+                                ? users[0] : nullptr;
+    bool feedsDot = convert != nullptr;
+    if (convert) {
+      std::vector<const ir::Op*> dots;
+      countUses(body, convert->result(0), dots);
+      feedsDot = !dots.empty();
+      for (const ir::Op* u : dots)
+        feedsDot = feedsDot && u->opcode == Opcode::Dot && u->operand(2) != convert->result(0);
+    }
+    // A dot operand is read from its slot by ldmatrix, so masked-off elements must be the zeros cp.async
+    // fills in; a load read back into registers takes its `other` with a select.
+    if (feedsDot && load.numOperands() > 2 && !isZero(load.operand(2))) feedsDot = false;
+    if (!feedsDot && !asked) continue;
+    if (!feedsDot) convert = nullptr;
 
     // The backward slice of the pointer and the mask inside the body.
     std::set<const ir::Op*> slice;

@@ -202,6 +202,37 @@ TEST_P(CodegenSimWarps, MatmulTileOnTensorCores) {
   }
 }
 
+// The persistent softmax loop asks for num_stages 2 (tl.range): its row load goes through cp.async into
+// shared memory a row ahead and is read back with `other` (-inf) where the mask is off. Program 0 of a
+// one-program grid walks every row; rows are shorter than the block, so the select matters.
+TEST_P(CodegenSimWarps, PersistentSoftmaxPrefetchesRows) {
+  SimRun r(lowerInput("softmax_256", GetParam()));
+  EXPECT_NE(r.k.ptx.find("cp.async.ca"), std::string::npos) << "the row load is pipelined";
+  const int rows = 5, cols = 200, ld = 211;
+  std::vector<float> x = randomFloats(size_t(rows) * ld, 11), y(size_t(rows) * ld, -7.0f);
+  r.buffer("input_ptr", x);
+  uint64_t yb = r.buffer("output_ptr", y);
+  for (auto [n, v] : std::vector<std::pair<const char*, uint64_t>>{
+           {"input_row_stride", ld}, {"output_row_stride", ld}, {"n_rows", rows}, {"n_cols", cols}})
+    r.param(n, v);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  std::vector<float> got = r.read<float>(yb);
+  for (int i = 0; i < rows; ++i) {
+    double mx = -INFINITY, sum = 0;
+    for (int j = 0; j < cols; ++j) mx = std::max(mx, double(x[size_t(i * ld + j)]));
+    for (int j = 0; j < cols; ++j) sum += std::exp(double(x[size_t(i * ld + j)]) - mx);
+    for (int j = 0; j < ld; ++j) {
+      float g = got[size_t(i * ld + j)];
+      if (j >= cols) {
+        EXPECT_EQ(g, -7.0f) << i << ", " << j << ": past the row";
+        continue;
+      }
+      double want = std::exp(double(x[size_t(i * ld + j)]) - mx) / sum;
+      ASSERT_NEAR(g, want, 1e-5 * want + 1e-7) << i << ", " << j;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(CodegenSim, CodegenSimWarps, ::testing::Values(1, 4, 8));
 
 // Mean and variance of a row: masked load, two sums, division by a scalar, a select.
