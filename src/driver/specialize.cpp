@@ -11,6 +11,14 @@ namespace kiln {
 
 namespace {
 
+// Triton's ":16" for values (addresses) divisible by 16, and kiln's ":8" for those divisible by 8 only,
+// so that f16 rows of 3000 elements still get 16-byte accesses.
+const char* divisibilityHint(uint64_t v) {
+  if (v % 16 == 0) return ":16";
+  if (v % 8 == 0) return ":8";
+  return "";
+}
+
 // The dotted path an annotation names with its first name resolved through the imports, kiln's own
 // module names read as Triton's: `tl.constexpr` -> "triton.language.constexpr".
 std::string annotationPath(const ast::Module& m, const ast::Expr& e) {
@@ -124,7 +132,7 @@ std::optional<std::string> appendSignatureEntry(std::string& out, const KernelPa
     case K::Pointer:
       out += '*';
       out += a.dtype;
-      if (specialize && a.address % 16 == 0) out += ":16";
+      if (specialize) out += divisibilityHint(a.address);
       return std::nullopt;
     case K::Int:
       if (specialize && a.i == 1) {
@@ -132,11 +140,11 @@ std::optional<std::string> appendSignatureEntry(std::string& out, const KernelPa
         return std::nullopt;
       }
       out += a.i >= INT32_MIN && a.i <= INT32_MAX ? "i32" : "i64";
-      if (specialize && a.i % 16 == 0) out += ":16";
+      if (specialize) out += divisibilityHint(uint64_t(a.i));
       return std::nullopt;
     case K::UInt:
       out += "u64";
-      if (specialize && uint64_t(a.i) % 16 == 0) out += ":16";
+      if (specialize) out += divisibilityHint(uint64_t(a.i));
       return std::nullopt;
     case K::Float: out += "fp32"; return std::nullopt;
     case K::Bool: out += "i1"; return std::nullopt;

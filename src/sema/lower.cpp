@@ -109,7 +109,12 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
                      " but the signature '" + sig.text + "' has " + std::to_string(given) + " entr" +
                      (given == 1 ? "y" : "ies") + " (expected " + want + ")");
   }
-  std::vector<std::pair<const ast::Param*, ir::Value*>> hinted;
+  struct Hinted {
+    const ast::Param* p;
+    ir::Value* arg;
+    int64_t by;
+  };
+  std::vector<Hinted> hinted;
   for (size_t i = 0; i < n; ++i) {
     const ast::Param& p = fn.params[i];
     bool isConst = isConstexprAnnotation(p.annotation.get());
@@ -137,12 +142,12 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
     ir::Type t = e.kind == SigEntry::Kind::Pointer ? ir::Type::ptr(e.type) : ir::Type::scalar(e.type);
     ir::Value* arg = f.body.addArg(t, p.name);
     scope().set(p.name, SValue::irValue(arg));
-    if (e.divisibleBy16) hinted.push_back({&p, arg});
+    if (e.divisibility > 1) hinted.push_back({&p, arg, e.divisibility});
   }
-  // ":16": pointers are 16-byte aligned, integers divisible by 16 (Triton's meaning).
-  for (auto& [p, arg] : hinted) {
+  // ":16" / ":8": pointers are 16 (8)-byte aligned, integers divisible by 16 (8) (Triton's meaning of :16).
+  for (auto& [p, arg, by] : hinted) {
     ir::Value* v = cx_.b.create1(ir::Opcode::MultipleOf, {arg}, arg->type,
-                                 {ir::Attr{"values", std::vector<int64_t>{16}}}, p->loc);
+                                 {ir::Attr{"values", std::vector<int64_t>{by}}}, p->loc);
     scope().set(p->name, SValue::irValue(v));
   }
 }

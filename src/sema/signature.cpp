@@ -80,7 +80,8 @@ class EntryParser {
       if (!t) error("unknown type '" + std::string(name) + "'");
       e.kind = SigEntry::Kind::Pointer;
       e.type = *t;
-      e.divisibleBy16 = hint();
+      e.divisibility = hint();
+      e.divisibleBy16 = e.divisibility == 16;
     } else if (c == '"' || c == '\'') {
       e.kind = SigEntry::Kind::Literal;
       e.litKind = SigEntry::LitKind::Str;
@@ -103,9 +104,11 @@ class EntryParser {
         if (!t) error("unknown type '" + std::string(name) + "'");
         e.kind = SigEntry::Kind::Scalar;
         e.type = *t;
-        e.divisibleBy16 = hint();
-        if (e.divisibleBy16 && (!ir::isInt(*t) || *t == ir::Scalar::I1))
-          error("the ':16' hint applies to pointers and integers, not to '" + std::string(name) + "'");
+        e.divisibility = hint();
+        e.divisibleBy16 = e.divisibility == 16;
+        if (e.divisibility > 1 && (!ir::isInt(*t) || *t == ir::Scalar::I1))
+          error("the ':" + std::to_string(e.divisibility) + "' hint applies to pointers and integers, not to '" +
+                std::string(name) + "'");
       }
     }
     skipSpace();
@@ -137,16 +140,17 @@ class EntryParser {
     return s_.substr(start, pos_ - start);
   }
 
-  // An optional ":16" after a type. Triton's only divisibility hint is 16.
-  bool hint() {
+  // An optional ":16" (Triton's hint) or ":8" (kiln's) after a type: its divisibility, else 1.
+  int hint() {
     skipSpace();
-    if (pos_ >= s_.size() || s_[pos_] != ':') return false;
+    if (pos_ >= s_.size() || s_[pos_] != ':') return 1;
     ++pos_;
     skipSpace();
     std::string_view v = ident();
-    if (v == "16") return true;
-    if (v.empty()) error("expected '16' after ':'");
-    error("unsupported hint ':" + std::string(v) + "' (only ':16', divisible by 16, is a hint)");
+    if (v == "16") return 16;
+    if (v == "8") return 8;
+    if (v.empty()) error("expected '16' or '8' after ':'");
+    error("unsupported hint ':" + std::string(v) + "' (':16' and ':8', divisible by 16 or 8, are the hints)");
   }
 
   std::string stringLiteral() {

@@ -1,5 +1,6 @@
 // Kernel signatures in Triton's AOT syntax: "*fp32:16, *fp32:16, i32, 1024".
-// One entry per kernel parameter: a pointer ("*" + dtype, optional ":16" = 16-byte aligned),
+// One entry per kernel parameter: a pointer ("*" + dtype, optional ":16" = 16-byte aligned; kiln also
+// reads ":8"),
 // a scalar type (optional ":16" = divisible by 16; the literal 1 specializes an integer to 1),
 // or, in a constexpr position, a literal value (int, float, True/False, None, or a string).
 #pragma once
@@ -19,6 +20,9 @@ struct SigEntry {
   Kind kind = Kind::Scalar;
   ir::Scalar type = ir::Scalar::I32;  // Pointer: the pointee; Scalar: the type; Literal: inferred (i32/i64/f32/i1)
   bool divisibleBy16 = false;         // ":16"
+  // ":16" or ":8" (a kiln extension: values divisible by 8, pointers 8-byte aligned, so that sizes like
+  // 3000 still vectorise f16 accesses); 1 without a hint.
+  int divisibility = 1;
   // Literal: the value as written. An int literal in a non-constexpr integer position is a
   // specialization (only 1 is allowed there, as in Triton).
   enum class LitKind { Int, Float, Bool, None, Str };

@@ -56,7 +56,7 @@ TEST(DriverErrors, SignatureErrorPointsIntoTheSignature) {
   e = compileError(kKernel, "*fp32,, 16");
   EXPECT_EQ(e.col, 7) << e.text;
   // The first entry, with leading blanks.
-  e = compileError(kKernel, "   *fp32:8, i32, 16");
+  e = compileError(kKernel, "   *fp32:4, i32, 16");
   EXPECT_EQ(e.col, 4) << e.text;
 }
 

@@ -131,9 +131,18 @@ TEST(Signature, EmptyEntries) {
 }
 
 TEST(Signature, Hints) {
-  EXPECT_EQ(sigError("i32:8"), "signature entry 1 ('i32:8'): unsupported hint ':8' (only ':16', divisible by 16, is a hint)");
+  EXPECT_EQ(sigError("i32:4"),
+            "signature entry 1 ('i32:4'): unsupported hint ':4' (':16' and ':8', divisible by 16 or 8, are the hints)");
   EXPECT_NE(sigError("*fp32:1").find("unsupported hint ':1'"), std::string::npos);
-  EXPECT_NE(sigError("*fp32:").find("expected '16' after ':'"), std::string::npos);
+  EXPECT_NE(sigError("*fp32:").find("expected '16' or '8' after ':'"), std::string::npos);
+  EXPECT_NE(sigError("fp32:8").find("the ':8' hint applies to pointers and integers"), std::string::npos);
+  Signature s = parseSignature("*fp16:8, i32:8, i32:16, i32");
+  EXPECT_EQ(s.entries[0].divisibility, 8);
+  EXPECT_FALSE(s.entries[0].divisibleBy16);
+  EXPECT_EQ(s.entries[1].divisibility, 8);
+  EXPECT_EQ(s.entries[2].divisibility, 16);
+  EXPECT_TRUE(s.entries[2].divisibleBy16);
+  EXPECT_EQ(s.entries[3].divisibility, 1);
   EXPECT_NE(sigError("fp32:16").find("applies to pointers and integers"), std::string::npos);
   EXPECT_NE(sigError("i1:16").find("applies to pointers and integers"), std::string::npos);
   EXPECT_NE(sigError("1024:16").find("a literal cannot carry a ':' hint"), std::string::npos);
