@@ -58,6 +58,13 @@ void PipelinedLoad::copy(Codegen& cg, Reg slotBase, Reg valid) {
   if (mask) m = mask->type.isTensor() ? cg.regs(mask) : std::vector<Reg>(n, cg.reg(mask));
   SharedAddresses storeAt(cg, slotBase, threadPart(cg, plan_.storeOffsets, 0), threadMask(plan_.storeOffsets, 0), bytes);
   const int copyBytes = vec_ * bytes;
+  // Where the layout gives an element to several threads (a tile smaller than the block), one of them
+  // copies it: the others would write the same bytes again, a race in the eyes of racecheck.
+  if (Reg owner = cg.ownerPredicate(*ptr->type.layout); owner.valid()) {
+    Reg both = e.reg(RegClass::Pred);
+    e.inst("and.pred", {both, valid, owner});
+    valid = both;
+  }
   for (size_t r = 0; r < n; r += size_t(vec_)) {
     SharedAddresses::Address a = storeAt.at(registerPart(plan_.storeOffsets, int32_t(r), 0));
     Reg src = tile ? cg.ptrAddress(*tile, r) : plain.at(r);
