@@ -375,14 +375,12 @@ struct LauncherObject {
   PyObject* grid;
 };
 
-PyObject* launcherCall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  auto* l = reinterpret_cast<LauncherObject*>(self);
-  size_t nargs = PyVectorcall_NARGS(nargsf);
+// Runs `body` (returning a new reference) for a raw CPython entry point: a C++ or pybind11 exception
+// becomes the pending Python exception and the result is null, as CPython expects.
+template <class F>
+PyObject* withPythonErrors(F&& body) {
   try {
-    Keywords kw;
-    kw.names = kwnames;
-    kw.values = args + nargs;
-    return l->jit->launch(l->grid, args, nargs, kw, false).release().ptr();
+    return body();
   } catch (py::error_already_set& e) {
     e.restore();
   } catch (const py::builtin_exception& e) {
@@ -391,6 +389,17 @@ PyObject* launcherCall(PyObject* self, PyObject* const* args, size_t nargsf, PyO
     PyErr_SetString(PyExc_RuntimeError, e.what());
   }
   return nullptr;
+}
+
+PyObject* launcherCall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  size_t nargs = PyVectorcall_NARGS(nargsf);
+  return withPythonErrors([&] {
+    Keywords kw;
+    kw.names = kwnames;
+    kw.values = args + nargs;
+    return l->jit->launch(l->grid, args, nargs, kw, false).release().ptr();
+  });
 }
 
 void launcherDealloc(PyObject* self) {
@@ -443,16 +452,7 @@ PyJit& pyJitOf(PyObject* self) {
 // JitFunction.__getitem__ (kernel[grid]) as a plain METH_O method: pybind11's dispatch would cost more
 // than the rest of the binding.
 PyObject* jitGetItem(PyObject* self, PyObject* grid) {
-  try {
-    return newLauncher(self, &pyJitOf(self), grid);
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const py::builtin_exception& e) {
-    e.set_error();
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
+  return withPythonErrors([&] { return newLauncher(self, &pyJitOf(self), grid); });
 }
 
 py::object optionalInt(int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); }
