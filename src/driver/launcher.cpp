@@ -211,10 +211,14 @@ struct JitFunction::Impl {
     auto v = std::make_shared<Variant>();
     auto compiled = std::make_shared<CompiledKernel>(CompiledKernel{kernel.value(), signature, key, o.num_warps,
                                                                     o.num_stages, {}, -1, -1, -1, {}});
-    // The kernel's parameters are the non-constexpr ones, in order.
-    for (size_t i = 0; i < params.size(); ++i)
-      if (!params[i].isConstexpr) v->argIndex.push_back(i);
+    // The kernel's parameters are the non-constexpr ones, in order, less those a None specialized away
+    // (Triton's rule: None compiles as a constexpr): matched by name.
     const std::vector<Param>& kp = kernel->params();
+    for (size_t i = 0, k = 0; i < params.size() && k < kp.size(); ++i)
+      if (!params[i].isConstexpr && params[i].name == kp[k].name) {
+        v->argIndex.push_back(i);
+        ++k;
+      }
     if (kp.size() != v->argIndex.size())
       return failure(LaunchErrorKind::Compile, "internal error: kernel '" + name + "' compiled with " +
                                                    std::to_string(kp.size()) + " parameters, expected " +

@@ -149,9 +149,9 @@ std::optional<std::string> appendSignatureEntry(std::string& out, const KernelPa
     case K::Float: out += "fp32"; return std::nullopt;
     case K::Bool: out += "i1"; return std::nullopt;
     case K::Signature: out += a.s; return std::nullopt;
-    case K::None:
-      // Triton passes None as a constexpr; kiln's signatures give None only to constexpr parameters.
-      return "got None, which kiln accepts only for tl.constexpr parameters";
+    case K::None:  // as in Triton, None specializes the parameter: it compiles as a constexpr None
+      out += "None";
+      return std::nullopt;
     case K::String: return "got a string, which only a tl.constexpr parameter can take";
   }
   return "has an argument of an unknown kind";

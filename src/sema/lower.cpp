@@ -130,11 +130,17 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
       scope().set(p.name, literalValue(e));
       continue;
     }
+    if (e.kind == SigEntry::Kind::Literal && e.litKind == SigEntry::LitKind::None) {
+      // Triton's None specialization: the parameter is no kernel argument and reads as None
+      // (`if bias_ptr is not None:` folds away).
+      scope().set(p.name, SValue::none());
+      continue;
+    }
     if (e.kind == SigEntry::Kind::Literal) {
       // Triton's equal-to-1 specialization: the parameter stays, its uses see the constant 1.
       if (e.litKind != SigEntry::LitKind::Int || e.intValue != 1)
         fail(p.loc, "parameter '" + p.name + "' is not a constexpr, so the signature can only specialize it to "
-                        "the integer 1, got '" + e.text + "' (annotate it with tl.constexpr to pass a value)");
+                        "the integer 1 or None, got '" + e.text + "' (annotate it with tl.constexpr to pass a value)");
       f.body.addArg(ir::Type::scalar(ir::Scalar::I32), p.name);
       scope().set(p.name, SValue::integer(1));
       continue;

@@ -73,6 +73,16 @@ def transpose_big(x_ptr, y_ptr, N: tl.constexpr):
     tl.store(y_ptr + offs[:, None] * N + offs[None, :], tl.trans(tile))
 
 
+@kiln.jit
+def double_plus_bias(x_ptr, bias_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if bias_ptr is not None:
+        x = x + tl.load(bias_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, 2 * x, mask=m)
+
+
 def _axpy_ref(xh, yh, alpha):
     return alpha * xh.astype(np.float64) + yh.astype(np.float64) * SCALE
 
@@ -189,7 +199,7 @@ def _aligned(n, dtype=np.float32, offset=0):
 
 
 @pytest.mark.parametrize("n, entry", [
-    (1, "1"), (16, "i32:16"), (17, "i32"), (-32, "i32:16"), (2**31 - 1, "i32"), (2**31, "i64:16"),
+    (1, "1"), (16, "i32:16"), (24, "i32:8"), (17, "i32"), (-32, "i32:16"), (2**31 - 1, "i32"), (2**31, "i64:16"),
     (2**40 + 1, "i64"), (2**63, "u64:16"), (2**64 - 1, "u64"), (True, "i1"), (2.5, "fp32"),
 ])
 def test_scalar_specialization(n, entry):
@@ -241,6 +251,21 @@ def test_cache_reuse(backend):
 
 
 # ---- errors (and the process goes on)
+
+
+def test_none_specializes_a_runtime_parameter(backend, rng):
+    # Triton's rule: None compiles as a constexpr None, and the kernel takes one argument fewer.
+    xh = rng.standard_normal(40).astype(np.float32)
+    bh = rng.standard_normal(40).astype(np.float32)
+    x, b = backend.asarray(xh), backend.asarray(bh)
+    out = backend.empty(40, np.float32)
+    assert double_plus_bias.specialization(x, None, out, 40, BLOCK=64).split(", ")[1] == "None"
+    double_plus_bias[(1,)](x, None, out, 40, BLOCK=64)
+    np.testing.assert_array_equal(backend.numpy(out), 2 * xh)
+    double_plus_bias[(1,)](x, b, out, 40, BLOCK=64)
+    np.testing.assert_allclose(backend.numpy(out), 2 * (xh + bh), rtol=1e-6)
+    k = double_plus_bias.warmup("*fp32:16", None, "*fp32:16", "i32", BLOCK=64)
+    assert "bias_ptr" not in k.asm["ir"].splitlines()[0]
 
 
 def test_compile_error_shows_file_line_and_source():
