@@ -22,10 +22,10 @@ def convert(obj):
     if isinstance(obj, numbers.Real):
         return float(obj)
     name = getattr(obj, "name", None)
-    if type(obj).__name__ in ("dtype", "pointer_type") and isinstance(name, str):
+    if type(obj).__name__ == "pointer_type" and isinstance(name, str):
         raise _kiln.ArgumentError(
-            f"a dtype ({name}) cannot be passed to a kernel yet: kiln's signatures take ints, floats, bools, "
-            "None and strings as constexpr values")
+            f"a pointer type ({name}) cannot be passed to a kernel: kiln's signatures take ints, floats, bools, "
+            "None, strings and dtypes as constexpr values")
     return None
 
 

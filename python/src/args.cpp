@@ -290,7 +290,22 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
     py::object ai = check(PyObject_GetAttr(obj, s.sAi));
     return fromInterface(obj, ai.ptr(), false, site);
   }
-  // Everything else: Python decides (DLPack capsules, NumPy scalars, tl.constexpr, dtypes).
+  // A dtype (tl.float16) for a constexpr parameter: the signature entry "tl.fp16".
+  if (std::string_view(Py_TYPE(obj)->tp_name) == "dtype" && PyObject_HasAttrString(obj, "name")) {
+    py::object name = check(PyObject_GetAttrString(obj, "name"));
+    if (PyUnicode_Check(name.ptr())) {
+      std::string n = name.cast<std::string>();
+      // Triton's dtype names as kiln's signatures spell them: int32 -> i32, uint8 -> u8.
+      if (n.rfind("uint", 0) == 0) n = "u" + n.substr(4);
+      else if (n.rfind("int", 0) == 0) n = "i" + n.substr(3);
+      // LaunchArg keeps a view: the text lives in a Python string kept alive for the launch.
+      keep.push_back(py::str("tl." + n));
+      LaunchArg a = LaunchArg::string(PyUnicode_AsUTF8(keep.back().ptr()));
+      a.kind = LaunchArg::Kind::Signature;
+      return a;
+    }
+  }
+  // Everything else: Python decides (DLPack capsules, NumPy scalars, tl.constexpr).
   if (s.fallback && allowFallback) {
     py::object converted = check(PyObject_CallOneArg(s.fallback, obj));
     if (converted.ptr() != obj && !converted.is_none()) {

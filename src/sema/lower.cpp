@@ -34,6 +34,7 @@ SValue literalValue(const SigEntry& e) {
     case SigEntry::LitKind::Bool: return SValue::boolean(e.intValue != 0);
     case SigEntry::LitKind::None: return SValue::none();
     case SigEntry::LitKind::Str: return SValue::string(e.strValue);
+    case SigEntry::LitKind::DType: return SValue::dtype(ir::Type::scalar(e.type));
   }
   return SValue::none();
 }

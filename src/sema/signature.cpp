@@ -99,6 +99,14 @@ class EntryParser {
       } else if (name == "None") {
         e.kind = SigEntry::Kind::Literal;
         e.litKind = SigEntry::LitKind::None;
+      } else if (name == "tl" && pos_ < s_.size() && s_[pos_] == '.') {  // a dtype value: "tl.fp16"
+        ++pos_;
+        std::string_view type = ident();
+        auto t = dtypeFromTritonName(type);
+        if (!t) error("unknown dtype 'tl." + std::string(type) + "'");
+        e.kind = SigEntry::Kind::Literal;
+        e.litKind = SigEntry::LitKind::DType;
+        e.type = *t;
       } else {
         auto t = dtypeFromTritonName(name);
         if (!t) error("unknown type '" + std::string(name) + "'");

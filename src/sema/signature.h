@@ -25,7 +25,8 @@ struct SigEntry {
   int divisibility = 1;
   // Literal: the value as written. An int literal in a non-constexpr integer position is a
   // specialization (only 1 is allowed there, as in Triton).
-  enum class LitKind { Int, Float, Bool, None, Str };
+  // DType: "tl.fp16", "tl.i32", ... (a dtype passed to a constexpr parameter; the type in `type`).
+  enum class LitKind { Int, Float, Bool, None, Str, DType };
   LitKind litKind = LitKind::Int;
   int64_t intValue = 0;
   double floatValue = 0;

@@ -130,6 +130,17 @@ TEST(Signature, EmptyEntries) {
   EXPECT_NE(sigError(",i32").find("signature entry 1 (''): empty entry"), std::string::npos);
 }
 
+TEST(Signature, DtypeLiterals) {
+  Signature s = parseSignature("*fp32, tl.fp16, tl.i32, tl.bf16");
+  ASSERT_EQ(s.entries.size(), 4u);
+  EXPECT_EQ(s.entries[1].kind, K::Literal);
+  EXPECT_EQ(s.entries[1].litKind, SigEntry::LitKind::DType);
+  EXPECT_EQ(s.entries[1].type, S::F16);
+  EXPECT_EQ(s.entries[2].type, S::I32);
+  EXPECT_EQ(s.entries[3].type, S::BF16);
+  EXPECT_NE(sigError("tl.float99").find("unknown dtype 'tl.float99'"), std::string::npos);
+}
+
 TEST(Signature, Hints) {
   EXPECT_EQ(sigError("i32:4"),
             "signature entry 1 ('i32:4'): unsupported hint ':4' (':16' and ':8', divisible by 16 or 8, are the hints)");
