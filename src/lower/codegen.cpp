@@ -276,13 +276,17 @@ Reg Codegen::firstThread() {
 Reg Codegen::scratch(int64_t bytes) {
   if (bytes <= 0) bug({}, "scratch of " + std::to_string(bytes) + " bytes");
   scratchBytes_ = std::max(scratchBytes_, reserved_ + bytes);
+  return sharedAddress(reserved_);
+}
+
+Reg Codegen::sharedAddress(int64_t offset) {
   // A fresh mov each time (ptxas folds them): a base read once inside one branch would be unset in
   // the other.
   Reg base = e.dynamicSharedBase();
-  if (reserved_ == 0) return base;
-  Reg above = e.reg(RegClass::B32);
-  e.inst("add.u32", {above, base, reserved_});
-  return above;
+  if (offset == 0) return base;
+  Reg at = e.reg(RegClass::B32);
+  e.inst("add.u32", {at, base, offset});
+  return at;
 }
 
 int64_t Codegen::reserveShared(int64_t bytes) {

@@ -121,6 +121,8 @@ class Codegen {
   int64_t reserveShared(int64_t bytes);
   void releaseShared(int64_t bytes);
   int64_t reservedShared() const { return reserved_; }
+  // The .b32 shared-window address of byte `offset` of the dynamic shared memory (a fresh register).
+  ptx::Reg sharedAddress(int64_t offset);
   void barrier();  // bar.sync 0
 
   // Registers known to hold `base + constant` (base invalid: the constant alone), with the sum never

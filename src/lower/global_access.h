@@ -21,6 +21,12 @@ struct AccessPlan {
 };
 AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l);
 
+// Whether every element of `v` is one value, the same in every thread: a scalar, a splat or a constant
+// (what a pointer tile can be advanced by as a whole).
+bool isUniform(const ir::Value* v);
+// The one register holding every element of `v` when isUniform(v); else an invalid Reg.
+ptx::Reg uniformRegister(Codegen& cg, const ir::Value* v);
+
 // For each register index of `l`, the smallest index holding the same element in the same thread
 // (an index is its own when no register bit it sets is a free variable of the layout).
 std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l);

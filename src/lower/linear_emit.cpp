@@ -13,6 +13,14 @@ using ptx::RegClass;
 
 int memBytes(ir::Scalar t) { return t == ir::Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
 
+int32_t inDimSize(const LinearLayout& l, std::string_view dim) { return l.hasInDim(dim) ? l.getInDimSize(dim) : 1; }
+
+std::vector<int32_t> registerCoords(const LinearLayout& l, int32_t r) {
+  std::vector<int32_t> c;
+  for (int j = 0; j < int(l.outs().size()); ++j) c.push_back(registerPart(l, r, j));
+  return c;
+}
+
 int32_t registerPart(const LinearLayout& l, int32_t r, int out) {
   if (!l.hasInDim(layout::kRegister)) return 0;
   const layout::InDim& d = l.ins()[size_t(l.inDimIndex(layout::kRegister))];

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <vector>
 
 #include "ir/types.h"
@@ -15,8 +16,14 @@ namespace kiln::lower {
 // Bytes an element occupies in memory (i1: one byte).
 int memBytes(ir::Scalar t);
 
+// The size of in dim `dim` of l (1 when l has no such dim).
+int32_t inDimSize(const layout::LinearLayout& l, std::string_view dim);
+
 // Component `out` of l(register = r, lane = 0, warp = 0): the XOR of the register bases set in r.
 int32_t registerPart(const layout::LinearLayout& l, int32_t r, int out);
+// Every component of it: registerPart(l, r, j) for each out dim j (the coordinates register r holds
+// in lane 0 of warp 0; equal ones hold equal elements in every thread).
+std::vector<int32_t> registerCoords(const layout::LinearLayout& l, int32_t r);
 // The bits the lane/warp part of out dim `out` can set (the OR of the lane and warp bases).
 int32_t threadMask(const layout::LinearLayout& l, int out);
 // This thread's lane/warp part of out dim `out`: XOR of the lane and warp bases of its set bits (.b32).

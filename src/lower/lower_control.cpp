@@ -3,9 +3,11 @@
 // `if` live in fresh "phi" registers: the only registers written after they are bound.
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <optional>
 
 #include "lower/codegen.h"
+#include "lower/global_access.h"
 #include "lower/pipeline.h"
 #include "ptx/isel.h"
 #include "support/diagnostic.h"
@@ -63,12 +65,10 @@ void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<Carried>& carri
   for (size_t k = 0; k < carried.size(); ++k) {
     std::vector<Reg> src = sourcesFor(cg, op, carried[k], values[k]);
     if (src.size() != carried[k].phis.size()) codegenBug(op, "a region passes a value of another layout");
-    for (size_t r = 0; r < src.size(); ++r) {
-      // Register indices holding one element share their phi (Codegen::newRegs): one move fills it.
-      const Reg d = carried[k].phis[r];
-      if (std::find(carried[k].phis.begin(), carried[k].phis.begin() + long(r), d) == carried[k].phis.begin() + long(r))
-        moves.emplace_back(d, src[r]);
-    }
+    // Register indices holding one element share their phi (Codegen::newRegs): one move fills it.
+    std::set<int> filled;
+    for (size_t r = 0; r < src.size(); ++r)
+      if (filled.insert(carried[k].phis[r].id).second) moves.emplace_back(carried[k].phis[r], src[r]);
   }
   auto isPhi = [&](Reg s) {
     for (const auto& [d, _] : moves)
@@ -90,18 +90,12 @@ void alias(Codegen& cg, const ir::Value* v, const ir::Value* from) {
   cg.bind(v, cg.regs(from));
 }
 
-// Whether every element of `v` is one value the same in every thread: a scalar, a splat, a constant
-// (the cases ptr_add lowering moves a base + offsets tile by, lower_memory.cpp).
-bool uniform(const ir::Value* v) {
-  return !v->type.isTensor() || (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Constant));
-}
-
 // Whether the body yields, for iteration value k, ptr_add(its own argument, a uniform offset): the
 // pointer tile advances as a whole.
 bool advancesByScalar(const ir::Block& body, const ir::Op& yield, size_t k) {
   const ir::Value* y = yield.operand(unsigned(k));
   return y->def && y->def->opcode == Opcode::PtrAdd && y->def->parent == &body &&
-         y->def->operand(0) == body.arg(unsigned(k + 1)) && uniform(y->def->operand(1));
+         y->def->operand(0) == body.arg(unsigned(k + 1)) && isUniform(y->def->operand(1));
 }
 
 std::vector<const ir::Value*> operandsOf(const ir::Op* term, size_t from) {

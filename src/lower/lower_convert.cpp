@@ -23,7 +23,6 @@ namespace {
 using layout::LinearLayout;
 using ptx::Reg;
 
-int32_t inSize(const LinearLayout& l, std::string_view dim) { return l.hasInDim(dim) ? l.getInDimSize(dim) : 1; }
 
 // What a conversion moves: registers `src` of element type t from layout `from` to layout `to`.
 struct Move {
@@ -58,7 +57,7 @@ std::optional<std::vector<Reg>> convertWithShuffles(Codegen& cg, const ir::Op& o
   }
   identityLanes = identityLanes && laneColumns.size() == 5;
   const std::vector<Reg>& src = mv.src;
-  const int32_t numRegs = inSize(mv.to, layout::kRegister);
+  const int32_t numRegs = inDimSize(mv.to, layout::kRegister);
   if (!hasReg && numRegs != 1) throw InternalError(op.loc, "convert_layout: warp-local map without registers");
   ptx::Entry& e = cg.e;
   Reg laneBase;  // f(lane) for a general lane map
@@ -112,7 +111,7 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
   SharedAddresses storeAt(cg, base, threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0), bytes);
   const LinearLayout& loadOffsets = plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets;
   SharedAddresses loadAt(cg, base, threadPart(cg, loadOffsets, 0), threadMask(loadOffsets, 0), bytes);
-  const int32_t srcRegs = inSize(rounds.src, layout::kRegister), dstRegs = inSize(rounds.dst, layout::kRegister);
+  const int32_t srcRegs = inDimSize(rounds.src, layout::kRegister), dstRegs = inDimSize(rounds.dst, layout::kRegister);
   std::vector<Reg> loaded(dst.original.size());
   for (int32_t c = 0; c < rounds.numRounds(); ++c) {
     std::vector<Reg> stored, part;
@@ -133,7 +132,7 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
 std::vector<Reg> convertRegisters(Codegen& cg, const ir::Op& op, const Move& mv) {
   if (std::optional<LinearLayout> m = layout::registerOnlyConversion(mv.from, mv.to)) {
     std::vector<Reg> out;
-    for (int32_t r = 0; r < inSize(mv.to, layout::kRegister); ++r) {
+    for (int32_t r = 0; r < inDimSize(mv.to, layout::kRegister); ++r) {
       layout::DimValues in;
       for (const layout::InDim& dim : m->ins()) in.emplace_back(dim.name, dim.name == layout::kRegister ? r : 0);
       int32_t sr = 0;

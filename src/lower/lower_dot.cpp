@@ -28,13 +28,7 @@ using ptx::RegClass;
 class RegisterIndex {
  public:
   explicit RegisterIndex(const LinearLayout& l) {
-    const int rank = int(l.outs().size());
-    const int32_t n = l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1;
-    for (int32_t r = 0; r < n; ++r) {
-      std::vector<int32_t> c;
-      for (int j = 0; j < rank; ++j) c.push_back(registerPart(l, r, j));
-      index_.emplace(std::move(c), r);
-    }
+    for (int32_t r = 0; r < inDimSize(l, layout::kRegister); ++r) index_.emplace(registerCoords(l, r), r);
   }
   int32_t at(const ir::Op& op, const std::vector<int32_t>& coords) const {
     auto it = index_.find(coords);
@@ -45,12 +39,6 @@ class RegisterIndex {
  private:
   std::map<std::vector<int32_t>, int32_t> index_;
 };
-
-std::vector<int32_t> coordsOf(const LinearLayout& l, int32_t r) {
-  std::vector<int32_t> c;
-  for (size_t j = 0; j < l.outs().size(); ++j) c.push_back(registerPart(l, r, int(j)));
-  return c;
-}
 
 void checkLayouts(const ir::Op& op, int numWarps, const ptx::Target& target) {
   for (int i = 0; i < 3; ++i) {
@@ -221,7 +209,7 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
   std::vector<size_t> slotOf;
   std::vector<std::vector<int32_t>> coords;
   for (int32_t r = 0; r < numRegs; ++r) {
-    std::vector<int32_t> co = coordsOf(cl, r);
+    std::vector<int32_t> co = registerCoords(cl, r);
     auto [it, fresh] = distinct.emplace(co, coords.size());
     if (fresh) coords.push_back(co);
     slotOf.push_back(it->second);

@@ -11,6 +11,7 @@
 
 #include "lower/codegen.h"
 #include "lower/global_access.h"
+#include "lower/linear_emit.h"
 #include "lower/pipeline.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
@@ -26,8 +27,6 @@ namespace {
 
 int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id)); }
 
-int elemBytes(ir::Scalar t) { return t == ir::Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
-
 // The registers of a tile operand, or its scalar register repeated (an operand of a tile op may be a
 // scalar where the op allows it).
 std::vector<Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n) {
@@ -37,19 +36,10 @@ std::vector<Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n) {
   return r;
 }
 
-// The one register holding every element of `v` in every thread, when v is a scalar, a splat of one
-// or a tile constant; else an invalid Reg.
-Reg uniformRegister(Codegen& cg, const ir::Value* v) {
-  if (!v->type.isTensor()) return cg.reg(v);
-  if (v->def && v->def->opcode == Opcode::Splat) return cg.reg(v->def->operand(0));
-  if (v->def && v->def->opcode == Opcode::Constant) return cg.regs(v).at(0);
-  return Reg{};
-}
-
 void ptrAdd(Codegen& cg, const ir::Op& op) {
   const ir::Value* res = op.result(0);
   const ir::Value* b = op.operand(1);
-  const int bytes = elemBytes(res->type.pointee);
+  const int bytes = memBytes(res->type.pointee);
   if (const Codegen::PtrTile* pa = res->type.isTensor() ? cg.ptrTile(op.operand(0)) : nullptr) {
     if (Reg s = uniformRegister(cg, b); s.valid()) {  // the whole tile moves: move its base
       Reg base = cg.e.reg(RegClass::B64);
@@ -146,7 +136,7 @@ void load(Codegen& cg, const ir::Op& op) {
   for (size_t r = 0; r < n; r += vec) {
     if (size_t(canon[r]) != r) continue;  // a copy of an earlier register: bound below
     const size_t head = r - r % plan.run;
-    const int64_t offset = int64_t(r - head) * elemBytes(t);
+    const int64_t offset = int64_t(r - head) * memBytes(t);
     const Addresses::Address a = p.at(head);
     std::vector<int64_t> key{regKey(a.reg), a.imm + offset, mask ? regKey(m[r]) : -1};
     for (size_t i = 0; other && i < vec; ++i) key.push_back(regKey(o[r + i]));
@@ -200,7 +190,7 @@ void store(Codegen& cg, const ir::Op& op) {
   for (size_t r = 0; r < n; r += vec) {
     if (size_t(canon[r]) != r) continue;
     const size_t head = r - r % plan.run;
-    const int64_t offset = int64_t(r - head) * elemBytes(t);
+    const int64_t offset = int64_t(r - head) * memBytes(t);
     const Addresses::Address a = p.at(head);
     std::vector<int64_t> key{regKey(a.reg), a.imm + offset, mask ? regKey(m[r]) : -1};
     for (size_t i = 0; i < vec; ++i) key.push_back(regKey(v[r + i]));
@@ -217,6 +207,17 @@ void store(Codegen& cg, const ir::Op& op) {
 }
 
 }  // namespace
+
+bool isUniform(const ir::Value* v) {
+  return !v->type.isTensor() || (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Constant));
+}
+
+Reg uniformRegister(Codegen& cg, const ir::Value* v) {
+  if (!v->type.isTensor()) return cg.reg(v);
+  if (v->def && v->def->opcode == Opcode::Splat) return cg.reg(v->def->operand(0));
+  if (v->def && v->def->opcode == Opcode::Constant) return cg.regs(v).at(0);
+  return Reg{};
+}
 
 std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l) {
   int bits = l.hasInDim(layout::kRegister) ? l.getInDimSizeLog2(layout::kRegister) : 0;
@@ -240,7 +241,7 @@ AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* 
   int dim = int(std::find(b0.begin(), b0.end(), 1) - b0.begin());
   int64_t run = std::min(steps, cg.axis.get(ptr).contiguity.at(size_t(dim)));
   int64_t vec = std::min({run, cg.axis.vectorElements(ptr, dim), cg.axis.maskConstancy(mask, dim),
-                          int64_t(16 / elemBytes(ptr->type.pointee))});
+                          int64_t(16 / memBytes(ptr->type.pointee))});
   return AccessPlan{size_t(std::max<int64_t>(1, vec)), size_t(std::max<int64_t>(1, run))};
 }
 

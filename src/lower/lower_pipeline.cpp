@@ -18,23 +18,7 @@ using ptx::RegClass;
 
 namespace {
 
-// The one register holding every element of a uniform value (scalar, splat or constant).
-Reg uniformRegister(Codegen& cg, const ir::Value* v) {
-  if (!v->type.isTensor()) return cg.reg(v);
-  if (v->def && v->def->opcode == ir::Opcode::Splat) return cg.reg(v->def->operand(0));
-  return cg.regs(v).at(0);
-}
-
 bool wordSized(ir::Scalar t) { return t != ir::Scalar::I1 && (ir::bitWidth(t) == 32 || ir::bitWidth(t) == 64); }
-
-// The .b32 address `smem + offset`.
-Reg sharedAt(Codegen& cg, int64_t offset) {
-  Reg base = cg.e.dynamicSharedBase();
-  if (offset == 0) return base;
-  Reg r = cg.e.reg(RegClass::B32);
-  cg.e.inst("add.u32", {r, base, offset});
-  return r;
-}
 
 }  // namespace
 
@@ -256,7 +240,7 @@ void LoopPipeline::prologue(Codegen& cg) {
   for (int s = 0; s + 1 < stages_; ++s) {
     for (const auto& p : pipelined_)
       atIteration(cg, p->c_, true, counter_.lb, s,
-                  [&](Reg valid) { p->copy(cg, sharedAt(cg, p->offset_ + s * p->slotBytes_), valid); });
+                  [&](Reg valid) { p->copy(cg, cg.sharedAddress(p->offset_ + s * p->slotBytes_), valid); });
     ptx::cpAsyncCommit(e);
   }
 }
@@ -270,7 +254,7 @@ void LoopPipeline::beginIteration(Codegen& cg) {
   e.inst("sub.u32", {before, slot_, 1});
   e.inst("selp.b32", {previous, stages_ - 1, before, isFirst});
   for (const auto& p : pipelined_) {
-    Reg slot0 = sharedAt(cg, p->offset_);
+    Reg slot0 = cg.sharedAddress(p->offset_);
     p->readBase_ = e.reg(RegClass::B32);
     p->writeBase_ = e.reg(RegClass::B32);
     e.inst("mad.lo.u32", {p->readBase_, slot_, p->slotBytes_, slot0});

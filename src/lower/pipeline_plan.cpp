@@ -6,6 +6,7 @@
 #include <set>
 
 #include "lower/dot_layouts.h"
+#include "lower/global_access.h"
 #include "lower/pipeline.h"
 
 namespace kiln::lower {
@@ -48,11 +49,6 @@ bool inside(const ir::Value* v, const ir::Block& body) {
   return false;
 }
 
-// The same value in every element: a scalar, a splat or a constant.
-bool uniform(const ir::Value* v) {
-  return !v->type.isTensor() || (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Constant));
-}
-
 bool isZero(const ir::Value* v) {
   const ir::Op* d = v->def;
   if (d && d->opcode == Opcode::Splat) d = d->operand(0)->def;
@@ -79,7 +75,7 @@ std::optional<Advancing> advancingArg(const ir::Block& body, const ir::Op& yield
   if (!d || d->parent != &body || d->operand(0) != arg) return std::nullopt;
   if (d->opcode != Opcode::PtrAdd && d->opcode != Opcode::Add) return std::nullopt;
   const ir::Value* step = d->operand(1);
-  if (inside(step, body) || !uniform(step) || !ir::isInt(step->type.elem) || step->type.elem == ir::Scalar::I1)
+  if (inside(step, body) || !isUniform(step) || !ir::isInt(step->type.elem) || step->type.elem == ir::Scalar::I1)
     return std::nullopt;
   if (d->opcode == Opcode::Add && (!ir::isInt(arg->type.elem) || arg->type.isPtr())) return std::nullopt;
   return Advancing{arg, step, d->opcode == Opcode::PtrAdd};

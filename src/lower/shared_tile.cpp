@@ -15,12 +15,17 @@ using ptx::Reg;
 
 namespace {
 
-int32_t inSize(const LinearLayout& l, std::string_view dim) { return l.hasInDim(dim) ? l.getInDimSize(dim) : 1; }
-
-std::vector<int32_t> registerCoords(const LinearLayout& l, int32_t r) {
-  std::vector<int32_t> k;
-  for (int j = 0; j < int(l.outs().size()); ++j) k.push_back(registerPart(l, r, j));
-  return k;
+// For each register of `to`, its compact register in `dst` (the distinct register holding the same element).
+std::vector<int32_t> compactIndices(const ir::Op& op, const UniqueRegisters& dst, const LinearLayout& to) {
+  std::map<std::vector<int32_t>, int32_t> byCoords;
+  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(registerCoords(dst.compact, int32_t(c)), int32_t(c));
+  std::vector<int32_t> out;
+  for (int32_t r = 0; r < inDimSize(to, layout::kRegister); ++r) {
+    auto it = byCoords.find(registerCoords(to, r));
+    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
+    out.push_back(it->second);
+  }
+  return out;
 }
 
 // Instruction q of an ldmatrix plan into `regs` (the E registers it fills).
@@ -73,14 +78,8 @@ void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const l
 
 std::vector<Reg> withDuplicates(const ir::Op& op, const UniqueRegisters& dst, const LinearLayout& to,
                                 const std::vector<Reg>& loaded) {
-  std::map<std::vector<int32_t>, Reg> byCoords;
-  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(registerCoords(dst.compact, int32_t(c)), loaded.at(c));
   std::vector<Reg> out;
-  for (int32_t r = 0; r < inSize(to, layout::kRegister); ++r) {
-    auto it = byCoords.find(registerCoords(to, r));
-    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
-    out.push_back(it->second);
-  }
+  for (int32_t c : compactIndices(op, dst, to)) out.push_back(loaded.at(size_t(c)));
   return out;
 }
 
@@ -98,16 +97,9 @@ SharedTileReader::SharedTileReader(Codegen& cg, const ir::Op& op, ScratchPlan pl
       t_(t),
       dst_(uniqueRegisters(to)),
       addrs_(cg, base, threadPart(cg, loadOffsetsOf(plan_), 0), threadMask(loadOffsetsOf(plan_), 0), memBytes(t)),
-      groupSize_(plan_.ldmatrix ? plan_.ldmatrix->elemsPerInstr : plan_.loadVec) {
-  std::map<std::vector<int32_t>, int32_t> compactByCoords;
-  for (size_t c = 0; c < dst_.original.size(); ++c)
-    compactByCoords.emplace(registerCoords(dst_.compact, int32_t(c)), int32_t(c));
-  for (int32_t r = 0; r < inSize(to, layout::kRegister); ++r) {
-    auto it = compactByCoords.find(registerCoords(to, r));
-    if (it == compactByCoords.end()) throw InternalError(op.loc, "shared tile: register without a distinct source");
-    compactOf_.push_back(it->second);
-  }
-  compact_.resize(dst_.original.size());
+      groupSize_(plan_.ldmatrix ? plan_.ldmatrix->elemsPerInstr : plan_.loadVec),
+      compactOf_(compactIndices(op, dst_, to)),
+      compact_(dst_.original.size()) {
 }
 
 void SharedTileReader::loadGroup(int32_t g) {
