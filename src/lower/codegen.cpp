@@ -337,6 +337,25 @@ void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) {
 
 void Codegen::barrier() { ptx::barSync(e, 0); }
 
+void Codegen::deferUntilMma(const void* owner, std::function<void()> work) {
+  deferred_.push_back(Deferred{owner, depth_, std::move(work)});
+}
+
+bool Codegen::runDeferredMma() {
+  if (deferred_.empty() || deferred_.front().depth != depth_) return false;
+  std::function<void()> work = std::move(deferred_.front().work);
+  deferred_.pop_front();
+  work();
+  return true;
+}
+
+void Codegen::flushDeferredMma(const void* owner) {
+  std::deque<Deferred> mine, others;
+  for (Deferred& d : deferred_) (d.owner == owner ? mine : others).push_back(std::move(d));
+  deferred_ = std::move(others);
+  for (Deferred& d : mine) d.work();
+}
+
 // ---------------------------------------------------------------- dispatch
 
 void Codegen::lowerBlock(const ir::Block& b) {

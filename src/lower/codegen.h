@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -144,6 +145,17 @@ class Codegen {
   PipelinedLoad* pipelined(const ir::Op* load) const;
   void setPipelined(const ir::Op* load, PipelinedLoad* p);  // null: no longer
 
+  // ---- work to overlap with tensor-core instructions
+  // A pipelined loop's copies of a later iteration need not precede the dot the iteration computes.
+  // Issued between the dot's k-slices, their address arithmetic and cp.async take issue slots while
+  // the mma.sync already issued keep the tensor cores busy; issued at the loop head, every warp does
+  // them at once right after the barrier and the tensor cores idle. A dot in the same block as the
+  // deferral runs one item after each k-slice; the loop flushes the rest before it commits the copies.
+  // `owner` names who flushes the item.
+  void deferUntilMma(const void* owner, std::function<void()> work);
+  bool runDeferredMma();  // the oldest item, when it was deferred at this nesting depth; false if none
+  void flushDeferredMma(const void* owner);
+
   // Lowers every op of a block in order (dispatching on the opcode; ops.def, no default:).
   void lowerBlock(const ir::Block& b);
   void lowerOp(const ir::Op& op);
@@ -173,6 +185,12 @@ class Codegen {
   std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
   std::unordered_map<int, Sum> sums_;  // by .b32 register id
   std::unordered_map<const ir::Value*, std::shared_ptr<SharedTileReader>> sharedTiles_;
+  struct Deferred {
+    const void* owner;
+    int depth;
+    std::function<void()> work;
+  };
+  std::deque<Deferred> deferred_;
   int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)
   // Lane + warp contribution of layout `l` along out dim `dim` (cached in coordCache_ per region).
   ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);

@@ -140,24 +140,37 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
   for (int64_t mi = 0; mi < numM; ++mi)
     for (int64_t ni = 0; ni < numN; ++ni)
       for (int32_t i = 0; i < 4; ++i) acc[size_t(mi * numN + ni)].push_back(cr.at(size_t(accIndex(mi, ni, i))));
-  // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them. Each k-slice's
-  // fragments are formed right before its mmas (operands still in shared memory are loaded there), so
-  // only one slice of A and B is live beside the accumulators.
+  // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them. The fragments
+  // of k-slice ki + 1 are formed before the mmas of slice ki (operands still in shared memory are loaded
+  // there), so their ldmatrix latency hides behind those mmas while only two slices of A and B are live
+  // beside the accumulators. After each slice's loads, work deferred to this dot (a pipelined loop's
+  // copies of a later iteration) issues while the mmas already issued run.
+  struct Fragments {
+    std::vector<std::vector<Reg>> a, b;
+  };
+  auto slice = [&](int64_t ki) {
+    Fragments f;
+    for (int64_t mi = 0; mi < numM; ++mi) f.a.push_back(fragA(mi, ki));
+    for (int64_t ni = 0; ni < numN; ++ni) f.b.push_back(fragB(ki, ni));
+    return f;
+  };
+  Fragments cur = slice(0);
   for (int64_t ki = 0; ki < numK; ++ki) {
-    std::vector<std::vector<Reg>> fa, fb;
-    for (int64_t mi = 0; mi < numM; ++mi) fa.push_back(fragA(mi, ki));
-    for (int64_t ni = 0; ni < numN; ++ni) fb.push_back(fragB(ki, ni));
+    Fragments next;
+    if (ki + 1 < numK) next = slice(ki + 1);
+    if (ki > 0) cg.runDeferredMma();
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
-        std::vector<Reg>& cur = acc[size_t(mi * numN + ni)];
+        std::vector<Reg>& acc_ = acc[size_t(mi * numN + ni)];
         std::vector<Reg> d;
         if (ki == 0)
           for (int i = 0; i < 4; ++i) d.push_back(e.reg(accClass));
         else
-          d = cur;
-        ptx::mma(e, cfg.kind, d, fa[size_t(mi)], fb[size_t(ni)], cur, op.loc);
-        cur = d;
+          d = acc_;
+        ptx::mma(e, cfg.kind, d, cur.a[size_t(mi)], cur.b[size_t(ni)], acc_, op.loc);
+        acc_ = d;
       }
+    cur = std::move(next);
   }
 
   const LinearLayout& cl = *c->type.layout;

@@ -40,7 +40,8 @@ void PipelinedLoad::copy(Codegen& cg, Reg slotBase, Reg valid) {
   if (const Codegen::PtrTile* pt = cg.ptrTile(ptr)) tile = *pt;
   else plain = cg.regs(ptr);
   if (mask) m = mask->type.isTensor() ? cg.regs(mask) : std::vector<Reg>(n, cg.reg(mask));
-  SharedAddresses storeAt(cg, slotBase, threadPart(cg, plan_.storeOffsets, 0), threadMask(plan_.storeOffsets, 0), bytes);
+  Reg thread = storeThread_.valid() ? storeThread_ : threadPart(cg, plan_.storeOffsets, 0);
+  SharedAddresses storeAt(cg, slotBase, thread, threadMask(plan_.storeOffsets, 0), bytes);
   const int copyBytes = vec_ * bytes;
   // Where the layout gives an element to several threads (a tile smaller than the block), one of them
   // copies it: the others would write the same bytes again, a race in the eyes of racecheck.
@@ -68,7 +69,7 @@ void PipelinedLoad::atLoad(Codegen& cg) {
   if (!feedsDot()) {  // this iteration's tile, read back into the load's own layout
     const ir::Value* res = load.result(0);
     std::vector<Reg> regs =
-        SharedTileReader(cg, load, plan_, readBase_, res->type.elem, *res->type.layout).all();
+        SharedTileReader(cg, load, plan_, readBase_, res->type.elem, *res->type.layout, readThread_).all();
     if (load.numOperands() > 2) {
       const ir::Value *mask = load.operand(1), *other = load.operand(2);
       const size_t n = regs.size();
@@ -82,14 +83,18 @@ void PipelinedLoad::atLoad(Codegen& cg) {
     }
     cg.bind(res, std::move(regs));
   }
-  loop_.atIteration(cg, c_, false, cg.reg(body.arg(0)), loop_.stages_ - 1,
-                    [&](Reg valid) { copy(cg, writeBase_, valid); });
+  auto copyAhead = [this, &cg, &body] {
+    loop_.atIteration(cg, c_, false, cg.reg(body.arg(0)), loop_.stages_ - 1,
+                      [&](Reg valid) { copy(cg, writeBase_, valid); });
+  };
+  if (feedsDot()) cg.deferUntilMma(&loop_, copyAhead);
+  else copyAhead();
 }
 
 std::shared_ptr<SharedTileReader> PipelinedLoad::read(Codegen& cg, const ir::Op& convert) {
   if (&convert != c_.convert) codegenBug(convert, "a pipelined load read by another op");
   return std::make_shared<SharedTileReader>(cg, convert, plan_, readBase_, c_.load->result(0)->type.elem,
-                                            *convert.result(0)->type.layout);
+                                            *convert.result(0)->type.layout, readThread_);
 }
 
 // ---------------------------------------------------------------- the loop
@@ -237,6 +242,10 @@ void LoopPipeline::prologue(Codegen& cg) {
             " stages");
   slot_ = e.reg(RegClass::B32);
   e.inst("mov.b32", {slot_, 0});
+  for (const auto& p : pipelined_) {
+    p->storeThread_ = threadPart(cg, p->plan_.storeOffsets, 0);
+    p->readThread_ = SharedTileReader::threadOffsetOf(cg, p->plan_);
+  }
   for (int s = 0; s + 1 < stages_; ++s) {
     for (const auto& p : pipelined_)
       atIteration(cg, p->c_, true, counter_.lb, s,
@@ -264,6 +273,7 @@ void LoopPipeline::beginIteration(Codegen& cg) {
 
 void LoopPipeline::endIteration(Codegen& cg) {
   ptx::Entry& e = cg.e;
+  cg.flushDeferredMma(this);
   ptx::cpAsyncCommit(e);
   Reg next = e.reg(RegClass::B32), wraps = e.reg(RegClass::Pred);
   e.inst("add.u32", {next, slot_, 1});

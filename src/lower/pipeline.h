@@ -6,8 +6,9 @@
 //
 //   prologue     copy iterations 0 .. S-2 into slots 0 .. S-2, one commit group per iteration
 //   iteration i  cp.async.wait_group S-2 (iteration i's group has landed), bar.sync;
-//                at the load: copy iteration i+S-1 into slot (i-1) mod S, read in iteration i-1 before the
-//                barrier; at its convert_layout: read slot i mod S; at the end: commit the group
+//                copy iteration i+S-1 into slot (i-1) mod S, read in iteration i-1 before the barrier:
+//                between the k-slices of the iteration's dot (Codegen::deferUntilMma), else at the load;
+//                at its convert_layout: read slot i mod S; at the end: commit the group
 //   after        cp.async.wait_group 0, bar.sync (the slots are free again)
 //
 // The copy for a later iteration is the load's address and mask computation lowered again with the
@@ -78,9 +79,9 @@ class PipelinedLoad {
  public:
   PipelinedLoad(LoopPipeline& loop, const PipelineCandidate& c, ScratchPlan plan, int32_t vec, int64_t slotBytes,
                 int64_t offset);
-  // At the load op in the body: copies iteration i + S - 1 into the slot iteration i - 1 read, and,
-  // for a load that feeds no dot, binds its result to this iteration's slot read back into registers
-  // (`other` where the mask is off).
+  // At the load op in the body: copies iteration i + S - 1 into the slot iteration i - 1 read (a load
+  // that feeds a dot defers the copy to that dot's k-slices), and, for a load that feeds no dot, binds
+  // its result to this iteration's slot read back into registers (`other` where the mask is off).
   void atLoad(Codegen& cg);
   bool feedsDot() const { return c_.convert != nullptr; }
   // At its convert_layout: a reader of this iteration's slot (the dot loads fragments as it needs them).
@@ -98,6 +99,9 @@ class PipelinedLoad {
   int64_t slotBytes_;  // one iteration's tile
   int64_t offset_;     // of slot 0 in the dynamic shared memory
   ptx::Reg readBase_, writeBase_;  // this iteration's slots (.b32 shared addresses)
+  // This thread's parts of the slot's store and read offsets: they depend on the thread alone, so the
+  // prologue computes them once for every iteration.
+  ptx::Reg storeThread_, readThread_;
 };
 
 class LoopPipeline {

@@ -89,14 +89,19 @@ static const LinearLayout& loadOffsetsOf(const ScratchPlan& plan) {
   return plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets;
 }
 
+Reg SharedTileReader::threadOffsetOf(Codegen& cg, const ScratchPlan& plan) {
+  return threadPart(cg, loadOffsetsOf(plan), 0);
+}
+
 SharedTileReader::SharedTileReader(Codegen& cg, const ir::Op& op, ScratchPlan plan, Reg base, ir::Scalar t,
-                                   const LinearLayout& to)
+                                   const LinearLayout& to, Reg threadOffset)
     : cg_(cg),
       op_(op),
       plan_(std::move(plan)),
       t_(t),
       dst_(uniqueRegisters(to)),
-      addrs_(cg, base, threadPart(cg, loadOffsetsOf(plan_), 0), threadMask(loadOffsetsOf(plan_), 0), memBytes(t)),
+      addrs_(cg, base, threadOffset.valid() ? threadOffset : threadOffsetOf(cg, plan_), threadMask(loadOffsetsOf(plan_), 0),
+             memBytes(t)),
       groupSize_(plan_.ldmatrix ? plan_.ldmatrix->elemsPerInstr : plan_.loadVec),
       compactOf_(compactIndices(op, dst_, to)),
       compact_(dst_.original.size()) {

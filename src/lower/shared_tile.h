@@ -34,8 +34,12 @@ std::vector<ptx::Reg> withDuplicates(const ir::Op& op, const UniqueRegisters& ds
 // register it fills is first asked for. No barrier: the caller orders the reads after the writes.
 class SharedTileReader {
  public:
+  // threadOffset: threadOffsetOf(cg, plan) computed before (a loop reading the same plan in every
+  // iteration computes it once, ahead of the loop), or invalid to compute it here.
   SharedTileReader(Codegen& cg, const ir::Op& op, ScratchPlan plan, ptx::Reg base, ir::Scalar t,
-                   const layout::LinearLayout& to);
+                   const layout::LinearLayout& to, ptx::Reg threadOffset = {});
+  // This thread's part of the plan's read offsets (.b32 elements).
+  static ptx::Reg threadOffsetOf(Codegen& cg, const ScratchPlan& plan);
   ptx::Reg at(int32_t r);       // register r of `to`
   std::vector<ptx::Reg> all();  // every register of `to`, in order
 

@@ -1,0 +1,55 @@
+"""Times kiln's matmul (bench/kernels/matmul.py) with every config of its list, at a few shapes, beside
+cuBLAS (torch.matmul), for tuning the code generator rather than for the record (bench/suite.py is the
+record). Each result is checked against cuBLAS.
+
+    PYTHONPATH=BUILD/python python3 bench/matmul_configs.py [--shapes 4096,4096,4096 3000,3000,3000] [--dtype fp16]
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+import kiln
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+from timing import do_bench  # noqa: E402
+
+mm = kiln.compat.import_as_triton(os.path.join(here, "kernels", "matmul.py"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shapes", nargs="+", default=["4096,4096,4096", "8192,8192,8192", "3000,3000,3000"])
+    ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"])
+    ap.add_argument("--label", default="kiln")
+    args = ap.parse_args()
+    dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
+    torch.manual_seed(0)
+    for shape in args.shapes:
+        m, n, k = (int(x) for x in shape.split(","))
+        a = torch.randn(m, k, device="cuda", dtype=dtype)
+        b = torch.randn(k, n, device="cuda", dtype=dtype)
+        c = torch.empty(m, n, device="cuda", dtype=dtype)
+        ref = torch.matmul(a, b)
+        flop = 2.0 * m * n * k
+        t = do_bench(lambda: torch.matmul(a, b)).median
+        print(f"{args.label} {args.dtype} {m}x{n}x{k} cuBLAS {flop / t / 1e9:7.1f} TFLOP/s", flush=True)
+        for cfg in mm.get_configs():
+            kw = cfg.kwargs
+            name = (f"{kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} w{cfg.num_warps} "
+                    f"s{cfg.num_stages}")
+            try:
+                mm.matmul_with_config(a, b, c, cfg)
+                err = ((c.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
+                t = do_bench(lambda: mm.matmul_with_config(a, b, c, cfg)).median
+                print(f"{args.label} {args.dtype} {m}x{n}x{k} {name:22s} {flop / t / 1e9:7.1f} TFLOP/s"
+                      f"  err {err:.1e}", flush=True)
+            except Exception as ex:  # noqa: BLE001  (a config that does not compile or fit: report it)
+                print(f"{args.label} {args.dtype} {m}x{n}x{k} {name:22s} failed: {str(ex).splitlines()[0]}",
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()
