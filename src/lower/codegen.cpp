@@ -337,6 +337,16 @@ void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) {
 
 void Codegen::barrier() { ptx::barSync(e, 0); }
 
+DotDriver* Codegen::dotDriver(const ir::Op* dot) const {
+  auto it = dotDrivers_.find(dot);
+  return it == dotDrivers_.end() ? nullptr : it->second;
+}
+
+void Codegen::setDotDriver(const ir::Op* dot, DotDriver* d) {
+  if (d) dotDrivers_[dot] = d;
+  else dotDrivers_.erase(dot);
+}
+
 void Codegen::deferUntilMma(const void* owner, std::function<void()> work) {
   deferred_.push_back(Deferred{owner, depth_, std::move(work)});
 }

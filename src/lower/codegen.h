@@ -27,7 +27,18 @@ struct EntryInfo {
   int64_t sharedBytes = 0;  // dynamic shared memory the launch must provide
 };
 
+class Codegen;
 class PipelinedLoad;
+
+// A pipelined loop whose one dot drives its per-iteration synchronisation (lower/pipeline.h): the dot
+// calls beforeLastSlice right before the mmas of its last k-slice, and afterLastSlice after them.
+class DotDriver {
+ public:
+  virtual ~DotDriver() = default;
+  virtual void beforeLastSlice(Codegen& cg) = 0;
+  virtual void afterLastSlice(Codegen& cg) = 0;
+};
+
 class SharedTileReader;
 
 class Codegen {
@@ -145,6 +156,9 @@ class Codegen {
   PipelinedLoad* pipelined(const ir::Op* load) const;
   void setPipelined(const ir::Op* load, PipelinedLoad* p);  // null: no longer
 
+  DotDriver* dotDriver(const ir::Op* dot) const;
+  void setDotDriver(const ir::Op* dot, DotDriver* d);  // null: no longer
+
   // ---- work to overlap with tensor-core instructions
   // A pipelined loop's copies of a later iteration need not precede the dot the iteration computes.
   // Issued between the dot's k-slices, their address arithmetic and cp.async take issue slots while
@@ -183,6 +197,7 @@ class Codegen {
   void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);
   int64_t scratchBytes_ = 0, reserved_ = 0;
   std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
+  std::unordered_map<const ir::Op*, DotDriver*> dotDrivers_;
   std::unordered_map<int, Sum> sums_;  // by .b32 register id
   std::unordered_map<const ir::Value*, std::shared_ptr<SharedTileReader>> sharedTiles_;
   struct Deferred {

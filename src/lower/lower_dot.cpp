@@ -154,11 +154,13 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
     for (int64_t ni = 0; ni < numN; ++ni) f.b.push_back(fragB(ki, ni));
     return f;
   };
+  DotDriver* driver = cg.dotDriver(&op);
   Fragments cur = slice(0);
   for (int64_t ki = 0; ki < numK; ++ki) {
     Fragments next;
     if (ki + 1 < numK) next = slice(ki + 1);
     if (ki > 0) cg.runDeferredMma();
+    if (driver && ki == numK - 1) driver->beforeLastSlice(cg);
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
         std::vector<Reg>& acc_ = acc[size_t(mi * numN + ni)];
@@ -172,6 +174,7 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
       }
     cur = std::move(next);
   }
+  if (driver) driver->afterLastSlice(cg);
 
   const LinearLayout& cl = *c->type.layout;
   const int32_t numRegs = cl.getInDimSize(layout::kRegister);
@@ -261,8 +264,15 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
 void lowerDot(Codegen& cg, const ir::Op& op) {
   const ptx::Target& target = cg.e.target();
   checkLayouts(op, cg.numWarps, target);
-  if (std::optional<MmaConfig> cfg = mmaConfig(op, cg.numWarps, target)) lowerMma(cg, op, *cfg);
-  else lowerFma(cg, op);
+  if (std::optional<MmaConfig> cfg = mmaConfig(op, cg.numWarps, target)) {
+    lowerMma(cg, op, *cfg);
+  } else {
+    lowerFma(cg, op);
+    if (DotDriver* driver = cg.dotDriver(&op)) {  // every operand is read: the loop may move on
+      driver->beforeLastSlice(cg);
+      driver->afterLastSlice(cg);
+    }
+  }
 }
 
 }  // namespace kiln::lower

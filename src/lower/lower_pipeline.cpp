@@ -2,6 +2,7 @@
 // the prologue, the per-iteration wait, copy and read, and the drain after the loop.
 #include <algorithm>
 
+#include "lower/dot_layouts.h"
 #include "lower/global_access.h"
 #include "lower/linear_emit.h"
 #include "lower/pipeline.h"
@@ -93,8 +94,10 @@ void PipelinedLoad::atLoad(Codegen& cg) {
 
 std::shared_ptr<SharedTileReader> PipelinedLoad::read(Codegen& cg, const ir::Op& convert) {
   if (&convert != c_.convert) codegenBug(convert, "a pipelined load read by another op");
-  return std::make_shared<SharedTileReader>(cg, convert, plan_, readBase_, c_.load->result(0)->type.elem,
-                                            *convert.result(0)->type.layout, readThread_);
+  auto reader = std::make_shared<SharedTileReader>(cg, convert, plan_, readBase_, c_.load->result(0)->type.elem,
+                                                   *convert.result(0)->type.layout, readThread_);
+  for (size_t i = 0; i < carried_.size(); ++i) reader->adopt(firstGroups_[i], carried_[i]);
+  return reader;
 }
 
 // ---------------------------------------------------------------- the loop
@@ -104,6 +107,7 @@ LoopPipeline::LoopPipeline(Codegen& cg, const ir::Op& forOp, const LoopCounter& 
 
 LoopPipeline::~LoopPipeline() {
   for (const auto& p : pipelined_) cg_.setPipelined(p->c_.load, nullptr);
+  if (dot_) cg_.setDotDriver(dot_, nullptr);
 }
 
 std::unique_ptr<LoopPipeline> LoopPipeline::create(Codegen& cg, const ir::Op& forOp, const LoopCounter& counter) {
@@ -166,6 +170,13 @@ std::unique_ptr<LoopPipeline> LoopPipeline::create(Codegen& cg, const ir::Op& fo
     at += p.slotBytes * stages;
     cg.setPipelined(p.c.load, pipeline->pipelined_.back().get());
   }
+  if (const ir::Op* dot = drivingDot(forOp, pipeline->loads_))
+    if (std::optional<MmaConfig> cfg = mmaConfig(*dot, cg.numWarps, cg.e.target())) {
+      pipeline->dot_ = dot;
+      pipeline->kTile_ = cfg->kTile;
+      for (const auto& p : pipeline->pipelined_) p->kDim_ = dot->operand(0) == p->c_.convert->result(0) ? 1 : 0;
+      cg.setDotDriver(dot, pipeline.get());
+    }
   return pipeline;
 }
 
@@ -252,12 +263,31 @@ void LoopPipeline::prologue(Codegen& cg) {
                   [&](Reg valid) { p->copy(cg, cg.sharedAddress(p->offset_ + s * p->slotBytes_), valid); });
     ptx::cpAsyncCommit(e);
   }
+  if (dot_) {  // iteration 0's slot and first k-slice, as each iteration's dot does for the next
+    ptx::cpAsyncWait(e, stages_ - 2);
+    cg.barrier();
+    for (const auto& p : pipelined_) p->carried_ = loadFirstSlice(cg, *p, cg.sharedAddress(p->offset_));
+  }
+}
+
+std::vector<std::vector<Reg>> LoopPipeline::loadFirstSlice(Codegen& cg, PipelinedLoad& p, Reg base) {
+  const ir::Op& convert = *p.c_.convert;
+  SharedTileReader reader(cg, convert, p.plan_, base, p.c_.load->result(0)->type.elem,
+                          *convert.result(0)->type.layout, p.readThread_);
+  if (p.firstGroups_.empty())
+    p.firstGroups_ = reader.groupsWhere([&](const std::vector<int32_t>& at) { return at[size_t(p.kDim_)] < kTile_; });
+  std::vector<std::vector<Reg>> out;
+  for (int32_t g : p.firstGroups_) out.push_back(reader.loadGroupNow(g));
+  return out;
 }
 
 void LoopPipeline::beginIteration(Codegen& cg) {
   ptx::Entry& e = cg.e;
-  ptx::cpAsyncWait(e, stages_ - 2);
-  cg.barrier();
+  driven_ = false;
+  if (!dot_) {
+    ptx::cpAsyncWait(e, stages_ - 2);
+    cg.barrier();
+  }
   Reg isFirst = e.reg(RegClass::Pred), before = e.reg(RegClass::B32), previous = e.reg(RegClass::B32);
   e.inst("setp.eq.u32", {isFirst, slot_, 0});
   e.inst("sub.u32", {before, slot_, 1});
@@ -273,12 +303,43 @@ void LoopPipeline::beginIteration(Codegen& cg) {
 
 void LoopPipeline::endIteration(Codegen& cg) {
   ptx::Entry& e = cg.e;
-  cg.flushDeferredMma(this);
-  ptx::cpAsyncCommit(e);
+  if (dot_) {
+    if (!driven_) codegenBug(forOp_, "pipeline: the loop's dot did not synchronise the iteration");
+  } else {
+    cg.flushDeferredMma(this);
+    ptx::cpAsyncCommit(e);
+  }
   Reg next = e.reg(RegClass::B32), wraps = e.reg(RegClass::Pred);
   e.inst("add.u32", {next, slot_, 1});
   e.inst("setp.eq.u32", {wraps, next, stages_});
   e.inst("selp.b32", {slot_, 0, next, wraps});
+}
+
+void LoopPipeline::beforeLastSlice(Codegen& cg) {
+  ptx::Entry& e = cg.e;
+  cg.flushDeferredMma(this);
+  ptx::cpAsyncCommit(e);
+  ptx::cpAsyncWait(e, stages_ - 2);
+  cg.barrier();
+  Reg next = e.reg(RegClass::B32), wraps = e.reg(RegClass::Pred), nextSlot = e.reg(RegClass::B32);
+  e.inst("add.u32", {next, slot_, 1});
+  e.inst("setp.eq.u32", {wraps, next, stages_});
+  e.inst("selp.b32", {nextSlot, 0, next, wraps});
+  for (const auto& p : pipelined_) {
+    Reg base = e.reg(RegClass::B32);
+    e.inst("mad.lo.u32", {base, nextSlot, p->slotBytes_, cg.sharedAddress(p->offset_)});
+    p->next_ = loadFirstSlice(cg, *p, base);
+  }
+  driven_ = true;
+}
+
+void LoopPipeline::afterLastSlice(Codegen& cg) {
+  for (const auto& p : pipelined_)
+    for (size_t g = 0; g < p->carried_.size(); ++g)
+      for (size_t j = 0; j < p->carried_[g].size(); ++j) {
+        Reg to = p->carried_[g][j];
+        cg.e.inst("mov" + std::string(ptx::regTypeName(to.cls)), {to, p->next_[g][j]});
+      }
 }
 
 void LoopPipeline::finish(Codegen& cg) {
@@ -286,6 +347,7 @@ void LoopPipeline::finish(Codegen& cg) {
   cg.barrier();
   cg.releaseShared(reservedBytes_);
   for (const auto& p : pipelined_) cg.setPipelined(p->c_.load, nullptr);
+  if (dot_) cg.setDotDriver(dot_, nullptr);
 }
 
 }  // namespace kiln::lower

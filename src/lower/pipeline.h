@@ -5,7 +5,8 @@
 // reads its own slot, hiding the latency behind S - 1 iterations of tensor-core work:
 //
 //   prologue     copy iterations 0 .. S-2 into slots 0 .. S-2, one commit group per iteration
-//   iteration i  cp.async.wait_group S-2 (iteration i's group has landed), bar.sync;
+//   iteration i  cp.async.wait_group S-2 (iteration i's group has landed), bar.sync (in a loop of one
+//                dot, inside the previous iteration's dot: LoopPipeline::beforeLastSlice);
 //                copy iteration i+S-1 into slot (i-1) mod S, read in iteration i-1 before the barrier:
 //                between the k-slices of the iteration's dot (Codegen::deferUntilMma), else at the load;
 //                at its convert_layout: read slot i mod S; at the end: commit the group
@@ -50,6 +51,10 @@ struct LoopLoads {
   std::vector<Advancing> advancing;  // every advancing argument a slice reads
   bool readsInductionVariable = false;
 };
+
+// The dot that can drive a loop's synchronisation: one dot at the top level of the body, the only
+// reader of every load in `loads` (each through its convert_layout, as operand a or b). Null if none.
+const ir::Op* drivingDot(const ir::Op& forOp, const LoopLoads& loads);
 
 // The loads of `forOp`'s body whose pointer and mask are computed in the body from loop invariants,
 // the induction variable and advancing arguments only, and whose result either only feeds tl.dot
@@ -102,13 +107,18 @@ class PipelinedLoad {
   // This thread's parts of the slot's store and read offsets: they depend on the thread alone, so the
   // prologue computes them once for every iteration.
   ptx::Reg storeThread_, readThread_;
+  // In a loop its dot drives: the dot operand's k dimension, the load groups of the dot's first k-slice,
+  // the registers that carry them into the iteration, and those the last slice preloads them into.
+  int kDim_ = -1;
+  std::vector<int32_t> firstGroups_;
+  std::vector<std::vector<ptx::Reg>> carried_, next_;
 };
 
-class LoopPipeline {
+class LoopPipeline : public DotDriver {
  public:
   // The pipeline for `forOp`, or null when nothing in it pipelines (or the slots do not fit).
   static std::unique_ptr<LoopPipeline> create(Codegen& cg, const ir::Op& forOp, const LoopCounter& counter);
-  ~LoopPipeline();
+  ~LoopPipeline() override;
 
   // Before the loop, with the loop's initial values bound: the copies of iterations 0 .. S-2.
   void prologue(Codegen& cg);
@@ -118,6 +128,15 @@ class LoopPipeline {
   void endIteration(Codegen& cg);
   // After the loop, on every path out of it.
   void finish(Codegen& cg);
+
+  // A loop whose loads all feed one dot (drivingDot) lets that dot synchronise it: before the mmas of
+  // its last k-slice, the iteration's copies are committed, the next iteration's slot is waited for
+  // (wait_group S-2, bar.sync) and the next iteration's first k-slice is loaded into registers; after
+  // them those registers move to the ones the next iteration's dot starts from. The barrier then falls
+  // while the previous slice's mmas are still in flight, and the next iteration's first mmas need no
+  // ldmatrix, instead of every warp waiting at the loop head for the barrier and then for ldmatrix.
+  void beforeLastSlice(Codegen& cg) override;
+  void afterLastSlice(Codegen& cg) override;
 
   int stages() const { return stages_; }
 
@@ -140,6 +159,11 @@ class LoopPipeline {
   int64_t reservedBytes_ = 0;
   std::vector<std::unique_ptr<PipelinedLoad>> pipelined_;
   ptx::Reg slot_;  // i mod S (.b32), a loop-carried register
+  const ir::Op* dot_ = nullptr;  // the dot that drives the loop, if any
+  int kTile_ = 16;               // its instruction's K
+  bool driven_ = false;          // beforeLastSlice ran in this iteration
+  // Loads the driven dot's first k-slice of the slot at `base` (into fresh registers).
+  std::vector<std::vector<ptx::Reg>> loadFirstSlice(Codegen& cg, PipelinedLoad& p, ptx::Reg base);
 };
 
 }  // namespace kiln::lower

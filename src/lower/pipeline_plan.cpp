@@ -178,4 +178,19 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
   return out;
 }
 
+const ir::Op* drivingDot(const ir::Op& forOp, const LoopLoads& loads) {
+  const ir::Block& body = forOp.region(0);
+  const ir::Op* dot = nullptr;
+  for (const PipelineCandidate& c : loads.loads) {
+    if (!c.convert) return nullptr;
+    std::vector<const ir::Op*> users;
+    countUses(body, c.convert->result(0), users);
+    if (users.size() != 1 || users[0]->opcode != Opcode::Dot || users[0]->parent != &body) return nullptr;
+    if (dot && users[0] != dot) return nullptr;
+    dot = users[0];
+    if (dot->operand(0) != c.convert->result(0) && dot->operand(1) != c.convert->result(0)) return nullptr;
+  }
+  return dot;
+}
+
 }  // namespace kiln::lower

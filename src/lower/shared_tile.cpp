@@ -2,6 +2,7 @@
 #include "lower/shared_tile.h"
 
 #include <map>
+#include <set>
 #include <span>
 
 #include "ptx/isel.h"
@@ -99,6 +100,7 @@ SharedTileReader::SharedTileReader(Codegen& cg, const ir::Op& op, ScratchPlan pl
       op_(op),
       plan_(std::move(plan)),
       t_(t),
+      to_(to),
       dst_(uniqueRegisters(to)),
       addrs_(cg, base, threadOffset.valid() ? threadOffset : threadOffsetOf(cg, plan_), threadMask(loadOffsetsOf(plan_), 0),
              memBytes(t)),
@@ -107,7 +109,7 @@ SharedTileReader::SharedTileReader(Codegen& cg, const ir::Op& op, ScratchPlan pl
       compact_(dst_.original.size()) {
 }
 
-void SharedTileReader::loadGroup(int32_t g) {
+std::vector<Reg> SharedTileReader::loadGroupNow(int32_t g) {
   const size_t first = size_t(g) * size_t(groupSize_);
   std::vector<Reg> regs;
   for (int32_t i = 0; i < groupSize_; ++i) regs.push_back(cg_.e.reg(ptx::regClassOf(t_)));
@@ -117,7 +119,22 @@ void SharedTileReader::loadGroup(int32_t g) {
     SharedAddresses::Address a = addrs_.at(registerPart(plan_.loadOffsets, int32_t(first), 0));
     ptx::loadVector(cg_.e, ptx::Space::Shared, t_, regs, a.reg, a.offset);
   }
+  return regs;
+}
+
+void SharedTileReader::adopt(int32_t g, const std::vector<Reg>& regs) {
+  const size_t first = size_t(g) * size_t(groupSize_);
+  if (regs.size() != size_t(groupSize_)) throw InternalError(op_.loc, "shared tile: adopted group of the wrong size");
   for (size_t i = 0; i < regs.size(); ++i) compact_.at(first + i) = regs[i];
+}
+
+void SharedTileReader::loadGroup(int32_t g) { adopt(g, loadGroupNow(g)); }
+
+std::vector<int32_t> SharedTileReader::groupsWhere(const std::function<bool(const std::vector<int32_t>&)>& pred) const {
+  std::set<int32_t> groups;
+  for (int32_t r = 0; r < int32_t(compactOf_.size()); ++r)
+    if (pred(registerCoords(to_, r))) groups.insert(compactOf_[size_t(r)] / groupSize_);
+  return {groups.begin(), groups.end()};
 }
 
 Reg SharedTileReader::at(int32_t r) {

@@ -4,6 +4,7 @@
 // and reads it here, lazily, so that tl.dot loads each k-slice's fragments right before its mma.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ir/ir.h"
@@ -43,6 +44,15 @@ class SharedTileReader {
   ptx::Reg at(int32_t r);       // register r of `to`
   std::vector<ptx::Reg> all();  // every register of `to`, in order
 
+  // The load groups (one ldmatrix or ld.shared each) that fill a register of `to` whose coordinates
+  // (registerCoords) satisfy `pred`, in increasing order.
+  std::vector<int32_t> groupsWhere(const std::function<bool(const std::vector<int32_t>&)>& pred) const;
+  // Loads group g now, into fresh registers (returned), whatever was loaded before.
+  std::vector<ptx::Reg> loadGroupNow(int32_t g);
+  // Group g is already in `regs` (loaded by another reader of the same plan: a pipelined loop carries
+  // its dot's first k-slice over from the previous iteration).
+  void adopt(int32_t g, const std::vector<ptx::Reg>& regs);
+
  private:
   void loadGroup(int32_t g);
 
@@ -50,6 +60,7 @@ class SharedTileReader {
   const ir::Op& op_;
   ScratchPlan plan_;
   ir::Scalar t_;
+  layout::LinearLayout to_;
   UniqueRegisters dst_;
   SharedAddresses addrs_;
   int32_t groupSize_;
