@@ -24,6 +24,7 @@ def main():
     ap.add_argument("--shapes", nargs="+", default=["4096,4096,4096", "8192,8192,8192", "3000,3000,3000"])
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"])
     ap.add_argument("--label", default="kiln")
+    ap.add_argument("--configs", nargs="*", help="BM,BN,BK,warps,stages instead of the kernel's list")
     args = ap.parse_args()
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     torch.manual_seed(0)
@@ -36,7 +37,14 @@ def main():
         flop = 2.0 * m * n * k
         t = do_bench(lambda: torch.matmul(a, b)).median
         print(f"{args.label} {args.dtype} {m}x{n}x{k} cuBLAS {flop / t / 1e9:7.1f} TFLOP/s", flush=True)
-        for cfg in mm.get_configs():
+        configs = mm.get_configs()
+        if args.configs:
+            configs = []
+            for spec in args.configs:
+                bm, bn, bk, w, st = (int(x) for x in spec.split(","))
+                configs.append(kiln.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk,
+                                            "GROUP_SIZE_M": 8}, num_warps=w, num_stages=st))
+        for cfg in configs:
             kw = cfg.kwargs
             name = (f"{kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} w{cfg.num_warps} "
                     f"s{cfg.num_stages}")
