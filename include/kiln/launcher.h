@@ -20,6 +20,10 @@ struct KernelParameter {
   std::string name;
   bool isConstexpr = false;  // annotated tl.constexpr: part of the specialization, not passed at launch
   bool hasDefault = false;
+  // A runtime parameter annotated with a scalar type, as Triton reads it (`scale: tl.float16`,
+  // `n: "i64"`): its signature entry has that type whatever the argument ("fp16", "bf16", "i64", ...).
+  // Empty when there is no such annotation.
+  std::string type;
 };
 
 // The parameters of the @jit function `kernel` in `source` (parsed by kiln's front end).
@@ -31,7 +35,7 @@ struct LaunchArg {
     Pointer,   // address (+ bytes for a host buffer), dtype: the pointee in Triton's spelling ("fp32")
     Int,       // i: a Python int in int64's range
     UInt,      // i: the bits of an int in [2^63, 2^64)
-    Float,     // f
+    Float,     // f; dtype: "fp32" (or empty), "fp16", "bf16" or "fp64": the signature entry it gives
     Bool,      // i: 0 or 1
     None,      // Python's None
     String,    // s (constexprs only)
@@ -40,7 +44,9 @@ struct LaunchArg {
   // How messages name the argument's value: "a CPU tensor", "a NumPy array" (empty: from the kind).
   Kind kind = Kind::Int;
   bool host = false;      // Pointer: host memory (the interpreter) rather than a device pointer
-  std::string_view dtype;  // Pointer: "fp32", "fp16", "bf16", "fp64", "i1", "i8".."i64", "u8".."u64", "fp8e4nv", "fp8e5"
+  // Pointer: the pointee, "fp32", "fp16", "bf16", "fp64", "i1", "i8".."i64", "u8".."u64", "fp8e4nv",
+  // "fp8e5"; Float: see Kind::Float.
+  std::string_view dtype;
   uint64_t address = 0;
   size_t bytes = 0;       // Pointer to host memory: bytes accessible from address
   int device = -1;        // Pointer to device memory: its CUDA ordinal (-1: unknown, the launch's device)
@@ -68,10 +74,13 @@ struct LaunchArg {
     a.i = v;
     return a;
   }
-  static LaunchArg real(double v) {
+  // A float for a runtime parameter of type `dtype` ("fp32", "fp16", "bf16", "fp64"): on the GPU it
+  // is rounded to that type (to nearest, ties to even) and passed in the .param's width.
+  static LaunchArg real(double v, std::string_view dtype = {}) {
     LaunchArg a;
     a.kind = Kind::Float;
     a.f = v;
+    a.dtype = dtype;
     return a;
   }
   static LaunchArg boolean(bool v) {
@@ -86,6 +95,30 @@ struct LaunchArg {
     a.s = v;
     return a;
   }
+};
+
+// What the module of a @jit function takes from other Python modules, as the binding found it through
+// the functions' __globals__: @jit functions of other files (with those files' sources) and constant
+// values. kiln's compiler reads one file; these complete it (src/driver/link.h).
+struct ModuleImports {
+  struct Module {
+    std::string name;  // the Python module ("helpers", "pkg.ops"): linked names read "helpers.add"
+    Source source;     // its file; Source::name is the path that Name::file and Name::definedIn use
+  };
+  struct Name {
+    enum class Kind : uint8_t { Function, Int, Float, Bool, String, None, Alias, Unsupported };
+    std::string file;  // the file whose code uses the name: the kernel's, or one of `modules`
+    std::string name;  // as written there: "add", "helpers.add", "cfg.BLOCK"
+    Kind kind = Kind::Int;
+    int64_t i = 0;         // Int, Bool
+    double f = 0;          // Float
+    std::string text;      // Function: its name in definedIn; String: the value; Alias: the Triton path it
+                           // names ("triton.language.float16"); Unsupported: the error's message
+    std::string definedIn;  // Function: the file that defines it
+  };
+  std::vector<Module> modules;
+  std::vector<Name> names;
+  bool empty() const { return names.empty(); }
 };
 
 struct LaunchOptions {
@@ -170,7 +203,8 @@ class JitFunction {
 
   // The signature these arguments specialize the kernel to, in Triton's AOT syntax: pointers as
   // "*dtype" (":16" when 16-byte aligned), integers as i32/i64/u64 (the literal 1 when equal to 1,
-  // ":16" when divisible by 16), floats fp32, bools i1, constexprs as literal values.
+  // ":16" when divisible by 16), floats fp32 (or their LaunchArg::dtype), bools i1, constexprs as
+  // literal values; a parameter annotated with a scalar type (KernelParameter::type) takes that type.
   Result<std::string> signature(std::span<const LaunchArg> args) const;
 
   // Launches on the GPU (device pointers; asynchronous on options.stream) or, when every pointer is a
@@ -184,6 +218,10 @@ class JitFunction {
                        std::shared_ptr<const CompiledKernel>* out);
 
   size_t cacheSize() const;  // specializations compiled so far
+
+  // The names the kernel's module takes from other modules (empty: none), used by the
+  // specializations compiled from now on.
+  void setImports(ModuleImports imports);
 
   struct Impl;
 

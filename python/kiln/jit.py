@@ -8,6 +8,7 @@ import inspect
 import os
 
 from . import _args  # noqa: F401  (registers the argument fallback converter)
+from . import _link
 from . import _kiln
 
 
@@ -28,7 +29,8 @@ def _source_of(fn):
     if "<locals>" in fn.__qualname__:
         raise _kiln.KilnError(
             f"kiln.jit: '{fn.__qualname__}' is defined inside a function; kiln compiles the @jit functions "
-            f"at the top level of a module (move it to the top level of {path})")
+            f"at the top level of a module (move it to the top level of {path}, and pass what it took from "
+            "the enclosing function as tl.constexpr arguments)")
     try:
         with open(path, encoding="utf-8") as f:
             return f.read(), path
@@ -70,6 +72,11 @@ class JITFunction(_kiln.JitFunction):
         self.__module__ = fn.__module__
         self.__wrapped__ = fn
         self.constexprs = [name for name, is_constexpr, _ in self.params if is_constexpr]
+
+    def _imports(self):
+        """What the kernel's module takes from other modules (kiln._link): the extension asks once,
+        before the first compilation, when the module has been executed in full."""
+        return _link.imports_of(self)
 
     @property
     def src(self):
@@ -134,8 +141,10 @@ def jit(fn=None, *, do_not_specialize=None, noinline=None, interpret=None, debug
     """@kiln.jit / @kiln.jit(do_not_specialize=["n"], noinline=True, interpret=True).
 
     The kernel must be a top-level function of a module with a source file: kiln's compiler reads
-    that file (module constants and the other @jit functions in it). interpret=True, or the
-    environment variable KILN_INTERPRET=1 when the kernel is decorated, runs it on the interpreter."""
+    that file (module constants and the other @jit functions in it); @jit functions and constants it
+    imports from other modules are found through __globals__ on first use (kiln._link).
+    interpret=True, or the environment variable KILN_INTERPRET=1 when the kernel is decorated, runs
+    it on the interpreter."""
 
     def decorate(f):
         use_interpreter = interpret if interpret is not None else _env_flag("KILN_INTERPRET")

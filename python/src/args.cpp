@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "errors.h"
+
 namespace kiln::python {
 
 namespace {
@@ -284,7 +286,17 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
   }
   if (!s.ndarrayType) {
     PyObject* np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
-    if (np && PyObject_HasAttrString(np, "ndarray")) s.ndarrayType = PyObject_GetAttrString(np, "ndarray");
+    if (np && PyObject_HasAttrString(np, "ndarray") && PyObject_HasAttrString(np, "float16")) {
+      s.numpyFloat16Type = PyObject_GetAttrString(np, "float16");
+      s.ndarrayType = PyObject_GetAttrString(np, "ndarray");
+    }
+  }
+  // A NumPy float16 scalar keeps its type: the parameter compiles as fp16 (other NumPy scalars take
+  // the fallback: float32 and float64 are floats, fp32, as Python floats are).
+  if (s.numpyFloat16Type && Py_TYPE(obj) == reinterpret_cast<PyTypeObject*>(s.numpyFloat16Type)) {
+    double v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return LaunchArg::real(v, "fp16");
   }
   if (s.ndarrayType && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(s.ndarrayType))) {
     py::object ai = check(PyObject_GetAttr(obj, s.sAi));

@@ -40,6 +40,7 @@ struct ModuleState {
   unsigned tensorTypeVersion = 0;  // torch.Tensor's tp_version_tag when the accessors below were found
   TensorAttr tensorDtype, tensorDataPtr, tensorGetDevice;
   PyObject* ndarrayType = nullptr;     // numpy.ndarray, once numpy is imported
+  PyObject* numpyFloat16Type = nullptr;  // numpy.float16 (its scalars specialize as fp16)
   PyObject* fallback = nullptr;        // kiln._args.convert: other objects (DLPack, numpy scalars, ...)
   // Interned attribute names.
   PyObject* sDataPtr = nullptr;
@@ -64,9 +65,6 @@ struct ArgSite {
   std::string str() const;
 };
 LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep);
-
-// Raises kiln.ArgumentError (a TypeError) with `message` (module.cpp).
-[[noreturn]] void raiseArgumentError(const std::string& message);
 
 // The CUstream PyTorch launches on for `device` (its current stream), or 0 without torch.
 void* currentStream(int device);

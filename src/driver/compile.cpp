@@ -64,6 +64,11 @@ std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch) co
 
 Result<Kernel> compile(const Source& source, std::string_view kernel, std::string_view signature,
                        const CompileOptions& options) {
+  return compile(source, kernel, signature, options, nullptr);
+}
+
+Result<Kernel> compile(const Source& source, std::string_view kernel, std::string_view signature,
+                       const CompileOptions& options, const std::function<void(ast::Module&)>& afterParse) {
   return guarded<Kernel>([&]() -> Kernel {
     auto impl = std::make_shared<Kernel::Impl>();
     impl->name = std::string(kernel);
@@ -77,6 +82,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     auto file = makeSource(source.name, source.text);
     std::unique_ptr<ast::Module> module = frontend::parseModule(file);
     if (const ast::FunctionDef* def = module->findFunction(impl->name)) impl->ast = frontend::dump(*def);
+    if (afterParse) afterParse(*module);  // other modules' @jit functions and constants (link.h)
 
     // 2. sema: specialize for the signature and lower to Tile IR
     // Errors in the signature point into it, shown as a source of its own: "<signature>:1:8".

@@ -1,11 +1,13 @@
 // The compilation pipeline behind kiln::compile, as straight-line functions (compile.cpp).
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "frontend/ast.h"
 #include "ir/ir.h"
 #include "kiln/kiln.h"
 #include "lower/codegen.h"
@@ -40,6 +42,11 @@ struct Kernel::Impl {
   mutable std::mutex gpuMutex_;
   mutable std::map<std::string, std::shared_ptr<const GpuCode>> gpu_;
 };
+
+// kiln::compile with a step between parsing and sema: `afterParse` completes the parsed module (the
+// launcher links @jit functions and constants of other modules into it: link.h). May throw CompileError.
+Result<Kernel> compile(const Source& source, std::string_view kernel, std::string_view signature,
+                       const CompileOptions& options, const std::function<void(ast::Module&)>& afterParse);
 
 // Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a"); numStages pipelines the loads that feed
 // tl.dot (lower/pipeline.h). Throws CompileError/InternalError.

@@ -6,7 +6,6 @@
 #include <array>
 #include <atomic>
 #include <charconv>
-#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -14,6 +13,8 @@
 
 #include "driver/compile.h"
 #include "driver/errors.h"
+#include "driver/link.h"
+#include "driver/param_slots.h"
 #include "driver/specialize.h"
 #include "frontend/parser.h"
 #include "runtime/cache.h"
@@ -87,18 +88,6 @@ Result<int64_t> CompiledKernel::dynamicSharedBytes(const std::string& target) co
 
 namespace {
 
-// How one kernel parameter travels to cuLaunchKernel (the PTX parameter's width).
-enum class Slot : uint8_t { Pointer, F32, F64, Int, Bool, Unsupported };
-
-Slot slotOf(const Param& p) {
-  if (p.pointer) return Slot::Pointer;
-  if (p.type == "f32") return Slot::F32;
-  if (p.type == "f64") return Slot::F64;
-  if (p.type == "i1") return Slot::Bool;
-  if (p.type == "f16" || p.type == "bf16" || p.type.rfind("f8", 0) == 0) return Slot::Unsupported;
-  return Slot::Int;
-}
-
 // A specialization loaded on one device.
 struct Loaded {
   int device = 0;
@@ -116,7 +105,7 @@ constexpr size_t kFastDevices = 16;
 struct Variant {
   std::shared_ptr<const CompiledKernel> compiled;
   std::vector<size_t> argIndex;  // for each kernel parameter: its LaunchArg
-  std::vector<Slot> slots;
+  std::vector<ParamSlot> slots;  // how each kernel parameter is packed (param_slots.h)
   std::mutex loadMutex;
   std::deque<Loaded> loaded;  // a deque: launches hold pointers into it while others load
   std::array<std::atomic<const Loaded*>, kFastDevices> byDevice{};  // published once loaded, then fixed
@@ -159,7 +148,8 @@ struct JitFunction::Impl {
   std::string name;
   std::vector<KernelParameter> params;
   std::vector<bool> specialize;  // false for do_not_specialize parameters
-  std::mutex mutex;              // guards variants; held while compiling a new one
+  std::mutex mutex;              // guards variants and imports; held while compiling a new one
+  ModuleImports imports;         // what the module takes from other modules (link.h)
   std::unordered_map<std::string, std::shared_ptr<Variant>> variants;  // never erased: Variant* stay valid
   std::atomic<Variant*> lastVariant{nullptr};  // the last one looked up: launches in a loop skip the map
 
@@ -206,7 +196,8 @@ struct JitFunction::Impl {
     options.num_warps = o.num_warps;
     options.num_stages = o.num_stages;
     std::string signature = key.substr(0, signatureEnd);
-    Result<Kernel> kernel = kiln::compile(source, name, signature, options);
+    Result<Kernel> kernel = imports.empty() ? kiln::compile(source, name, signature, options)
+                                            : compileLinked(source, imports, name, signature, options);
     if (!kernel) return failure(LaunchErrorKind::Compile, kernel.error());
     auto v = std::make_shared<Variant>();
     auto compiled = std::make_shared<CompiledKernel>(CompiledKernel{kernel.value(), signature, key, o.num_warps,
@@ -223,7 +214,7 @@ struct JitFunction::Impl {
       return failure(LaunchErrorKind::Compile, "internal error: kernel '" + name + "' compiled with " +
                                                    std::to_string(kp.size()) + " parameters, expected " +
                                                    std::to_string(v->argIndex.size()));
-    for (const Param& p : kp) v->slots.push_back(slotOf(p));
+    for (const Param& p : kp) v->slots.push_back(paramSlotOf(p));
     v->compiled = std::move(compiled);
     variants.emplace(key, v);
     out = v.get();
@@ -347,28 +338,11 @@ struct JitFunction::Impl {
       slots = heapSlots.data();
       pointers = heapPointers.data();
     }
+    // Each value sits in the low bytes of its 8-byte slot: the driver copies as many bytes as the
+    // entry's .param declares (a .b16 for f16/bf16) to that parameter's offset.
     for (size_t k = 0; k < n; ++k) {
-      slots[k] = 0;
-      const LaunchArg& a = args[v.argIndex[k]];
-      switch (v.slots[k]) {
-        case Slot::Pointer: slots[k] = a.address; break;
-        case Slot::F32: {
-          float f = float(a.kind == LaunchArg::Kind::Float ? a.f : double(a.i));
-          std::memcpy(&slots[k], &f, 4);
-          break;
-        }
-        case Slot::F64: {
-          double f = a.kind == LaunchArg::Kind::Float ? a.f : double(a.i);
-          std::memcpy(&slots[k], &f, 8);
-          break;
-        }
-        case Slot::Bool: slots[k] = a.i != 0; break;
-        case Slot::Int: slots[k] = uint64_t(a.i); break;  // little-endian: the low bytes are the narrow value
-        case Slot::Unsupported:
-          return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(v.argIndex[k]) +
-                                                        ": scalar arguments of type " + v.compiled->kernel.params()[k].type +
-                                                        " are not supported on the GPU yet");
-      }
+      if (auto why = packArgument(v.slots[k], args[v.argIndex[k]], slots[k]))
+        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(v.argIndex[k]) + " " + *why);
       pointers[k] = &slots[k];
     }
     try {
@@ -447,6 +421,11 @@ const std::vector<KernelParameter>& JitFunction::parameters() const { return imp
 size_t JitFunction::cacheSize() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->variants.size();
+}
+
+void JitFunction::setImports(ModuleImports imports) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->imports = std::move(imports);
 }
 
 Result<std::string> JitFunction::signature(std::span<const LaunchArg> args) const {

@@ -46,6 +46,66 @@ bool isConstexprAnnotation(const ast::Module& m, const ast::Expr* a) {
   return path == "triton.language.constexpr" || path == "triton.language.core.constexpr" || path == "constexpr";
 }
 
+// The scalar type a runtime parameter's annotation names, in signature spelling, as Triton (3.3+)
+// reads it: `x: tl.float16`, `x: "bf16"`, `n: tl.int64`, `flag: "u1"`. Empty for anything else
+// (pointer types, tl.constexpr, no annotation): the argument decides the type then.
+std::string annotatedScalarType(const ast::Module& m, const ast::Expr* a) {
+  if (!a) return "";
+  std::string path = annotationPath(m, *a);
+  for (std::string_view prefix : {"triton.language.core.", "triton.language.", "tl."})
+    if (path.rfind(prefix, 0) == 0) {
+      path = path.substr(prefix.size());
+      break;
+    }
+  static constexpr struct {
+    std::string_view annotation, type;
+  } kTypes[] = {
+      {"float16", "fp16"}, {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"},
+      {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}, {"int1", "i1"}, {"u1", "i1"},
+      {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"},
+      {"uint8", "u8"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"},
+      {"fp16", "fp16"}, {"bf16", "bf16"}, {"fp32", "fp32"}, {"fp64", "fp64"}, {"fp8e4nv", "fp8e4nv"},
+      {"fp8e5", "fp8e5"}, {"i1", "i1"}, {"i8", "i8"}, {"i16", "i16"}, {"i32", "i32"}, {"i64", "i64"},
+      {"u8", "u8"}, {"u16", "u16"}, {"u32", "u32"}, {"u64", "u64"},
+  };
+  for (const auto& t : kTypes)
+    if (t.annotation == path) return std::string(t.type);
+  return "";
+}
+
+// The signature entry of argument `a` for a runtime parameter annotated with scalar type `type`, as
+// Triton does it: floats and bools are not specialized on their value; integers keep their
+// divisibility hint (never the constant 1) and must fit the type.
+std::optional<std::string> appendAnnotated(std::string& out, const std::string& type, const LaunchArg& a,
+                                           bool specialize) {
+  using K = LaunchArg::Kind;
+  const bool isFloat = type[0] == 'f' || type[0] == 'b';
+  const bool integral = a.kind == K::Int || a.kind == K::UInt || a.kind == K::Bool;
+  if (!integral && !(isFloat && a.kind == K::Float)) {
+    const char* what = a.kind == K::Float     ? "is a float"
+                       : a.kind == K::Pointer ? "is a tensor (a pointer)"
+                                              : "is a string";
+    return std::string(what) + ", but the parameter is annotated " + type;
+  }
+  if (isFloat || type == "i1") {
+    out += type;
+    return std::nullopt;
+  }
+  const int bits = std::stoi(type.substr(1));
+  const bool isUnsigned = type[0] == 'u';
+  const uint64_t u = uint64_t(a.i);
+  bool fits;
+  if (a.kind == K::UInt) fits = isUnsigned && bits == 64;
+  else if (isUnsigned) fits = a.i >= 0 && (bits == 64 || u < (uint64_t(1) << bits));
+  else fits = bits == 64 || (a.i >= -(int64_t(1) << (bits - 1)) && a.i < (int64_t(1) << (bits - 1)));
+  if (!fits)
+    return "is " + (a.kind == K::UInt ? std::to_string(u) : std::to_string(a.i)) +
+           ", which does not fit the parameter's annotated type " + type;
+  out += type;
+  if (specialize) out += divisibilityHint(u);
+  return std::nullopt;
+}
+
 void appendQuoted(std::string& out, std::string_view s) {
   out += '\'';
   for (char c : s) {
@@ -101,7 +161,8 @@ std::vector<KernelParameter> parametersOf(const ast::Module& m, std::string_view
   }
   std::vector<KernelParameter> out;
   for (const ast::Param& p : fn->params)
-    out.push_back(KernelParameter{p.name, isConstexprAnnotation(m, p.annotation.get()), p.defaultValue != nullptr});
+    out.push_back(KernelParameter{p.name, isConstexprAnnotation(m, p.annotation.get()), p.defaultValue != nullptr,
+                                  annotatedScalarType(m, p.annotation.get())});
   return out;
 }
 
@@ -128,6 +189,9 @@ std::optional<std::string> appendSignatureEntry(std::string& out, const KernelPa
     }
     return "has an argument of an unknown kind";
   }
+  // An annotated type decides the entry; None still specializes and a signature string is taken as is.
+  if (!p.type.empty() && a.kind != K::None && a.kind != K::Signature)
+    return appendAnnotated(out, p.type, a, specialize);
   switch (a.kind) {
     case K::Pointer:
       out += '*';
@@ -146,7 +210,10 @@ std::optional<std::string> appendSignatureEntry(std::string& out, const KernelPa
       out += "u64";
       if (specialize) out += divisibilityHint(uint64_t(a.i));
       return std::nullopt;
-    case K::Float: out += "fp32"; return std::nullopt;
+    case K::Float:
+      if (a.dtype.empty()) out += "fp32";
+      else out += a.dtype;
+      return std::nullopt;
     case K::Bool: out += "i1"; return std::nullopt;
     case K::Signature: out += a.s; return std::nullopt;
     case K::None:  // as in Triton, None specializes the parameter: it compiles as a constexpr None

@@ -1,0 +1,64 @@
+// The CompiledKernel class of the extension (compiled_kernel.h): read-only views of
+// kiln::CompiledKernel; stages that need code generation raise CompilationError when it fails.
+#include "compiled_kernel.h"
+
+#include <pybind11/stl.h>
+
+#include "errors.h"
+#include "kiln/launcher.h"
+
+namespace kiln::python {
+
+namespace {
+
+py::object optionalInt(int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); }
+
+py::dict asmOf(const CompiledKernel& c) {
+  py::dict d;
+  for (const char* stage : {"ast", "ir-before-passes", "ir"}) d[stage] = c.kernel.stage(stage);
+  d["ttir"] = d["ir"];
+  for (const char* stage : {"gpu-ir", "ptx"}) {
+    Result<std::string> text = c.stage(stage);
+    if (text) d[stage] = text.value();
+  }
+  if (d.contains("gpu-ir")) d["ttgir"] = d["gpu-ir"];
+  if (!c.cubin.empty()) d["cubin"] = py::bytes(reinterpret_cast<const char*>(c.cubin.data()), c.cubin.size());
+  return d;
+}
+
+}  // namespace
+
+void defineCompiledKernel(py::module_& m) {
+  py::class_<CompiledKernel, std::shared_ptr<CompiledKernel>>(m, "CompiledKernel")
+      .def_property_readonly("name", [](const CompiledKernel& c) { return c.kernel.name(); })
+      .def_readonly("signature", &CompiledKernel::signature)
+      .def_readonly("key", &CompiledKernel::key)
+      .def_readonly("num_warps", &CompiledKernel::numWarps)
+      .def_readonly("num_stages", &CompiledKernel::numStages)
+      .def_readonly("arch", &CompiledKernel::arch)
+      .def_property_readonly("n_regs", [](const CompiledKernel& c) { return optionalInt(c.numRegs); })
+      .def_property_readonly("n_spills", [](const CompiledKernel& c) { return optionalInt(c.spillBytes); })
+      .def_property_readonly("shared", [](const CompiledKernel& c) { return optionalInt(c.sharedBytes); })
+      .def_property_readonly("params", [](const CompiledKernel& c) {
+        py::list out;
+        for (const Param& p : c.kernel.params()) out.append(py::make_tuple(p.name, p.type));
+        return out;
+      })
+      .def("stage", [](const CompiledKernel& c, const std::string& name, const std::string& arch) {
+        Result<std::string> text = c.stage(name, arch);
+        if (!text) raise(LaunchErrorKind::Compile, text.error());
+        return text.value();
+      }, py::arg("name"), py::arg("arch") = "sm_90a")
+      .def("dynamic_shared_bytes", [](const CompiledKernel& c, const std::string& arch) {
+        Result<int64_t> n = c.dynamicSharedBytes(arch);
+        if (!n) raise(LaunchErrorKind::Compile, n.error());
+        return n.value();
+      }, py::arg("arch") = "sm_90a")
+      .def_property_readonly("asm", &asmOf)
+      .def("__repr__", [](const CompiledKernel& c) {
+        return "<kiln.CompiledKernel " + c.kernel.name() + " [" + c.signature + "] num_warps=" +
+               std::to_string(c.numWarps) + " num_stages=" + std::to_string(c.numStages) + ">";
+      });
+}
+
+}  // namespace kiln::python

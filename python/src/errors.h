@@ -1,0 +1,26 @@
+// kiln's Python exceptions: KilnError and one subclass per kiln::LaunchErrorKind, created when the
+// extension is imported, and raised from a LaunchStatus (or an argument problem found while binding).
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "kiln/launcher.h"
+
+namespace kiln::python {
+
+namespace py = pybind11;
+
+// Creates KilnError, CompilationError, ArgumentError, OutOfResources, KernelError and DeviceError, and
+// adds them to m.
+void defineExceptions(py::module_& m);
+
+// Raises the exception of s.kind with str(e) = the error's text and e.message, e.file, e.line, e.col,
+// e.internal set from it.
+[[noreturn]] void raise(const LaunchStatus& s);
+[[noreturn]] void raise(LaunchErrorKind kind, const Error& e);
+
+// Raises kiln.ArgumentError (a TypeError) with `message`.
+[[noreturn]] void raiseArgumentError(const std::string& message);
+
+}  // namespace kiln::python

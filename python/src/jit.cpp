@@ -1,0 +1,280 @@
+// PyJit (jit.h): binding a Python call to a kernel's parameters, converting the arguments, the grid,
+// and the launch, warmup and signature built on them.
+#include "jit.h"
+
+#include "args.h"
+#include "errors.h"
+
+namespace kiln::python {
+
+namespace {
+
+// Launch options Triton accepts as keywords; kiln uses num_warps and num_stages and checks num_ctas.
+bool isLaunchOption(std::string_view k) {
+  return k == "num_warps" || k == "num_stages" || k == "num_ctas" || k == "maxnreg" || k == "enable_fp_fusion" ||
+         k == "launch_cooperative_grid" || k == "launch_pdl" || k == "debug" || k == "sanitize_overflow" ||
+         k == "num_buffers_warp_spec" || k == "num_consumer_groups" || k == "reg_dec_producer" ||
+         k == "reg_inc_consumer" || k == "stream" || k == "device";
+}
+
+int optionInt(PyObject* v, const char* name) {
+  if (!PyLong_Check(v) || PyBool_Check(v)) raiseArgumentError(std::string(name) + " must be an int");
+  return int(PyLong_AsLong(v));
+}
+
+// One entry of JITFunction._imports()'s names (kiln/_link.py): (file, name, kind, value, defined_in).
+ModuleImports::Name importedName(const py::tuple& t) {
+  using K = ModuleImports::Name::Kind;
+  ModuleImports::Name n;
+  n.file = t[0].cast<std::string>();
+  n.name = t[1].cast<std::string>();
+  const std::string kind = t[2].cast<std::string>();
+  py::handle v = t[3];
+  if (kind == "function") {
+    n.kind = K::Function;
+    n.text = v.cast<std::string>();
+    n.definedIn = t[4].cast<std::string>();
+  } else if (kind == "int") {
+    n.kind = K::Int;
+    n.i = v.cast<int64_t>();
+  } else if (kind == "float") {
+    n.kind = K::Float;
+    n.f = v.cast<double>();
+  } else if (kind == "bool") {
+    n.kind = K::Bool;
+    n.i = v.cast<bool>();
+  } else if (kind == "str" || kind == "alias" || kind == "unsupported") {
+    n.kind = kind == "str" ? K::String : kind == "alias" ? K::Alias : K::Unsupported;
+    n.text = v.cast<std::string>();
+  } else if (kind == "none") {
+    n.kind = K::None;
+  } else {
+    throw std::runtime_error("kiln: unknown kind of imported name '" + kind + "'");
+  }
+  return n;
+}
+
+}  // namespace
+
+PyJit::PyJit(const std::string& text, const std::string& file, const std::string& kernel,
+             std::vector<std::string> doNotSpecialize, py::dict defaults) {
+  Result<JitFunction> f = JitFunction::create(state().runtime, Source::fromString(text, file), kernel,
+                                              std::move(doNotSpecialize));
+  if (!f) raise(LaunchErrorKind::Compile, f.error());
+  fn_.emplace(f.value());
+  for (const KernelParameter& p : fn_->parameters()) {
+    names_.push_back(py::reinterpret_steal<py::object>(PyUnicode_InternFromString(p.name.c_str())));
+    py::object d;
+    if (defaults.contains(p.name.c_str())) d = defaults[p.name.c_str()];
+    defaults_.push_back(d);
+  }
+}
+
+py::list PyJit::params() const {
+  py::list out;
+  for (const KernelParameter& p : fn_->parameters()) out.append(py::make_tuple(p.name, p.isConstexpr, p.hasDefault));
+  return out;
+}
+
+void PyJit::bind(PyObject* const* args, size_t nargs, const Keywords& kw, Bound& b) const {
+  const std::vector<KernelParameter>& params = fn_->parameters();
+  const size_t n = params.size();
+  if (nargs > n)
+    raiseArgumentError("kernel '" + fn_->name() + "' takes " + std::to_string(n) + " arguments, but " +
+                       std::to_string(nargs) + " were given");
+  b.values.assign(n, nullptr);
+  for (size_t i = 0; i < nargs; ++i) b.values[i] = args[i];
+  kw.each([&](PyObject* key, PyObject* value) {
+    size_t i = 0;
+    while (i < n && names_[i].ptr() != key) ++i;  // interned: usually the same object
+    if (i == n)
+      for (i = 0; i < n && PyUnicode_Compare(names_[i].ptr(), key) != 0; ++i) {
+      }
+    Py_ssize_t len = 0;
+    const char* k = PyUnicode_AsUTF8AndSize(key, &len);
+    if (!k) throw py::error_already_set();
+    std::string_view name(k, size_t(len));
+    // The options kiln reads; they also bind a parameter of that name. Other options only matter
+    // when no parameter takes the name.
+    if (name == "num_warps") b.options.num_warps = optionInt(value, k);
+    else if (name == "num_stages") b.options.num_stages = optionInt(value, k);
+    else if (name == "num_ctas" && optionInt(value, k) != 1)
+      raiseArgumentError("kernel '" + fn_->name() + "': kiln launches one CTA per program (num_ctas=1)");
+    if (i == n) {
+      if (!isLaunchOption(name))
+        raiseArgumentError("kernel '" + fn_->name() + "' got an unexpected keyword argument '" +
+                           std::string(name) + "'");
+      if (!b.extra) b.extra = py::dict();
+      b.extra[key] = value;
+      return;
+    }
+    if (b.values[i])
+      raiseArgumentError("kernel '" + fn_->name() + "' got multiple values for argument '" + params[i].name + "'");
+    b.values[i] = value;
+  });
+  for (size_t i = 0; i < n; ++i) {
+    if (b.values[i]) continue;
+    if (!defaults_[i])
+      raiseArgumentError("kernel '" + fn_->name() + "' missing required argument '" + params[i].name + "' (" +
+                         std::to_string(i) + ")");
+    b.values[i] = defaults_[i].ptr();
+  }
+}
+
+Grid PyJit::grid(PyObject* g, const Bound& b) const {
+  py::object holder;
+  if (PyCallable_Check(g)) {
+    py::object meta = py::reinterpret_steal<py::object>(PyDict_New());
+    if (!meta) throw py::error_already_set();
+    for (size_t i = 0; i < names_.size(); ++i)
+      if (PyDict_SetItem(meta.ptr(), names_[i].ptr(), b.values[i]) < 0) throw py::error_already_set();
+    if (b.extra && PyDict_Update(meta.ptr(), b.extra.ptr()) < 0) throw py::error_already_set();
+    holder = py::reinterpret_steal<py::object>(PyObject_CallOneArg(g, meta.ptr()));
+    if (!holder) throw py::error_already_set();
+    g = holder.ptr();
+  }
+  uint32_t dims[3] = {1, 1, 1};
+  auto dim = [&](PyObject* v, int i) {
+    py::object index;
+    if (!PyLong_Check(v)) {
+      index = py::reinterpret_steal<py::object>(PyNumber_Index(v));
+      if (!index) {
+        PyErr_Clear();
+        raiseArgumentError("kernel '" + fn_->name() + "': grid entries must be ints, got " + Py_TYPE(v)->tp_name);
+      }
+      v = index.ptr();
+    }
+    long long x = PyLong_AsLongLong(v);
+    if (x < 0 || x > UINT32_MAX)
+      raiseArgumentError("kernel '" + fn_->name() + "': grid dimension " + std::to_string(i) + " is " +
+                         std::to_string(x) + "; it must be in [0, 2^32)");
+    dims[i] = uint32_t(x);
+  };
+  if (PyTuple_Check(g) || PyList_Check(g)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(g);
+    if (n < 1 || n > 3)
+      raiseArgumentError("kernel '" + fn_->name() + "': the grid has " + std::to_string(n) +
+                       " dimensions; it must have 1 to 3");
+    PyObject** items = PySequence_Fast_ITEMS(g);
+    for (Py_ssize_t i = 0; i < n; ++i) dim(items[i], int(i));
+  } else {
+    dim(g, 0);
+  }
+  return Grid{dims[0], dims[1], dims[2]};
+}
+
+py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, size_t nargs, const Keywords& kw,
+                         bool interpret) {
+  ensureLinked(self);
+  Bound b;
+  b.options.interpret = interpret;
+  bind(args, nargs, kw, b);
+  SmallVector<LaunchArg, kInlineArgs> la;
+  std::vector<py::object> keep;
+  convert(b, la, keep);
+  Grid gr = grid(g, b);
+  std::shared_ptr<const CompiledKernel> used;
+  LaunchStatus s = fn_->launch(gr, la.span(), b.options, &used);
+  if (!s) raise(s);
+  return compiledObject(used);
+}
+
+py::object PyJit::bindOnly(PyObject* self, PyObject* g, PyObject* const* args, size_t nargs, const Keywords& kw) {
+  ensureLinked(self);
+  Bound b;
+  bind(args, nargs, kw, b);
+  SmallVector<LaunchArg, kInlineArgs> la;
+  std::vector<py::object> keep;
+  convert(b, la, keep);
+  grid(g, b);
+  std::shared_ptr<const CompiledKernel> used;
+  LaunchStatus s = fn_->compile(la.span(), b.options, false, &used);
+  if (!s) raise(s);
+  return compiledObject(used);
+}
+
+py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, const Keywords& kw, bool gpu) {
+  ensureLinked(self);
+  Bound b;
+  bind(args, nargs, kw, b);
+  SmallVector<LaunchArg, kInlineArgs> la;
+  std::vector<py::object> keep;
+  convert(b, la, keep, /*signatureStrings=*/true);
+  for (const LaunchArg& a : la)
+    if (a.kind == LaunchArg::Kind::Pointer && !a.host && a.device >= 0) b.options.device = a.device;
+  std::shared_ptr<const CompiledKernel> out;
+  LaunchStatus s = fn_->compile(la.span(), b.options, gpu, &out);
+  if (!s) raise(s);
+  return compiledObject(out);
+}
+
+std::string PyJit::signature(PyObject* self, PyObject* const* args, size_t nargs, const Keywords& kw) {
+  ensureLinked(self);
+  Bound b;
+  bind(args, nargs, kw, b);
+  SmallVector<LaunchArg, kInlineArgs> la;
+  std::vector<py::object> keep;
+  convert(b, la, keep, true);
+  Result<std::string> sig = fn_->signature(la.span());
+  if (!sig) raise(LaunchErrorKind::Argument, sig.error());
+  return sig.value();
+}
+
+void PyJit::link(PyObject* self) {
+  py::handle h(self);
+  if (py::hasattr(h, "_imports")) {
+    // (modules, names): modules [(module name, path, text)]; names [(file, name, kind, value, defined_in)]
+    py::object r = h.attr("_imports")();
+    if (!r.is_none()) {
+      ModuleImports imports;
+      py::tuple t = r.cast<py::tuple>();
+      for (py::handle m : t[0]) {
+        py::tuple mt = m.cast<py::tuple>();
+        imports.modules.push_back(ModuleImports::Module{
+            mt[0].cast<std::string>(), Source::fromString(mt[2].cast<std::string>(), mt[1].cast<std::string>())});
+      }
+      for (py::handle n : t[1]) imports.names.push_back(importedName(n.cast<py::tuple>()));
+      fn_->setImports(std::move(imports));
+    }
+  }
+  linked_ = true;
+}
+
+void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
+                    bool signatureStrings) {
+  const std::vector<KernelParameter>& params = fn_->parameters();
+  la.assign(params.size(), LaunchArg{});
+  bool device = false;
+  for (size_t i = 0; i < params.size(); ++i) {
+    LaunchArg a = toLaunchArg(b.values[i], ArgSite{fn_->name(), params[i].name, i}, keep);
+    // warmup("*fp32:16", ...): a string for a runtime parameter is its signature entry.
+    if (signatureStrings && a.kind == LaunchArg::Kind::String && !params[i].isConstexpr)
+      a.kind = LaunchArg::Kind::Signature;
+    if (a.kind == LaunchArg::Kind::Pointer && !a.host && !device) {
+      device = true;
+      if (a.device >= 0) b.options.device = a.device;
+    }
+    la[i] = a;
+  }
+  if (device && !b.options.interpret) {
+    b.options.stream = currentStream(b.options.device);
+    if (PyErr_Occurred()) throw py::error_already_set();
+  }
+}
+
+py::object PyJit::compiledObject(const std::shared_ptr<const CompiledKernel>& c) {
+  if (c.get() == lastCompiled_) return lastCompiledObject_;  // launches in a loop: the same kernel
+  auto it = compiled_.find(c.get());
+  py::object o;
+  if (it != compiled_.end()) {
+    o = it->second;
+  } else {
+    o = py::cast(std::const_pointer_cast<CompiledKernel>(c));
+    compiled_.emplace(c.get(), o);
+  }
+  lastCompiled_ = c.get();
+  lastCompiledObject_ = o;
+  return o;
+}
+
+}  // namespace kiln::python
