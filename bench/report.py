@@ -95,6 +95,20 @@ def markdown(env, copy, rows, args_line):
             "2MNK for matmul (shapes M x N x K), 4·B·H·N²·D for attention. Checks: max |out - ref| / max |ref| "
             "against an fp32/fp64 reference; ok when every element is within atol + rtol·|ref| "
             "(fp32 1e-4/1e-5, fp16 1e-2/1e-2, bf16 2e-2/2e-2; atol relative to max |ref|)."]
+    sized = [row for row in rows if (row.get("same_size_copy") or {}).get("gbs")]
+    if sized:
+        out += ["", "## Memory-bound cases against a copy of the same size", "",
+                "| case | same-size copy | kiln | Triton | PyTorch |", "|---|---:|---:|---:|---:|"]
+        for row in sized:
+            c = row["same_size_copy"]
+            cells = [row["name"], f"{c['gbs']:.0f} GB/s ({c['ms']:.4f} ms)"]
+            for side in SIDES:
+                r = row["sides"].get(side) or {}
+                cells.append("" if r.get("ms") is None else f"{100 * c['ms'] / r['ms']:.0f}%")
+            out.append("| " + " | ".join(cells) + " |")
+        out += ["", "The same-size copy is torch copy_ moving the case's bytes (half read, half written), timed the "
+                "same way: what the device itself reaches at that size, launch and ramp-up included. Percentages "
+                "are copy time / kernel time."]
     out += ["", "## Configurations", "",
             "| case | kiln config | kiln regs / local B | kiln first call s | Triton config "
             "| Triton regs / local B | Triton first call s | PyTorch peer (all timed, ms) |",

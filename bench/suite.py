@@ -232,7 +232,23 @@ class Child:
             self.emit({"event": "side_done", "case": case.name, "side": side, "result": row["sides"][side]})
         del inputs, ref
         torch.cuda.empty_cache()
+        if case.nbytes and not case.flops:
+            try:
+                row["same_size_copy"] = self.same_size_copy(case.nbytes)
+            except Exception as e:
+                row["same_size_copy"] = {"error": first_line(e)}
         return row, True
+
+    def same_size_copy(self, nbytes):
+        """The device copy at this case's size: copy_ of nbytes / 2 read and written, timed like the kernels
+        (launch, ramp-up and the first DRAM latency weigh on small sizes as they do on the kernels)."""
+        src = self.torch.randn(max(1, nbytes // 8), device="cuda")  # fp32: nbytes / 2 bytes
+        dst = self.torch.empty_like(src)
+        t = self.bench(lambda: dst.copy_(src))
+        moved = 2 * src.numel() * 4
+        del src, dst
+        self.torch.cuda.empty_cache()
+        return {"ms": t.median, "gbs": moved / (t.median * 1e-3) / 1e9}
 
     def run(self, names):
         self.emit({"event": "env", "env": self.environment()})
