@@ -47,8 +47,9 @@ def load_config_lists():
 
 
 def i32(v):
-    """A runtime integer as the launcher specializes it (Triton's rules: == 1, divisible by 16)."""
-    return "1" if v == 1 else "i32:16" if v % 16 == 0 else "i32"
+    """A runtime integer as the launcher specializes it (Triton's rules: == 1, divisible by 16; and kiln's
+    divisible by 8)."""
+    return "1" if v == 1 else "i32:16" if v % 16 == 0 else "i32:8" if v % 8 == 0 else "i32"
 
 
 def cases():
