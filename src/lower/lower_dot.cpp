@@ -155,10 +155,15 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
     return f;
   };
   DotDriver* driver = cg.dotDriver(&op);
+  // A chained dot (attention) shares the registers with the other dot's operands and the softmax state
+  // live across both: there a second slice of fragments spilled (head dim 128: 36 bytes), so each slice
+  // is formed right before its own mmas.
+  const bool ahead = !isChainedDot(op);
   Fragments cur = slice(0);
   for (int64_t ki = 0; ki < numK; ++ki) {
     Fragments next;
-    if (ki + 1 < numK) next = slice(ki + 1);
+    if (ki > 0 && !ahead) cur = slice(ki);
+    if (ki + 1 < numK && ahead) next = slice(ki + 1);
     if (ki > 0) cg.runDeferredMma();
     // Once the last slice's fragments are in registers the slot is free: the loop moves on two slices
     // before the end, so the next iteration's first fragments have two slices of mmas to arrive.

@@ -60,7 +60,10 @@ Coord operandFormula(int opIdx, int bits, const std::vector<int64_t>& shape, con
     Coord c = aFragment(bits, lane, e);
     return {(c.row + 16 * (wm + wpc[0] * repM)) % shape[0], (c.col + kTile * repK) % shape[1]};
   }
-  int64_t repK = rep % repsOf(shape[0], kTile), repN = rep / repsOf(shape[0], kTile);
+  // B repeats K first, unless a warp has 16 n-tiles or more: then N first (one ldmatrix.x4, one k-slice).
+  const int64_t repsK = repsOf(shape[0], kTile), repsN = repsOf(shape[1], 8 * wpc[1]);
+  int64_t repK = rep % repsK, repN = rep / repsK;
+  if (repsN >= 16) repN = rep % repsN, repK = rep / repsN;
   Coord c = bFragment(bits, lane, e);
   return {(c.row + kTile * repK) % shape[0], (c.col + 8 * (wn + wpc[1] * repN)) % shape[1]};
 }
@@ -98,7 +101,7 @@ TEST(MmaV2, OperandsMatchFragmentFormulas) {
   for (int bits : {8, 16, 32})
     for (int opIdx : {0, 1})
       for (int64_t a : {16, 32, 64, 128})
-        for (int64_t b : {8, 16, 32, 64})
+        for (int64_t b : {8, 16, 32, 64, 128, 256})
           for (const std::vector<int32_t>& wpc : kWarpShapes) {
             int64_t kTile = 256 / bits;
             std::vector<int64_t> shape = opIdx == 0 ? std::vector<int64_t>{a, std::max(b, kTile)}

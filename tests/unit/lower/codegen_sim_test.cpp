@@ -202,6 +202,39 @@ TEST_P(CodegenSimWarps, MatmulTileOnTensorCores) {
   }
 }
 
+// One warp over a 16 x 128 block: sixteen n-tiles, so B's fragments are ordered n-tile first and one
+// ldmatrix.x4 loads two n-tiles of one k-slice (named_layouts.cpp); unpipelined and pipelined.
+TEST(CodegenSim, MatmulWideWarpTile) {
+  for (int stages : {1, 3}) {
+    SCOPED_TRACE("stages " + std::to_string(stages));
+    SimRun r(lowerInput("matmul_wide", 1, stages));
+    EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, stages > 1);
+    const int M = 16, N = 136, K = 80, lda = 96, ldb = 80, ldc = 144;
+    std::vector<float> af = randomFloats(size_t(M) * lda, 16), bf = randomFloats(size_t(N) * ldb, 17);
+    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(M) * ldc, 0);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
+    r.buffer("a_ptr", a);
+    r.buffer("b_ptr", b);
+    uint64_t cb = r.buffer("c_ptr", c);
+    for (auto [n, v] : std::vector<std::pair<const char*, uint64_t>>{{"M", M}, {"N", N}, {"K", K}, {"stride_am", lda},
+                                                                      {"stride_ak", 1}, {"stride_bk", 1}, {"stride_bn", ldb},
+                                                                      {"stride_cm", ldc}, {"stride_cn", 1}})
+      r.param(n, v);
+    ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+    std::vector<uint16_t> got = r.read<uint16_t>(cb);
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < 128; ++n) {
+        double want = 0;
+        for (int k = 0; k < K; ++k)
+          want += ir::fromBits(ir::Scalar::F16, a[size_t(m * lda + k)]).f * ir::fromBits(ir::Scalar::F16, b[size_t(n * ldb + k)]).f;
+        double g = ir::fromBits(ir::Scalar::F16, got[size_t(m * ldc + n)]).f;
+        ASSERT_NEAR(g, want, 1e-2 + 2e-3 * std::fabs(want)) << m << ", " << n;
+      }
+    for (int m = 0; m < M; ++m) EXPECT_EQ(got[size_t(m * ldc + 128)], 0) << "column 128 belongs to another program";
+  }
+}
+
 // The persistent softmax loop asks for num_stages 2 (tl.range): its row load goes through cp.async into
 // shared memory a row ahead and is read back with `other` (-inf) where the mask is off. Program 0 of a
 // one-program grid walks every row; rows are shorter than the block, so the select matters.

@@ -74,6 +74,9 @@ mm matmul_group3 fp16 32 32 32 3 ""
 # Every size and leading stride a multiple of 16: both tiles load 16 bytes at a time, so they pipeline.
 gen matmul_pipelined matmul.py matmul_kernel \
   "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 32, 32, 32, 4, \"\""
+gen matmul_wide matmul.py matmul_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 16, 128, 32, 1, \"\"" \
+  --num-warps 1
 gen matmul_demo matmul.py matmul_kernel \
   "*fp16, *fp16, *fp16, i32, i32, i32, i32, 1, i32, 1, i32, 1, 32, 32, 32, 4, \"leaky_relu\""
 attn() {  # attn NAME D BLOCK_M BLOCK_N CAUSAL [hints]
