@@ -165,9 +165,10 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
     if (ki > 0 && !ahead) cur = slice(ki);
     if (ki + 1 < numK && ahead) next = slice(ki + 1);
     if (ki > 0) cg.runDeferredMma();
-    // Once the last slice's fragments are in registers the slot is free: the loop moves on two slices
-    // before the end, so the next iteration's first fragments have two slices of mmas to arrive.
-    if (driver && ki == std::max<int64_t>(0, numK - 2)) driver->beforeLastSlice(cg);
+    // Once the last slice's fragments are in registers the slot is free and the loop moves on: two
+    // slices before the end when fragments are formed a slice ahead, so the next iteration's first
+    // fragments have two slices of mmas to arrive; else at the last slice.
+    if (driver && ki == (ahead ? std::max<int64_t>(0, numK - 2) : numK - 1)) driver->beforeLastSlice(cg);
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
         std::vector<Reg>& acc_ = acc[size_t(mi * numN + ni)];
