@@ -1,5 +1,6 @@
 // Compile-time benchmark: for each example kernel, the median wall time of a cold compile from source
-// to Tile IR, to PTX (sm_90a) and to a loadable cubin (PTX + nvJitLink), over kRepeats fresh compiles.
+// to Tile IR, to PTX (sm_90a) and to a loadable cubin (PTX + the assembler runtime::compileToCubin picks:
+// ptxas, else nvJitLink), over kRepeats fresh compiles.
 // Usage: kiln-bench-compile [repeats]   (KILN_EXAMPLES_DIR overrides where the examples are read from)
 #include <algorithm>
 #include <chrono>
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
       toPtx.push_back(msSince(t));
       if (!ptx) error = ptx.error().text;
       else if (ptxBytes == 0) error = "no PTX stage";
-      // Cubin: another fresh compile, then nvJitLink, so each repetition is cold end to end.
+      // Cubin: another fresh compile, then the assembler, so each repetition is cold end to end.
       t = Clock::now();
       kiln::Result<kiln::Kernel> full = kiln::compile(src.value(), k.kernel, k.signature, gpu);
       if (!full) {

@@ -129,8 +129,8 @@ Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args);
 
 // ---- GPU
 
-// The kernel's PTX for `arch` ("sm_80", "sm_90a") assembled into a cubin (an ELF image) with
-// nvJitLink, which needs no GPU; an Error when nvJitLink is not installed or rejects the PTX.
+// The kernel's PTX for `arch` ("sm_80", "sm_90a") assembled into a cubin (an ELF image) with the ptxas
+// executable, else nvJitLink; neither needs a GPU. An Error when neither is installed or the PTX is rejected.
 Result<std::vector<uint8_t>> assembleCubin(const Kernel& kernel, const std::string& arch);
 
 // One CUDA device: the driver (loaded with dlopen at open(); kiln needs no CUDA at build time), its

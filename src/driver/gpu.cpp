@@ -47,13 +47,15 @@ Result<T> guardedGpu(F&& step) {
 std::shared_ptr<runtime::LoadedKernel> load(Gpu::Impl& gpu, const Kernel& kernel, lower::EntryInfo& entry) {
   std::shared_ptr<const GpuCode> code = kernel.impl().gpuCode(gpu.arch);
   entry = code->entry;
-  runtime::CacheKey key = runtime::CacheKey::of({kCodegenVersion, gpu.arch, code->ptx});
+  runtime::CubinOptions options;
+  options.kernelName = kernel.name();
+  // The tag names the assembler (ptxas and its version, nvJitLink or the driver): their cubins differ.
+  runtime::CacheKey key = runtime::CacheKey::of(
+      {kCodegenVersion, gpu.arch, runtime::cubinCacheTag(options, gpu.driver.get()), code->ptx});
   std::lock_guard<std::mutex> lock(gpu.mutex);
   auto it = gpu.loaded.find(key.hex());
   if (it != gpu.loaded.end()) return it->second;
   runtime::Bytes cubin = gpu.cache.getOrBuild(key, [&] {
-    runtime::CubinOptions options;
-    options.kernelName = kernel.name();
     return runtime::compileToCubin(code->ptx, gpu.arch, options, gpu.driver.get(), gpu.ordinal).image;
   });
   std::shared_ptr<runtime::LoadedKernel> loaded =
@@ -66,9 +68,8 @@ std::shared_ptr<runtime::LoadedKernel> load(Gpu::Impl& gpu, const Kernel& kernel
 
 Result<std::vector<uint8_t>> assembleCubin(const Kernel& kernel, const std::string& arch) {
   return guardedGpu<std::vector<uint8_t>>([&] {
-    runtime::CubinOptions options;
+    runtime::CubinOptions options;  // Auto without a driver: ptxas, else nvJitLink
     options.kernelName = kernel.name();
-    options.backend = runtime::CubinOptions::Backend::NvJitLink;
     runtime::Cubin cubin = runtime::compileToCubin(kernel.impl().gpuCode(arch)->ptx, arch, options);
     return std::vector<uint8_t>(cubin.image.begin(), cubin.image.end());
   });

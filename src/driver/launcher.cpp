@@ -125,21 +125,6 @@ LaunchStatus failure(LaunchErrorKind kind, const std::string& message) {
   return failure(kind, std::move(e));
 }
 
-std::string describe(const LaunchArg& a) {
-  if (!a.what.empty()) return std::string(a.what);
-  switch (a.kind) {
-    case LaunchArg::Kind::Pointer: return a.host ? "a host buffer" : "a device pointer";
-    case LaunchArg::Kind::Int:
-    case LaunchArg::Kind::UInt: return "an int";
-    case LaunchArg::Kind::Float: return "a float";
-    case LaunchArg::Kind::Bool: return "a bool";
-    case LaunchArg::Kind::None: return "None";
-    case LaunchArg::Kind::String: return "a string";
-    case LaunchArg::Kind::Signature: return "a signature entry";
-  }
-  return "an argument";
-}
-
 }  // namespace
 
 struct JitFunction::Impl {
@@ -248,12 +233,13 @@ struct JitFunction::Impl {
         return true;
       });
       if (!generated) return failure(LaunchErrorKind::Compile, generated.error());
-      runtime::CacheKey key = runtime::CacheKey::of({kCodegenVersion, arch, code->ptx});
-      runtime::Bytes cubin = rt.cache.getOrBuild(key, [&] {
-        runtime::CubinOptions options;
-        options.kernelName = kernel.name();
-        return runtime::compileToCubin(code->ptx, arch, options, driver, device).image;
-      });
+      runtime::CubinOptions options;
+      options.kernelName = kernel.name();
+      // The tag names the assembler (ptxas and its version, nvJitLink or the driver): their cubins differ.
+      runtime::CacheKey key =
+          runtime::CacheKey::of({kCodegenVersion, arch, runtime::cubinCacheTag(options, driver), code->ptx});
+      runtime::Bytes cubin = rt.cache.getOrBuild(
+          key, [&] { return runtime::compileToCubin(code->ptx, arch, options, driver, device).image; });
       std::shared_ptr<runtime::LoadedKernel> lk = runtime::LoadedKernel::fromImage(
           rt.driver, device, cubin, code->entry.name, int(kernel.params().size()));
       const runtime::KernelAttributes& attrs = lk->attributes();
@@ -314,7 +300,7 @@ struct JitFunction::Impl {
         case LaunchArg::Kind::String:
         case LaunchArg::Kind::Signature:
           return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(v.argIndex[k]) + " is " +
-                                                        describe(a) + ", which cannot be passed at run time");
+                                                        describeArgument(a) + ", which cannot be passed at run time");
       }
     }
     Status s = kiln::interpret(v.compiled->kernel, grid, values);
@@ -377,7 +363,7 @@ struct JitFunction::Impl {
     }
     if (firstHost >= 0 && firstDevice >= 0)
       return failure(LaunchErrorKind::Argument,
-                     "kernel '" + name + "': " + argName(size_t(firstHost)) + " is " + describe(args[firstHost]) +
+                     "kernel '" + name + "': " + argName(size_t(firstHost)) + " is " + describeArgument(args[firstHost]) +
                          " in host memory, but " + argName(size_t(firstDevice)) + " is on the GPU: move it to the "
                          "GPU (.cuda()), or run everything on the interpreter with host arrays (KILN_INTERPRET=1)");
     if (device < 0) device = o.device;

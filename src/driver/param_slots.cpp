@@ -36,19 +36,6 @@ uint16_t bfloat16Bits(double v) { return uint16_t(ir::toBits(ir::Scalar::BF16, i
 
 namespace {
 
-const char* kindText(const LaunchArg& a) {
-  switch (a.kind) {
-    case LaunchArg::Kind::Pointer: return "a pointer";
-    case LaunchArg::Kind::Int:
-    case LaunchArg::Kind::UInt: return "an int";
-    case LaunchArg::Kind::Float: return "a float";
-    case LaunchArg::Kind::Bool: return "a bool";
-    case LaunchArg::Kind::None: return "None";
-    case LaunchArg::Kind::String: return "a string";
-    case LaunchArg::Kind::Signature: return "a signature entry (for warmup only)";
-  }
-  return "an argument";
-}
 
 // The argument as a double, for float slots: floats, ints and bools convert as Python's float() would.
 bool realValue(const LaunchArg& a, double& out) {
@@ -66,6 +53,21 @@ bool realValue(const LaunchArg& a, double& out) {
 }
 
 }  // namespace
+
+std::string describeArgument(const LaunchArg& a) {
+  if (!a.what.empty()) return std::string(a.what);
+  switch (a.kind) {
+    case LaunchArg::Kind::Pointer: return a.host ? "a host buffer" : "a device pointer";
+    case LaunchArg::Kind::Int:
+    case LaunchArg::Kind::UInt: return "an int";
+    case LaunchArg::Kind::Float: return "a float";
+    case LaunchArg::Kind::Bool: return "a bool";
+    case LaunchArg::Kind::None: return "None";
+    case LaunchArg::Kind::String: return "a string";
+    case LaunchArg::Kind::Signature: return "a signature entry (for warmup only)";
+  }
+  return "an argument";
+}
 
 std::optional<std::string> packArgument(ParamSlot s, const LaunchArg& a, uint64_t& bits) {
   using K = ParamSlot::Kind;
@@ -117,7 +119,7 @@ std::optional<std::string> packArgument(ParamSlot s, const LaunchArg& a, uint64_
   }
   const char* want = s.kind == K::Pointer ? "a pointer" : s.kind == K::Int || s.kind == K::Bool ? "an integer"
                                                                                               : "a number";
-  return std::string("is ") + kindText(a) + ", but the kernel's parameter takes " + want + " at run time";
+  return "is " + describeArgument(a) + ", but the kernel's parameter takes " + want + " at run time";
 }
 
 ParamLayout paramLayout(std::span<const ParamSlot> slots) {

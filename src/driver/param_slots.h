@@ -27,6 +27,9 @@ ParamSlot paramSlotOf(const Param& p);
 uint16_t float16Bits(double v);
 uint16_t bfloat16Bits(double v);
 
+// What launch argument `a` is, for error messages ("a host buffer", "a float", its own `what`).
+std::string describeArgument(const LaunchArg& a);
+
 // The bits launch argument `a` passes in slot `s`, in the low s.bytes bytes of `bits` (the rest zero;
 // little-endian, so a pointer to `bits` is a pointer to the parameter's value). Returns why `a`
 // cannot be passed there ("is None, which ...") instead.

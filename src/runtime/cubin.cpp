@@ -1,16 +1,19 @@
-// PTX -> cubin through nvJitLink or the driver's JIT linker, and the parser for ptxas' resource log.
+// PTX -> cubin through the ptxas executable, nvJitLink or the driver's JIT linker (Auto: in that order),
+// and the parser for ptxas' resource log.
 #include "runtime/cubin.h"
 
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
 
 #include "runtime/cuda_driver.h"
+#include "runtime/ptxas_process.h"
 
 namespace kiln::runtime {
 
@@ -160,6 +163,43 @@ Cubin viaNvJitLink(const std::string& ptx, const std::string& arch, const CubinO
   return out;
 }
 
+// The ptxas arguments between the executable and the files: level, verbosity, options.
+std::vector<std::string> ptxasArguments(const std::string& arch, const CubinOptions& options) {
+  std::vector<std::string> args = {"-arch=" + arch, "-O" + std::to_string(std::clamp(options.optLevel, 0, 3)),
+                                   "-v"};
+  if (options.maxRegisters > 0) args.push_back("-maxrregcount=" + std::to_string(options.maxRegisters));
+  if (options.lineInfo) args.push_back("-lineinfo");
+  const std::string xptxas = "-Xptxas=";
+  for (const std::string& o : options.extraNvJitLinkOptions)
+    if (o.compare(0, xptxas.size(), xptxas) == 0 && o.size() > xptxas.size()) args.push_back(o.substr(xptxas.size()));
+  args.insert(args.end(), options.extraPtxasOptions.begin(), options.extraPtxasOptions.end());
+  return args;
+}
+
+Cubin viaPtxas(const std::string& ptx, const std::string& arch, const CubinOptions& options,
+               const PtxasLocation& ptxas) {
+  const std::chrono::milliseconds timeout = std::chrono::seconds(std::max(options.ptxasTimeoutSeconds, 1));
+  PtxasRun run;
+  try {
+    run = runPtxas(ptxas.path, ptx, ptxasArguments(arch, options), timeout);
+  } catch (const CudaError& e) {  // no temporary directory: name the kernel too
+    throw CudaError(e.kind(), e.what(), options.kernelName, e.call());
+  }
+  const ProcessResult& p = run.process;
+  if (p.status != ProcessResult::Status::Exited || p.exitCode != 0)
+    throw compileFailed(arch, "ptxas", p.status == ProcessResult::Status::Exited ? p.exitCode : -1,
+                        describe(p, timeout), run.log, options.kernelName);
+  const Bytes& image = run.cubin;
+  if (image.size() < 4 || image[0] != 0x7f || image[1] != 'E' || image[2] != 'L' || image[3] != 'F')
+    throw compileFailed(arch, "ptxas", 0, "exit status 0 but it wrote no cubin", run.log, options.kernelName);
+  Cubin result;
+  result.arch = arch;
+  result.backend = "ptxas";
+  result.image = std::move(run.cubin);
+  result.infoLog = std::move(run.log);
+  return result;
+}
+
 Cubin viaDriver(const std::string& ptx, const std::string& arch, const CubinOptions& options,
                 CudaDriver& driver, int device) {
   const cu::DriverApi& api = driver.api();
@@ -289,6 +329,86 @@ std::vector<KernelResources> parseResourceUsage(const std::string& log) {
   return kernels;
 }
 
+namespace {
+
+// The backend compileToCubin uses for options; Auto resolved in the order ptxas, nvJitLink, driver.
+// `which` stays Auto when none is available, and `whyNone` then says why.
+struct BackendChoice {
+  CubinOptions::Backend which = CubinOptions::Backend::Auto;
+  PtxasLocation ptxas;  // when which == Ptxas
+  std::string whyNone;
+};
+
+BackendChoice chooseBackend(const CubinOptions& options, CudaDriver* driver) {
+  using Backend = CubinOptions::Backend;
+  BackendChoice choice;
+  std::string whyNoPtxas, whyNoJitLink;
+  if (options.backend == Backend::Auto || options.backend == Backend::Ptxas) {
+    choice.ptxas = findPtxas();
+    if (choice.ptxas.found()) {
+      choice.which = Backend::Ptxas;
+      return choice;
+    }
+    whyNoPtxas = choice.ptxas.whyNot();
+    if (options.backend == Backend::Ptxas) {
+      choice.whyNone = "PTX -> cubin through ptxas: " + whyNoPtxas;
+      return choice;
+    }
+  }
+  if (options.backend != Backend::Driver) {
+    if (nvJitLinkAvailable(&whyNoJitLink)) {
+      choice.which = Backend::NvJitLink;
+      return choice;
+    }
+    if (options.backend == Backend::NvJitLink) {
+      choice.whyNone = "no PTX assembler: " + whyNoJitLink;
+      return choice;
+    }
+  }
+  if (driver) {
+    choice.which = Backend::Driver;
+    return choice;
+  }
+  if (options.backend == Backend::Driver)
+    choice.whyNone = "PTX -> cubin through the driver needs a CUDA driver";
+  else
+    choice.whyNone = "no PTX assembler: " + whyNoPtxas + "; " + whyNoJitLink + "; and no CUDA driver to JIT with";
+  return choice;
+}
+
+}  // namespace
+
+bool ptxasAvailable(std::string* whyNot) {
+  PtxasLocation ptxas = findPtxas();
+  if (!ptxas.found() && whyNot) *whyNot = ptxas.whyNot();
+  return ptxas.found();
+}
+
+std::string cubinCacheTag(const CubinOptions& options, CudaDriver* driver) {
+  using Backend = CubinOptions::Backend;
+  BackendChoice choice = chooseBackend(options, driver);
+  std::string tag = "O" + std::to_string(std::clamp(options.optLevel, 0, 3)) +
+                    " maxrregcount=" + std::to_string(std::max(options.maxRegisters, 0)) +
+                    " lineinfo=" + std::to_string(int(options.lineInfo)) + "\n";
+  switch (choice.which) {
+    case Backend::Ptxas:
+      tag += "ptxas\n" + choice.ptxas.version;
+      for (const std::string& a : ptxasArguments("", options)) tag += "\n" + a;
+      break;
+    case Backend::NvJitLink:
+      tag += "nvJitLink 13";
+      for (const std::string& a : options.extraNvJitLinkOptions) tag += "\n" + a;
+      break;
+    case Backend::Driver:
+      tag += "driver " + std::to_string(driver->driverVersion());
+      break;
+    case Backend::Auto:  // nothing can assemble: compileToCubin throws, so nothing is cached
+      tag += "none";
+      break;
+  }
+  return tag;
+}
+
 Cubin compileToCubin(const std::string& ptx, const std::string& arch, const CubinOptions& options,
                      CudaDriver* driver, int device) {
   if (jitTargetFor(arch) < 0)
@@ -296,21 +416,20 @@ Cubin compileToCubin(const std::string& ptx, const std::string& arch, const Cubi
                     "PTX -> cubin: unknown target architecture '" + arch + "' (expected e.g. sm_80, sm_90a)",
                     options.kernelName);
   using Backend = CubinOptions::Backend;
-  std::string whyNoJitLink;
-  bool useJitLink = options.backend != Backend::Driver && nvJitLinkAvailable(&whyNoJitLink);
+  BackendChoice choice = chooseBackend(options, driver);
   Cubin out;
-  if (useJitLink) {
-    out = viaNvJitLink(ptx, arch, options);
-  } else if (options.backend != Backend::NvJitLink && driver) {
-    out = viaDriver(ptx, arch, options, *driver, device);
-  } else if (options.backend == Backend::Driver) {
-    throw CudaError(CudaError::Kind::NoDriver, "PTX -> cubin through the driver needs a CUDA driver",
-                    options.kernelName);
-  } else {
-    throw CudaError(CudaError::Kind::NoDriver,
-                    "no PTX assembler: " + whyNoJitLink +
-                        (options.backend == Backend::Auto ? ", and no CUDA driver to JIT with" : ""),
-                    options.kernelName);
+  switch (choice.which) {
+    case Backend::Ptxas:
+      out = viaPtxas(ptx, arch, options, choice.ptxas);
+      break;
+    case Backend::NvJitLink:
+      out = viaNvJitLink(ptx, arch, options);
+      break;
+    case Backend::Driver:
+      out = viaDriver(ptx, arch, options, *driver, device);
+      break;
+    case Backend::Auto:
+      throw CudaError(CudaError::Kind::NoDriver, choice.whyNone, options.kernelName);
   }
   out.resources = parseResourceUsage(out.infoLog);
   return out;

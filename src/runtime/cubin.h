@@ -1,5 +1,9 @@
-// PTX -> cubin: through nvJitLink (dlopen'ed; needs no GPU) or, without it, through the driver's JIT
-// linker (cuLinkCreate; needs a GPU). Also reads per-kernel registers and spills out of the log.
+// PTX -> cubin through one of three assemblers; Auto takes the first one available, in this order:
+//   1. the ptxas executable (a child process): whole-program assembly, the best register allocation;
+//   2. nvJitLink (dlopen'ed, in process, needs no GPU): assembles the PTX as relocatable code, like
+//      `ptxas -c`, which can cost registers (layernorm, 8 warps: 56 instead of ptxas' 40);
+//   3. the driver's JIT linker (cuLinkCreate; needs a GPU): relocatable code too.
+// Also reads per-kernel registers and spills out of the assembler's verbose log.
 #pragma once
 #include <string>
 #include <vector>
@@ -12,13 +16,17 @@ namespace kiln::runtime {
 class CudaDriver;
 
 struct CubinOptions {
-  enum class Backend { Auto, NvJitLink, Driver };
-  Backend backend = Backend::Auto;                 // Auto: nvJitLink when it loads, else the driver
-  int optLevel = 3;                                // ptxas -O0..-O3
-  int maxRegisters = 0;                            // 0 = no cap (-maxrregcount)
-  bool lineInfo = false;                           // -lineinfo
-  std::vector<std::string> extraNvJitLinkOptions;  // passed verbatim, e.g. "-Xptxas=-warn-spills"
-  std::string kernelName;                          // only names the kernel in error messages
+  enum class Backend { Auto, Ptxas, NvJitLink, Driver };
+  Backend backend = Backend::Auto;  // Auto: ptxas when found, else nvJitLink when it loads, else the driver
+  int optLevel = 3;                 // ptxas -O0..-O3
+  int maxRegisters = 0;             // 0 = no cap (-maxrregcount)
+  bool lineInfo = false;            // -lineinfo
+  // nvJitLink: passed verbatim, e.g. "-Xptxas=-warn-spills"; the ptxas backend passes the part after
+  // "-Xptxas=" of such entries and ignores the others (they are nvJitLink's own).
+  std::vector<std::string> extraNvJitLinkOptions;
+  std::vector<std::string> extraPtxasOptions;  // ptxas backend only, verbatim, e.g. "-warn-spills"
+  int ptxasTimeoutSeconds = 120;               // then the ptxas process is killed (CompileFailed)
+  std::string kernelName;                      // only names the kernel in error messages
 };
 
 // What ptxas reported for one entry function; -1 where the log did not say.
@@ -35,16 +43,25 @@ struct KernelResources {
 struct Cubin {
   Bytes image;                             // an ELF ("\x7f" "ELF"), ready for cuModuleLoadData
   std::string arch;                        // "sm_90a"
-  std::string backend;                     // "nvJitLink" or "driver"
+  std::string backend;                     // "ptxas", "nvJitLink" or "driver"
   std::string infoLog;                     // the assembler's verbose log
   std::vector<KernelResources> resources;  // from infoLog
 };
 
 // Assembles ptx (a whole PTX module) for arch ("sm_80", "sm_90a", ...). driver (with device) is only
 // used by the driver backend. Throws CudaError: kind CompileFailed with the assembler's log for bad
-// PTX, NoDriver when neither backend is available.
+// PTX (or a ptxas that crashed or ran past its timeout), NoDriver when the requested backend (under
+// Auto: every backend) is unavailable; for ptxas the message names every path tried.
 Cubin compileToCubin(const std::string& ptx, const std::string& arch, const CubinOptions& options = {},
                      CudaDriver* driver = nullptr, int device = 0);
+
+// What identifies the cubin that compileToCubin(ptx, arch, options, driver) makes, besides ptx and arch:
+// the assembler it would choose (Auto resolved), that assembler's version and the options that change
+// the code. Put it in the cubin's cache key, so a cubin from one assembler is never served for another.
+std::string cubinCacheTag(const CubinOptions& options = {}, CudaDriver* driver = nullptr);
+
+// Whether the ptxas executable was found (findPtxas in ptxas_process.h), and if not why (paths tried).
+bool ptxasAvailable(std::string* whyNot = nullptr);
 
 // Whether nvJitLink can be loaded here, and if not why (the path list tried and dlerror).
 bool nvJitLinkAvailable(std::string* whyNot = nullptr);

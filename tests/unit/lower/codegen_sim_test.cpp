@@ -163,6 +163,26 @@ TEST(CodegenSim, SearchsortedScalarLoadsInAWhileLoop) {
   }
 }
 
+// Random fp16 A [M, K] (row stride lda) and B stored column-major (B[k, n] at n*ldb + k) from `seed`,
+// a zeroed C [M, ldc], all bound with the matmul kernel's sizes and strides; returns C's address.
+uint64_t setUpMatmul(SimRun& r, int M, int N, int K, int lda, int ldb, int ldc, uint32_t seed, std::vector<uint16_t>& a,
+                     std::vector<uint16_t>& b) {
+  std::vector<float> af = randomFloats(size_t(M) * lda, seed), bf = randomFloats(size_t(N) * ldb, seed + 1);
+  std::vector<uint16_t> c(size_t(M) * ldc, 0);
+  a.resize(af.size());
+  b.resize(bf.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
+  r.buffer("a_ptr", a);
+  r.buffer("b_ptr", b);
+  uint64_t cb = r.buffer("c_ptr", c);
+  for (auto [n, v] : std::vector<std::pair<const char*, uint64_t>>{{"M", M}, {"N", N}, {"K", K}, {"stride_am", lda},
+                                                                    {"stride_ak", 1}, {"stride_bk", 1}, {"stride_bn", ldb},
+                                                                    {"stride_cm", ldc}, {"stride_cn", 1}})
+    r.param(n, v);
+  return cb;
+}
+
 // Also software-pipelined (num_stages 2..4; the K loop runs 3 times, the last one masked): the hinted
 // kernel's A and B tiles go through cp.async, and a wait or barrier too few shows as wrong values or a race.
 TEST_P(CodegenSimWarps, MatmulTileOnTensorCores) {
@@ -176,17 +196,8 @@ TEST_P(CodegenSimWarps, MatmulTileOnTensorCores) {
     const int M = aligned ? 48 : 40, N = aligned ? 32 : 36, K = 80;
     const int lda = hints || aligned ? 96 : K + 3, ldb = hints || aligned ? 80 : K, ldc = hints || aligned ? 48 : N;
     // A[m, k] at m*lda + k; B[k, n] at n*ldb + k (column-major); C[m, n] at m*ldc + n.
-    std::vector<float> af = randomFloats(size_t(M) * lda, 6), bf = randomFloats(size_t(N) * ldb, 7);
-    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(M) * ldc, 0);
-    for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
-    for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
-    r.buffer("a_ptr", a);
-    r.buffer("b_ptr", b);
-    uint64_t cb = r.buffer("c_ptr", c);
-    for (auto [n, v] : std::vector<std::pair<const char*, uint64_t>>{{"M", M}, {"N", N}, {"K", K}, {"stride_am", lda},
-                                                                      {"stride_ak", 1}, {"stride_bk", 1}, {"stride_bn", ldb},
-                                                                      {"stride_cm", ldc}, {"stride_cn", 1}})
-      r.param(n, v);
+    std::vector<uint16_t> a, b;
+    uint64_t cb = setUpMatmul(r, M, N, K, lda, ldb, ldc, 6, a, b);
     ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
     std::vector<uint16_t> got = r.read<uint16_t>(cb);
     for (int m = 0; m < 32; ++m)
@@ -210,17 +221,8 @@ TEST(CodegenSim, MatmulWideWarpTile) {
     SimRun r(lowerInput("matmul_wide", 1, stages));
     EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, stages > 1);
     const int M = 16, N = 136, K = 80, lda = 96, ldb = 80, ldc = 144;
-    std::vector<float> af = randomFloats(size_t(M) * lda, 16), bf = randomFloats(size_t(N) * ldb, 17);
-    std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(M) * ldc, 0);
-    for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
-    for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
-    r.buffer("a_ptr", a);
-    r.buffer("b_ptr", b);
-    uint64_t cb = r.buffer("c_ptr", c);
-    for (auto [n, v] : std::vector<std::pair<const char*, uint64_t>>{{"M", M}, {"N", N}, {"K", K}, {"stride_am", lda},
-                                                                      {"stride_ak", 1}, {"stride_bk", 1}, {"stride_bn", ldb},
-                                                                      {"stride_cm", ldc}, {"stride_cn", 1}})
-      r.param(n, v);
+    std::vector<uint16_t> a, b;
+    uint64_t cb = setUpMatmul(r, M, N, K, lda, ldb, ldc, 16, a, b);
     ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
     std::vector<uint16_t> got = r.read<uint16_t>(cb);
     for (int m = 0; m < M; ++m)

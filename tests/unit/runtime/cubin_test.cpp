@@ -1,5 +1,6 @@
 // PTX -> cubin through nvJitLink (no GPU needed): ELF output for sm_80 and sm_90a, clear errors with
-// the assembler's log, resource usage from the verbose log, target names.
+// the assembler's log, resource usage from the verbose log, target names. The ptxas backend, Auto's
+// first choice, is tested in ptxas_test.cpp.
 #include "runtime/cubin.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,13 @@ namespace kiln::runtime {
 namespace {
 
 using testing::vectorAddPtx;
+
+// The nvJitLink backend asked for by name (Auto would take ptxas first).
+CubinOptions jitLink() {
+  CubinOptions options;
+  options.backend = CubinOptions::Backend::NvJitLink;
+  return options;
+}
 
 bool isElf(const Bytes& image) {
   return image.size() > 4 && image[0] == 0x7f && image[1] == 'E' && image[2] == 'L' && image[3] == 'F';
@@ -39,7 +47,7 @@ CudaError thrown(F&& f) {
 
 TEST_F(NvJitLink, VectorAddForSm80AndSm90a) {
   for (const std::string arch : {"sm_80", "sm_90a"}) {
-    Cubin cubin = compileToCubin(vectorAddPtx(arch), arch);
+    Cubin cubin = compileToCubin(vectorAddPtx(arch), arch, jitLink());
     EXPECT_TRUE(isElf(cubin.image)) << arch;
     EXPECT_GT(cubin.image.size(), 256u) << arch;
     EXPECT_EQ(cubin.backend, "nvJitLink");
@@ -58,20 +66,21 @@ TEST_F(NvJitLink, VectorAddForSm80AndSm90a) {
 
 TEST_F(NvJitLink, GenericPtxForHopper) {
   // kiln's generic path: .target sm_80 PTX assembled for the device's arch.
-  Cubin cubin = compileToCubin(vectorAddPtx("sm_80"), "sm_90a");
+  Cubin cubin = compileToCubin(vectorAddPtx("sm_80"), "sm_90a", jitLink());
   EXPECT_TRUE(isElf(cubin.image));
-  Cubin shared = compileToCubin(testing::sharedReversePtx("sm_80"), "sm_90a");
+  Cubin shared = compileToCubin(testing::sharedReversePtx("sm_80"), "sm_90a", jitLink());
   ASSERT_EQ(shared.resources.size(), 1u);
   EXPECT_EQ(shared.resources[0].kernel, "shared_reverse");
   EXPECT_EQ(shared.resources[0].barriers, 1);
 }
 
 TEST_F(NvJitLink, SameInputSameCubin) {
-  EXPECT_EQ(compileToCubin(vectorAddPtx(), "sm_90a").image, compileToCubin(vectorAddPtx(), "sm_90a").image);
+  EXPECT_EQ(compileToCubin(vectorAddPtx(), "sm_90a", jitLink()).image,
+            compileToCubin(vectorAddPtx(), "sm_90a", jitLink()).image);
 }
 
 TEST_F(NvJitLink, OptionsAreAccepted) {
-  CubinOptions options;
+  CubinOptions options = jitLink();
   options.maxRegisters = 32;
   options.lineInfo = true;
   options.optLevel = 1;
@@ -83,7 +92,7 @@ TEST_F(NvJitLink, SyntaxErrorGivesTheLog) {
   std::string ptx = vectorAddPtx("sm_90a");
   const std::string good = "add.rn.f32 %f3, %f1, %f2;";
   ptx.replace(ptx.find(good), good.size(), "add.rn.f32 %f3, %f1, bogus %f2;");
-  CubinOptions options;
+  CubinOptions options = jitLink();
   options.kernelName = "vector_add";
   CudaError e = thrown([&] { compileToCubin(ptx, "sm_90a", options); });
   EXPECT_EQ(e.kind(), CudaError::Kind::CompileFailed);
@@ -101,13 +110,13 @@ TEST_F(NvJitLink, SyntaxErrorGivesTheLog) {
 }
 
 TEST_F(NvJitLink, TargetHigherThanArchIsRejected) {
-  CudaError e = thrown([&] { compileToCubin(vectorAddPtx("sm_90a"), "sm_80"); });
+  CudaError e = thrown([&] { compileToCubin(vectorAddPtx("sm_90a"), "sm_80", jitLink()); });
   EXPECT_EQ(e.kind(), CudaError::Kind::CompileFailed);
   EXPECT_NE(e.log().find("SM version"), std::string::npos) << e.log();
 }
 
 TEST_F(NvJitLink, ArchUnknownToNvJitLink) {
-  CudaError e = thrown([&] { compileToCubin(vectorAddPtx(), "sm_99"); });
+  CudaError e = thrown([&] { compileToCubin(vectorAddPtx(), "sm_99", jitLink()); });
   EXPECT_EQ(e.kind(), CudaError::Kind::CompileFailed);
   EXPECT_EQ(e.call(), "nvJitLinkCreate");
   EXPECT_NE(std::string(e.what()).find("-arch=sm_99"), std::string::npos) << e.what();
