@@ -60,10 +60,10 @@ Coord operandFormula(int opIdx, int bits, const std::vector<int64_t>& shape, con
     Coord c = aFragment(bits, lane, e);
     return {(c.row + 16 * (wm + wpc[0] * repM)) % shape[0], (c.col + kTile * repK) % shape[1]};
   }
-  // B repeats K first, unless a warp has 16 n-tiles or more: then N first (one ldmatrix.x4, one k-slice).
+  // B repeats K first, unless a warp has 8 n-tiles or more: then N first (one ldmatrix.x4, one k-slice).
   const int64_t repsK = repsOf(shape[0], kTile), repsN = repsOf(shape[1], 8 * wpc[1]);
   int64_t repK = rep % repsK, repN = rep / repsK;
-  if (repsN >= 16) repN = rep % repsN, repK = rep / repsN;
+  if (repsN >= 8) repN = rep % repsN, repK = rep / repsN;
   Coord c = bFragment(bits, lane, e);
   return {(c.row + kTile * repK) % shape[0], (c.col + 8 * (wn + wpc[1] * repN)) % shape[1]};
 }
