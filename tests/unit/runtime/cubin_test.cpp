@@ -8,6 +8,7 @@
 #include <string>
 
 #include "test_ptx.h"
+#include "expect_error.h"
 
 namespace kiln::runtime {
 namespace {
@@ -34,16 +35,7 @@ class NvJitLink : public ::testing::Test {
 };
 
 // Runs f, which must throw CudaError, and returns it.
-template <class F>
-CudaError thrown(F&& f) {
-  try {
-    f();
-  } catch (const CudaError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a CudaError";
-  return CudaError(CudaError::Kind::CallFailed, "nothing thrown");
-}
+using testing::thrown;
 
 TEST_F(NvJitLink, VectorAddForSm80AndSm90a) {
   for (const std::string arch : {"sm_80", "sm_90a"}) {

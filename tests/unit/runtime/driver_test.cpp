@@ -7,20 +7,12 @@
 #include <string>
 
 #include "runtime/cuda_driver.h"
+#include "expect_error.h"
 
 namespace kiln::runtime {
 namespace {
 
-template <class F>
-CudaError thrown(F&& f) {
-  try {
-    f();
-  } catch (const CudaError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a CudaError";
-  return CudaError(CudaError::Kind::CallFailed, "nothing thrown");
-}
+using testing::thrown;
 
 TEST(CudaError, MessageNamesKernelCallAndCode) {
   CudaError e = CudaError::callFailed("cuLaunchKernelEx", 1, "CUDA_ERROR_INVALID_VALUE", "invalid argument",

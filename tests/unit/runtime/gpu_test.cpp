@@ -17,6 +17,7 @@
 #include "runtime/device_buffer.h"
 #include "runtime/launch.h"
 #include "test_ptx.h"
+#include "expect_error.h"
 
 namespace kiln::runtime {
 namespace {
@@ -24,16 +25,7 @@ namespace {
 using testing::sharedReversePtx;
 using testing::vectorAddPtx;
 
-template <class F>
-CudaError thrown(F&& f) {
-  try {
-    f();
-  } catch (const CudaError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a CudaError";
-  return CudaError(CudaError::Kind::CallFailed, "nothing thrown");
-}
+using testing::thrown;
 
 std::vector<float> randomFloats(size_t n, unsigned seed) {
   std::mt19937 rng(seed);

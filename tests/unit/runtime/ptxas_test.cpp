@@ -17,6 +17,7 @@
 #include "runtime/cubin.h"
 #include "runtime/ptxas_process.h"
 #include "test_ptx.h"
+#include "expect_error.h"
 
 namespace kiln::runtime {
 namespace {
@@ -51,16 +52,7 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-template <class F>
-CudaError thrown(F&& f) {
-  try {
-    f();
-  } catch (const CudaError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a CudaError";
-  return CudaError(CudaError::Kind::CallFailed, "nothing thrown");
-}
+using testing::thrown;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
