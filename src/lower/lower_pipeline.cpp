@@ -173,13 +173,19 @@ std::unique_ptr<LoopPipeline> LoopPipeline::create(Codegen& cg, const ir::Op& fo
     at += p.slotBytes * stages;
     cg.setPipelined(p.c.load, pipeline->pipelined_.back().get());
   }
-  if (const ir::Op* dot = drivingDot(forOp, pipeline->loads_))
-    if (std::optional<MmaConfig> cfg = mmaConfig(*dot, cg.numWarps, cg.e.target())) {
-      pipeline->dot_ = dot;
-      pipeline->kTile_ = cfg->kTile;
-      for (const auto& p : pipeline->pipelined_) p->kDim_ = dot->operand(0) == p->c_.convert->result(0) ? 1 : 0;
-      cg.setDotDriver(dot, pipeline.get());
+  const DrivingDots dots = drivingDots(forOp, pipeline->loads_);
+  std::optional<MmaConfig> firstCfg;
+  if (dots.first) firstCfg = mmaConfig(*dots.first, cg.numWarps, cg.e.target());
+  if (dots.last && firstCfg && mmaConfig(*dots.last, cg.numWarps, cg.e.target())) {
+    pipeline->dot_ = dots.last;
+    for (const auto& p : pipeline->pipelined_) {
+      const ir::Value* operand = p->c_.convert->result(0);
+      if (dots.first->operand(0) != operand && dots.first->operand(1) != operand) continue;  // a later dot's
+      p->kDim_ = dots.first->operand(0) == operand ? 1 : 0;
+      p->kTile_ = firstCfg->kTile;
     }
+    cg.setDotDriver(dots.last, pipeline.get());
+  }
   return pipeline;
 }
 
@@ -269,7 +275,8 @@ void LoopPipeline::prologue(Codegen& cg) {
   if (dot_) {  // iteration 0's slot and first k-slice, as each iteration's dot does for the next
     ptx::cpAsyncWait(e, stages_ - 2);
     cg.barrier();
-    for (const auto& p : pipelined_) p->carried_ = loadFirstSlice(cg, *p, cg.sharedAddress(p->offset_));
+    for (const auto& p : pipelined_)
+      if (p->kDim_ >= 0) p->carried_ = loadFirstSlice(cg, *p, cg.sharedAddress(p->offset_));
   }
 }
 
@@ -278,7 +285,7 @@ std::vector<std::vector<Reg>> LoopPipeline::loadFirstSlice(Codegen& cg, Pipeline
   SharedTileReader reader(cg, convert, p.plan_, base, p.c_.load->result(0)->type.elem,
                           *convert.result(0)->type.layout, p.readThread_);
   if (p.firstGroups_.empty())
-    p.firstGroups_ = reader.groupsWhere([&](const std::vector<int32_t>& at) { return at[size_t(p.kDim_)] < kTile_; });
+    p.firstGroups_ = reader.groupsWhere([&](const std::vector<int32_t>& at) { return at[size_t(p.kDim_)] < p.kTile_; });
   std::vector<std::vector<Reg>> out;
   for (int32_t g : p.firstGroups_) out.push_back(reader.loadGroupNow(g));
   return out;
@@ -329,6 +336,7 @@ void LoopPipeline::beforeLastSlice(Codegen& cg) {
   e.inst("setp.eq.u32", {wraps, next, stages_});
   e.inst("selp.b32", {nextSlot, 0, next, wraps});
   for (const auto& p : pipelined_) {
+    if (p->kDim_ < 0) continue;
     Reg base = e.reg(RegClass::B32);
     e.inst("mad.lo.u32", {base, nextSlot, p->slotBytes_, cg.sharedAddress(p->offset_)});
     p->next_ = loadFirstSlice(cg, *p, base);

@@ -52,9 +52,15 @@ struct LoopLoads {
   bool readsInductionVariable = false;
 };
 
-// The dot that can drive a loop's synchronisation: one dot at the top level of the body, the only
-// reader of every load in `loads` (each through its convert_layout, as operand a or b). Null if none.
-const ir::Op* drivingDot(const ir::Op& forOp, const LoopLoads& loads);
+// The dots that can drive a loop's synchronisation: when every load in `loads` is read by one dot at
+// the top level of the body (through its convert_layout, as operand a or b), the last of those dots in
+// body order (it drives) and the first (the loads it reads carry their first k-slice over the back
+// edge). Both null otherwise. A matmul loop has one dot; attention's has q @ k and p @ v.
+struct DrivingDots {
+  const ir::Op* last = nullptr;
+  const ir::Op* first = nullptr;
+};
+DrivingDots drivingDots(const ir::Op& forOp, const LoopLoads& loads);
 
 // The loads of `forOp`'s body whose pointer and mask are computed in the body from loop invariants,
 // the induction variable and advancing arguments only, and whose result either only feeds tl.dot
@@ -109,7 +115,7 @@ class PipelinedLoad {
   ptx::Reg storeThread_, readThread_;
   // In a loop its dot drives: the dot operand's k dimension, the load groups of the dot's first k-slice,
   // the registers that carry them into the iteration, and those the last slice preloads them into.
-  int kDim_ = -1;
+  int kDim_ = -1, kTile_ = 16;  // -1: not carried (a load of a later dot, or no driving dot)
   std::vector<int32_t> firstGroups_;
   std::vector<std::vector<ptx::Reg>> carried_, next_;
 };
@@ -129,10 +135,11 @@ class LoopPipeline : public DotDriver {
   // After the loop, on every path out of it.
   void finish(Codegen& cg);
 
-  // A loop whose loads all feed one dot (drivingDot) lets that dot synchronise it: before the mmas of
-  // its last k-slice, the iteration's copies are committed, the next iteration's slot is waited for
-  // (wait_group S-2, bar.sync) and the next iteration's first k-slice is loaded into registers; after
-  // them those registers move to the ones the next iteration's dot starts from. The barrier then falls
+  // A loop whose loads all feed dots at the top of its body (drivingDots) lets the last of them
+  // synchronise it: before the mmas of its last k-slice, the iteration's copies are committed, the next
+  // iteration's slot is waited for (wait_group S-2, bar.sync) and the next iteration's first k-slice of
+  // the first dot's loads is loaded into registers; after them those registers move to the ones the
+  // next iteration's first dot starts from. The barrier then falls
   // while the previous slice's mmas are still in flight, and the next iteration's first mmas need no
   // ldmatrix, instead of every warp waiting at the loop head for the barrier and then for ldmatrix.
   void beforeLastSlice(Codegen& cg) override;
@@ -160,7 +167,6 @@ class LoopPipeline : public DotDriver {
   std::vector<std::unique_ptr<PipelinedLoad>> pipelined_;
   ptx::Reg slot_;  // i mod S (.b32), a loop-carried register
   const ir::Op* dot_ = nullptr;  // the dot that drives the loop, if any
-  int kTile_ = 16;               // its instruction's K
   bool driven_ = false;          // beforeLastSlice ran in this iteration
   // Loads the driven dot's first k-slice of the slot at `base` (into fresh registers).
   std::vector<std::vector<ptx::Reg>> loadFirstSlice(Codegen& cg, PipelinedLoad& p, ptx::Reg base);

@@ -1,6 +1,7 @@
 // Which loads of a `for` loop the software pipeliner takes (lower/pipeline.h): a pure walk over the GPU IR.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <functional>
 #include <set>
@@ -178,19 +179,22 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
   return out;
 }
 
-const ir::Op* drivingDot(const ir::Op& forOp, const LoopLoads& loads) {
+DrivingDots drivingDots(const ir::Op& forOp, const LoopLoads& loads) {
   const ir::Block& body = forOp.region(0);
-  const ir::Op* dot = nullptr;
+  std::map<const ir::Op*, size_t> position;
+  for (size_t i = 0; i < body.ops.size(); ++i) position[body.ops[i].get()] = i;
+  DrivingDots out;
   for (const PipelineCandidate& c : loads.loads) {
-    if (!c.convert) return nullptr;
+    if (!c.convert) return {};
     std::vector<const ir::Op*> users;
     countUses(body, c.convert->result(0), users);
-    if (users.size() != 1 || users[0]->opcode != Opcode::Dot || users[0]->parent != &body) return nullptr;
-    if (dot && users[0] != dot) return nullptr;
-    dot = users[0];
-    if (dot->operand(0) != c.convert->result(0) && dot->operand(1) != c.convert->result(0)) return nullptr;
+    if (users.size() != 1 || users[0]->opcode != Opcode::Dot || users[0]->parent != &body) return {};
+    const ir::Op* dot = users[0];
+    if (dot->operand(0) != c.convert->result(0) && dot->operand(1) != c.convert->result(0)) return {};
+    if (!out.last || position[dot] > position[out.last]) out.last = dot;
+    if (!out.first || position[dot] < position[out.first]) out.first = dot;
   }
-  return dot;
+  return out;
 }
 
 }  // namespace kiln::lower

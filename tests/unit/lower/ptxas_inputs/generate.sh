@@ -91,5 +91,6 @@ attn attn_32_causal 32 32 16 True
 attn attn_16_32 16 16 32 True
 attn attn_16_32_plain 16 16 32 False
 attn attn_hints 32 16 16 True hints
+attn attn_64_hints 32 64 16 False hints  # one warp per 16 rows at 4 warps: no barrier inside the softmax
 gen attn_demo flash_attention.py attn_fwd \
   "*fp16, *fp16, *fp16, fp32, *fp32, *fp16, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, 32, 32, 16, True"
