@@ -161,9 +161,8 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
   const bool ahead = !isChainedDot(op);
   Fragments cur = slice(0);
   for (int64_t ki = 0; ki < numK; ++ki) {
-    Fragments next;
-    if (ki > 0 && !ahead) cur = slice(ki);
-    if (ki + 1 < numK && ahead) next = slice(ki + 1);
+    Fragments next;  // slice ki + 1, when formed ahead
+    if (ahead && ki + 1 < numK) next = slice(ki + 1);
     if (ki > 0) cg.runDeferredMma();
     // Once the last slice's fragments are in registers the slot is free and the loop moves on, right
     // before the last slice's mmas. (Two slices before the end, with B ordered n-tile first, held two
@@ -171,16 +170,16 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
     if (driver && ki == numK - 1) driver->beforeLastSlice(cg);
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
-        std::vector<Reg>& acc_ = acc[size_t(mi * numN + ni)];
+        std::vector<Reg>& sum = acc[size_t(mi * numN + ni)];
         std::vector<Reg> d;
         if (ki == 0)
           for (int i = 0; i < 4; ++i) d.push_back(e.reg(accClass));
         else
-          d = acc_;
-        ptx::mma(e, cfg.kind, d, cur.a[size_t(mi)], cur.b[size_t(ni)], acc_, op.loc);
-        acc_ = d;
+          d = sum;
+        ptx::mma(e, cfg.kind, d, cur.a[size_t(mi)], cur.b[size_t(ni)], sum, op.loc);
+        sum = d;
       }
-    cur = std::move(next);
+    if (ki + 1 < numK) cur = ahead ? std::move(next) : slice(ki + 1);
   }
   if (driver) driver->afterLastSlice(cg);
 
