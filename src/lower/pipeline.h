@@ -5,8 +5,9 @@
 // reads its own slot, hiding the latency behind S - 1 iterations of tensor-core work:
 //
 //   prologue     copy iterations 0 .. S-2 into slots 0 .. S-2, one commit group per iteration
-//   iteration i  cp.async.wait_group S-2 (iteration i's group has landed), bar.sync (in a loop of one
-//                dot, inside the previous iteration's dot: LoopPipeline::beforeLastSlice);
+//   iteration i  cp.async.wait_group S-2 (iteration i's group has landed), bar.sync (where every load
+//                feeds a dot at the top of the body, inside the previous iteration's last dot:
+//                LoopPipeline::beforeLastSlice);
 //                copy iteration i+S-1 into slot (i-1) mod S, read in iteration i-1 before the barrier:
 //                between the k-slices of the iteration's dot (Codegen::deferUntilMma), else at the load;
 //                at its convert_layout: read slot i mod S; at the end: commit the group
