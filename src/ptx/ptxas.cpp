@@ -1,24 +1,13 @@
-// ptxas in a subprocess: temp files, posix_spawn (no shell, so no quoting or injection), a timeout,
-// and the parse of its -v resource report.
+// ptxas for the tests: a thin layer over support::runPtxas that checks the architecture name and
+// parses the -v resource report into EntryUsage.
 #include "ptx/ptxas.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <thread>
 
-extern char** environ;
+#include "support/ptxas.h"
+#include "support/temp_dir.h"
 
 namespace kiln::ptx {
 
@@ -29,11 +18,6 @@ const EntryUsage* AssembleResult::entry(std::string_view name) const {
 }
 
 namespace {
-
-bool executable(const std::string& path) {
-  struct stat st;
-  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
 
 // The integer just before `key` in `line` ("12 registers" -> 12); -1 when absent.
 int numberBefore(std::string_view line, std::string_view key) {
@@ -47,19 +31,6 @@ int numberBefore(std::string_view line, std::string_view key) {
   return std::atoi(std::string(line.substr(begin, end - begin)).c_str());
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool writeFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return bool(out.flush());
-}
-
 bool safeArch(const std::string& arch) {
   if (arch.size() < 4 || arch.size() > 16) return false;
   for (char c : arch)
@@ -67,63 +38,12 @@ bool safeArch(const std::string& arch) {
   return true;
 }
 
-// Runs argv with stdout and stderr into logPath; returns the exit status, or -1 (not started,
-// killed by a signal, or stopped after timeoutSeconds).
-int run(const std::vector<std::string>& argv, const std::string& logPath, int timeoutSeconds, std::string& why) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    why = "could not start " + argv[0] + ": " + std::string(std::strerror(rc));
-    return -1;
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
-  int status = 0;
-  for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
-    pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) {
-      why = "waitpid failed";
-      return -1;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      why = argv[0] + " did not finish within " + std::to_string(timeoutSeconds) + " s";
-      return -1;
-    }
-    std::this_thread::sleep_for(pause);
-  }
-  if (!WIFEXITED(status)) {
-    why = argv[0] + " was stopped by signal " + std::to_string(WTERMSIG(status));
-    return -1;
-  }
-  return WEXITSTATUS(status);
-}
-
 }  // namespace
 
 std::optional<std::string> findPtxas() {
-  if (const char* env = std::getenv("KILN_PTXAS"); env && executable(env)) return std::string(env);
-  if (const char* path = std::getenv("PATH")) {
-    std::string_view p = path;
-    while (!p.empty()) {
-      size_t colon = p.find(':');
-      std::string dir(p.substr(0, colon));
-      if (!dir.empty() && executable(dir + "/ptxas")) return dir + "/ptxas";
-      if (colon == std::string_view::npos) break;
-      p.remove_prefix(colon + 1);
-    }
-  }
-  if (executable("/usr/local/cuda/bin/ptxas")) return std::string("/usr/local/cuda/bin/ptxas");
-  return std::nullopt;
+  support::PtxasLocation loc = support::findPtxas();
+  if (!loc.found()) return std::nullopt;
+  return loc.path;
 }
 
 std::vector<EntryUsage> parsePtxasInfo(std::string_view log) {
@@ -159,46 +79,44 @@ std::vector<EntryUsage> parsePtxasInfo(std::string_view log) {
 
 AssembleResult assemble(const std::string& ptx, const std::string& arch, const AssembleOptions& options) {
   AssembleResult r;
-  std::optional<std::string> exe = options.ptxas.empty() ? findPtxas() : std::optional<std::string>(options.ptxas);
-  if (!exe || !executable(*exe)) {
-    r.log = "ptxas not found (set KILN_PTXAS, put it on PATH or install the CUDA toolkit)";
-    return r;
+  std::string exe = options.ptxas;
+  if (exe.empty()) {
+    support::PtxasLocation loc = support::findPtxas();
+    if (!loc.found()) {
+      r.log = loc.whyNot() + " (set KILN_PTXAS or CUDA_HOME, or install the CUDA toolkit)";
+      return r;
+    }
+    exe = loc.path;
   }
   if (!safeArch(arch)) {
     r.log = "bad architecture name '" + arch + "'";
     return r;
   }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dirTemplate = std::string(tmp && *tmp ? tmp : "/tmp") + "/kiln-ptxas-XXXXXX";
-  std::vector<char> buf(dirTemplate.begin(), dirTemplate.end());
-  buf.push_back('\0');
-  if (!::mkdtemp(buf.data())) {
-    r.log = "cannot create a temporary directory under " + dirTemplate;
+  std::vector<std::string> args{"-v", "-arch=" + arch};
+  args.insert(args.end(), options.extraArgs.begin(), options.extraArgs.end());
+  const std::chrono::milliseconds timeout = std::chrono::seconds(std::max(options.timeoutSeconds, 1));
+  support::PtxasRun run;
+  try {
+    run = support::runPtxas(exe, ptx, args, timeout);
+  } catch (const support::OsError& e) {  // no temporary directory or input file: ptxas did not run
+    r.log = e.what();
     return r;
   }
-  std::string dir = buf.data(), in = dir + "/kernel.ptx", out = dir + "/kernel.cubin", logPath = dir + "/ptxas.log";
-  if (!writeFile(in, ptx)) {
-    r.log = "cannot write " + in;
-  } else {
-    std::vector<std::string> argv{*exe, "-v", "-arch=" + arch};
-    argv.insert(argv.end(), options.extraArgs.begin(), options.extraArgs.end());
-    argv.insert(argv.end(), {in, "-o", out});
-    std::string why;
-    r.exitCode = run(argv, logPath, options.timeoutSeconds, why);
-    r.found = r.exitCode >= 0 || why.find("did not finish") != std::string::npos ||
-              why.find("signal") != std::string::npos;
-    r.log = readFile(logPath);
-    if (!why.empty()) r.log += (r.log.empty() ? "" : "\n") + why;
-    r.ok = r.exitCode == 0;
-    if (r.ok) {
-      r.entries = parsePtxasInfo(r.log);
-      r.cubin = readFile(out);
-    }
+  const support::ProcessResult& p = run.process;
+  r.found = p.status != support::ProcessResult::Status::NotStarted;
+  if (!r.found) {  // an explicit options.ptxas that is missing or not executable
+    r.log = "ptxas not found or not started (" + p.whyNotStarted + ")";
+    return r;
   }
-  ::unlink(in.c_str());
-  ::unlink(out.c_str());
-  ::unlink(logPath.c_str());
-  ::rmdir(dir.c_str());
+  r.exitCode = p.status == support::ProcessResult::Status::Exited ? p.exitCode : -1;
+  r.ok = r.exitCode == 0;
+  r.log = std::move(run.log);
+  if (p.status != support::ProcessResult::Status::Exited)
+    r.log += (r.log.empty() ? "" : "\n") + exe + ": " + support::describe(p, timeout);
+  if (r.ok) {
+    r.entries = parsePtxasInfo(r.log);
+    r.cubin.assign(run.cubin.begin(), run.cubin.end());
+  }
   return r;
 }
 

@@ -1,6 +1,6 @@
-// Runs NVIDIA's ptxas on PTX text in a subprocess (no shell) and reads back the cubin and the
-// per-entry resource usage of `ptxas -v`: registers, spills, stack, shared memory, barriers.
-// Used by the tests (every kernel is assembled for sm_80 and sm_90a) and as a cubin fallback.
+// kiln::ptx's view of ptxas for the tests: assemble PTX text (through the shared runner in
+// support/ptxas.h) and read the per-entry resource usage of `ptxas -v`: registers, spills, stack,
+// shared memory, barriers. Every kernel of the tests is assembled for sm_80 and sm_90a with it.
 #pragma once
 #include <optional>
 #include <string>
@@ -23,7 +23,7 @@ struct AssembleResult {
   bool found = false;  // a ptxas executable was found and started
   bool ok = false;     // ptxas exited 0
   int exitCode = -1;   // -1: did not run or did not exit normally (signal, timeout)
-  std::string log;     // ptxas's stdout and stderr (or why it did not run)
+  std::string log;     // ptxas's stdout and stderr, temporary paths taken out (or why it did not run)
   std::vector<EntryUsage> entries;
   std::string cubin;   // the ELF image when ok
 
@@ -36,11 +36,12 @@ struct AssembleOptions {
   int timeoutSeconds = 120;
 };
 
-// $KILN_PTXAS, then `ptxas` on PATH, then /usr/local/cuda/bin/ptxas; nullopt when none exists.
+// The path of support::findPtxas() (KILN_PTXAS alone when set, else CUDA_HOME/bin, CUDA_PATH/bin,
+// /usr/local/cuda/bin, PATH); nullopt when none is usable.
 std::optional<std::string> findPtxas();
 
-// Assembles `ptx` for `arch` ("sm_80", "sm_90a"): ptxas -v -arch=ARCH FILE -o CUBIN, run with
-// posix_spawn on files in a fresh temporary directory (removed afterwards).
+// Assembles `ptx` for `arch` ("sm_80", "sm_90a"): ptxas -v -arch=ARCH EXTRA... FILE -o CUBIN, through
+// support::runPtxas (no shell, a timeout, a private temporary directory removed afterwards).
 AssembleResult assemble(const std::string& ptx, const std::string& arch, const AssembleOptions& options = {});
 
 // Reads the resource lines of `ptxas -v` output (exposed for tests).

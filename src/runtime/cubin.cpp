@@ -13,9 +13,18 @@
 #include <sstream>
 
 #include "runtime/cuda_driver.h"
-#include "runtime/ptxas_process.h"
+#include "support/ptxas.h"
+#include "support/temp_dir.h"
 
 namespace kiln::runtime {
+
+// The ptxas runner lives in support/ptxas.h, shared with kiln::ptx::assemble.
+using support::describe;
+using support::findPtxas;
+using support::ProcessResult;
+using support::PtxasLocation;
+using support::PtxasRun;
+using support::runPtxas;
 
 namespace {
 
@@ -182,8 +191,8 @@ Cubin viaPtxas(const std::string& ptx, const std::string& arch, const CubinOptio
   PtxasRun run;
   try {
     run = runPtxas(ptxas.path, ptx, ptxasArguments(arch, options), timeout);
-  } catch (const CudaError& e) {  // no temporary directory: name the kernel too
-    throw CudaError(e.kind(), e.what(), options.kernelName, e.call());
+  } catch (const support::OsError& e) {  // no temporary directory or input file: name the kernel too
+    throw CudaError(CudaError::Kind::CompileFailed, e.what(), options.kernelName, e.call());
   }
   const ProcessResult& p = run.process;
   if (p.status != ProcessResult::Status::Exited || p.exitCode != 0)

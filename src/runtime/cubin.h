@@ -60,7 +60,7 @@ Cubin compileToCubin(const std::string& ptx, const std::string& arch, const Cubi
 // the code. Put it in the cubin's cache key, so a cubin from one assembler is never served for another.
 std::string cubinCacheTag(const CubinOptions& options = {}, CudaDriver* driver = nullptr);
 
-// Whether the ptxas executable was found (findPtxas in ptxas_process.h), and if not why (paths tried).
+// Whether the ptxas executable was found (findPtxas in support/ptxas.h), and if not why (paths tried).
 bool ptxasAvailable(std::string* whyNot = nullptr);
 
 // Whether nvJitLink can be loaded here, and if not why (the path list tried and dlerror).

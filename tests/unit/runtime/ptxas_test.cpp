@@ -15,7 +15,9 @@
 #include <thread>
 
 #include "runtime/cubin.h"
-#include "runtime/ptxas_process.h"
+#include "support/ptxas.h"
+#include "support/subprocess.h"
+#include "support/temp_dir.h"
 #include "test_ptx.h"
 #include "expect_error.h"
 
@@ -23,6 +25,7 @@ namespace kiln::runtime {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace kiln::support;  // runProcess, TempDirectory, findPtxas: the runner cubin.cpp uses
 using namespace std::chrono_literals;
 using testing::vectorAddPtx;
 
