@@ -19,6 +19,7 @@
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
 #include "test_ptx.h"
+#include "../support/process_test_util.h"
 #include "expect_error.h"
 
 namespace kiln::runtime {
@@ -27,54 +28,23 @@ namespace {
 namespace fs = std::filesystem;
 using namespace kiln::support;  // runProcess, TempDirectory, findPtxas: the runner cubin.cpp uses
 using namespace std::chrono_literals;
+using kiln::testing::entriesIn;
+using kiln::testing::readText;
+using kiln::testing::ScopedEnv;
+using kiln::testing::writeScript;
 using testing::vectorAddPtx;
 
 bool isElf(const Bytes& image) {
   return image.size() > 4 && image[0] == 0x7f && image[1] == 'E' && image[2] == 'L' && image[3] == 'F';
 }
 
-// Sets (or, with nullopt, unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 using testing::thrown;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-size_t entriesIn(const std::string& dir) {
-  return size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
-}
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
-// Writes an executable /bin/sh script.
-void writeScript(const std::string& path, const std::string& body) {
-  std::ofstream(path) << "#!/bin/sh\n" << body;
-  ::chmod(path.c_str(), 0755);
-}
 
 // A fake ptxas: answers --version with `version`, otherwise runs body.
 void writeFakePtxas(const std::string& path, const std::string& body, const std::string& version = "ptxas fake") {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "support/ptxas.h"
+#include "process_test_util.h"
 #include "support/temp_dir.h"
 
 namespace kiln::support {
@@ -19,46 +20,19 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using kiln::testing::entriesIn;
+using kiln::testing::readText;
+using kiln::testing::writeScript;
 
-// Points TMPDIR at `value` for one scope.
-class ScopedTmpdir {
- public:
-  explicit ScopedTmpdir(const std::string& value) {
-    if (const char* old = std::getenv("TMPDIR")) old_ = old;
-    ::setenv("TMPDIR", value.c_str(), 1);
-  }
-  ~ScopedTmpdir() {
-    if (old_)
-      ::setenv("TMPDIR", old_->c_str(), 1);
-    else
-      ::unsetenv("TMPDIR");
-  }
 
- private:
-  std::optional<std::string> old_;
-};
 
-size_t entriesIn(const std::string& dir) {
-  return size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
-}
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void writeScript(const std::string& path, const std::string& body) {
-  std::ofstream(path) << "#!/bin/sh\n" << body;
-  ::chmod(path.c_str(), 0755);
-}
 
 class Runner : public ::testing::Test {
  protected:
   TempDirectory scratch_{"kiln-runner-test-"};
   TempDirectory tmp_{"kiln-runner-tmp-"};
-  ScopedTmpdir tmpdir_{tmp_.path()};
+  testing::ScopedEnv tmpdir_{"TMPDIR", tmp_.path()};
 };
 
 TEST_F(Runner, TempDirectoryFailureIsAnOsError) {
