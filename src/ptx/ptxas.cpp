@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "support/ptxas.h"
+#include "support/ptxas_log.h"
 #include "support/temp_dir.h"
 
 namespace kiln::ptx {
@@ -18,18 +19,6 @@ const EntryUsage* AssembleResult::entry(std::string_view name) const {
 }
 
 namespace {
-
-// The integer just before `key` in `line` ("12 registers" -> 12); -1 when absent.
-int numberBefore(std::string_view line, std::string_view key) {
-  size_t at = line.find(key);
-  if (at == std::string_view::npos) return -1;
-  size_t end = at;
-  while (end > 0 && line[end - 1] == ' ') --end;
-  size_t begin = end;
-  while (begin > 0 && line[begin - 1] >= '0' && line[begin - 1] <= '9') --begin;
-  if (begin == end) return -1;
-  return std::atoi(std::string(line.substr(begin, end - begin)).c_str());
-}
 
 bool safeArch(const std::string& arch) {
   if (arch.size() < 4 || arch.size() > 16) return false;
@@ -48,32 +37,10 @@ std::optional<std::string> findPtxas() {
 
 std::vector<EntryUsage> parsePtxasInfo(std::string_view log) {
   std::vector<EntryUsage> out;
-  EntryUsage* cur = nullptr;
-  while (!log.empty()) {
-    size_t nl = log.find('\n');
-    std::string_view line = log.substr(0, nl);
-    log.remove_prefix(nl == std::string_view::npos ? log.size() : nl + 1);
-    constexpr std::string_view kCompiling = "Compiling entry function '";
-    constexpr std::string_view kProps = "Function properties for ";
-    if (size_t at = line.find(kCompiling); at != std::string_view::npos) {
-      std::string_view rest = line.substr(at + kCompiling.size());
-      out.push_back(EntryUsage{std::string(rest.substr(0, rest.find('\''))), 0, 0, 0, 0, 0, 0});
-      cur = &out.back();
-    } else if (size_t at2 = line.find(kProps); at2 != std::string_view::npos) {
-      std::string_view name = line.substr(at2 + kProps.size());
-      while (!name.empty() && (name.back() == ' ' || name.back() == '\r')) name.remove_suffix(1);
-      cur = nullptr;  // a device function's report, unless it names an entry
-      for (EntryUsage& u : out)
-        if (u.name == name) cur = &u;
-    } else if (cur) {
-      if (int v = numberBefore(line, "bytes stack frame"); v >= 0) cur->stackBytes = v;
-      if (int v = numberBefore(line, "bytes spill stores"); v >= 0) cur->spillStoreBytes = v;
-      if (int v = numberBefore(line, "bytes spill loads"); v >= 0) cur->spillLoadBytes = v;
-      if (int v = numberBefore(line, "registers"); v >= 0) cur->registers = v;
-      if (int v = numberBefore(line, "barriers"); v >= 0) cur->barriers = v;
-      if (int v = numberBefore(line, "bytes smem"); v >= 0) cur->sharedBytes = v;
-    }
-  }
+  auto known = [](int v) { return v < 0 ? 0 : v; };
+  for (const support::KernelResources& k : support::parseResourceUsage(log))
+    out.push_back(EntryUsage{k.kernel, known(k.registers), known(k.barriers), known(k.stackFrameBytes),
+                             known(k.spillStoreBytes), known(k.spillLoadBytes), known(k.sharedBytes)});
   return out;
 }
 

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
-#include <sstream>
 
 #include "runtime/cuda_driver.h"
 #include "support/ptxas.h"
@@ -260,26 +259,7 @@ Cubin viaDriver(const std::string& ptx, const std::string& arch, const CubinOpti
   return out;
 }
 
-// The number written just before `word` in line ("12 registers" -> 12), or -1.
-int numberBefore(const std::string& line, const std::string& word) {
-  size_t at = line.find(word);
-  if (at == std::string::npos) return -1;
-  size_t end = at;
-  while (end > 0 && line[end - 1] == ' ') --end;
-  size_t begin = end;
-  while (begin > 0 && std::isdigit(static_cast<unsigned char>(line[begin - 1]))) --begin;
-  if (begin == end || end - begin > 9) return -1;
-  return std::atoi(line.substr(begin, end - begin).c_str());
-}
 
-// The name after `marker` in line, with quotes and a trailing ':' removed; empty if absent.
-std::string nameAfter(const std::string& line, const std::string& marker) {
-  size_t at = line.find(marker);
-  if (at == std::string::npos) return {};
-  std::string name = line.substr(at + marker.size());
-  size_t end = name.find_first_of("' :\r");
-  return name.substr(0, end);
-}
 
 }  // namespace
 
@@ -300,43 +280,6 @@ int jitTargetFor(const std::string& arch) {
   return accelerated ? cu::kJitAcceleratedTargetBase + number : number;
 }
 
-std::vector<KernelResources> parseResourceUsage(const std::string& log) {
-  std::vector<KernelResources> kernels;
-  KernelResources* current = nullptr;
-  std::istringstream lines(log);
-  std::string line;
-  auto find = [&](const std::string& name) -> KernelResources* {
-    for (KernelResources& k : kernels)
-      if (k.kernel == name) return &k;
-    return nullptr;
-  };
-  while (std::getline(lines, line)) {
-    if (std::string name = nameAfter(line, "Compiling entry function '"); !name.empty()) {
-      current = find(name);
-      if (!current) {
-        kernels.push_back(KernelResources{name});
-        current = &kernels.back();
-      }
-      continue;
-    }
-    if (std::string name = nameAfter(line, "Function properties for "); !name.empty()) {
-      if (name.front() == '\'') name = nameAfter(line, "Function properties for '");
-      current = find(name);  // null for a non-entry .func: its numbers are not a kernel's
-      continue;
-    }
-    if (!current) continue;
-    auto set = [&](int& field, const char* word) {
-      if (int v = numberBefore(line, word); v >= 0) field = v;
-    };
-    set(current->registers, "registers");
-    set(current->barriers, "barriers");
-    set(current->stackFrameBytes, "bytes stack frame");
-    set(current->spillStoreBytes, "bytes spill stores");
-    set(current->spillLoadBytes, "bytes spill loads");
-    set(current->sharedBytes, "bytes smem");
-  }
-  return kernels;
-}
 
 namespace {
 

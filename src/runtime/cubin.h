@@ -10,6 +10,7 @@
 
 #include "runtime/cache.h"
 #include "runtime/cuda_error.h"
+#include "support/ptxas_log.h"
 
 namespace kiln::runtime {
 
@@ -29,16 +30,8 @@ struct CubinOptions {
   std::string kernelName;                      // only names the kernel in error messages
 };
 
-// What ptxas reported for one entry function; -1 where the log did not say.
-struct KernelResources {
-  std::string kernel;
-  int registers = -1;
-  int barriers = -1;
-  int stackFrameBytes = -1;
-  int spillStoreBytes = -1;
-  int spillLoadBytes = -1;
-  int sharedBytes = -1;  // static shared memory
-};
+// What ptxas reported for one entry function; -1 where the log did not say (support/ptxas_log.h).
+using support::KernelResources;
 
 struct Cubin {
   Bytes image;                             // an ELF ("\x7f" "ELF"), ready for cuModuleLoadData
@@ -67,8 +60,8 @@ bool ptxasAvailable(std::string* whyNot = nullptr);
 bool nvJitLinkAvailable(std::string* whyNot = nullptr);
 
 // Parses ptxas' verbose output ("Compiling entry function 'k'", "Used 12 registers, used 0 barriers",
-// "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads").
-std::vector<KernelResources> parseResourceUsage(const std::string& log);
+// "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"): support/ptxas_log.h.
+using support::parseResourceUsage;
 
 // "sm_90a" -> CUjit_target (90 + 0x10000); -1 if arch is not "sm_<digits>" with an optional "a".
 int jitTargetFor(const std::string& arch);
