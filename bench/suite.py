@@ -93,14 +93,16 @@ class Child:
         }
 
     def copy_bandwidth(self):
-        t = self._time_copy()
-        self.torch.cuda.empty_cache()
-        return {"ms": t.median, "gbs": 2 * (1 << 30) / (t.median * 1e-3) / 1e9, "timing": t.summary()}
+        return self.copy_rate(1 << 28)  # 1 GiB of fp32
 
-    def _time_copy(self):
-        src = self.torch.randn(1 << 28, device="cuda")  # 1 GiB of fp32
+    def copy_rate(self, numel):
+        """copy_ of `numel` fp32 device to device, timed like the kernels; read + write counted."""
+        src = self.torch.randn(numel, device="cuda")
         dst = self.torch.empty_like(src)
-        return self.bench(lambda: dst.copy_(src))
+        t = self.bench(lambda: dst.copy_(src))
+        del src, dst
+        self.torch.cuda.empty_cache()
+        return {"ms": t.median, "gbs": 2 * numel * 4 / (t.median * 1e-3) / 1e9, "timing": t.summary()}
 
     def module(self, side, family):
         key = (side, family)
@@ -242,13 +244,7 @@ class Child:
     def same_size_copy(self, nbytes):
         """The device copy at this case's size: copy_ of nbytes / 2 read and written, timed like the kernels
         (launch, ramp-up and the first DRAM latency weigh on small sizes as they do on the kernels)."""
-        src = self.torch.randn(max(1, nbytes // 8), device="cuda")  # fp32: nbytes / 2 bytes
-        dst = self.torch.empty_like(src)
-        t = self.bench(lambda: dst.copy_(src))
-        moved = 2 * src.numel() * 4
-        del src, dst
-        self.torch.cuda.empty_cache()
-        return {"ms": t.median, "gbs": moved / (t.median * 1e-3) / 1e9}
+        return self.copy_rate(max(1, nbytes // 8))  # fp32: nbytes / 2 bytes each way
 
     def run(self, names):
         self.emit({"event": "env", "env": self.environment()})

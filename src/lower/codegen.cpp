@@ -351,12 +351,11 @@ void Codegen::deferUntilMma(const void* owner, std::function<void()> work) {
   deferred_.push_back(Deferred{owner, depth_, std::move(work)});
 }
 
-bool Codegen::runDeferredMma() {
-  if (deferred_.empty() || deferred_.front().depth != depth_) return false;
+void Codegen::runDeferredMma() {
+  if (deferred_.empty() || deferred_.front().depth != depth_) return;
   std::function<void()> work = std::move(deferred_.front().work);
   deferred_.pop_front();
   work();
-  return true;
 }
 
 void Codegen::flushDeferredMma(const void* owner) {

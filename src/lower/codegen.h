@@ -30,7 +30,7 @@ struct EntryInfo {
 class Codegen;
 class PipelinedLoad;
 
-// A pipelined loop whose one dot drives its per-iteration synchronisation (lower/pipeline.h): the dot
+// A pipelined loop whose last dot drives its per-iteration synchronisation (lower/pipeline.h): that dot
 // calls beforeLastSlice right before the mmas of its last k-slice, and afterLastSlice after them.
 class DotDriver {
  public:
@@ -167,7 +167,7 @@ class Codegen {
   // deferral runs one item after each k-slice; the loop flushes the rest before it commits the copies.
   // `owner` names who flushes the item.
   void deferUntilMma(const void* owner, std::function<void()> work);
-  bool runDeferredMma();  // the oldest item, when it was deferred at this nesting depth; false if none
+  void runDeferredMma();  // the oldest item, when it was deferred at this nesting depth
   void flushDeferredMma(const void* owner);
 
   // Lowers every op of a block in order (dispatching on the opcode; ops.def, no default:).

@@ -41,8 +41,7 @@ void PipelinedLoad::copy(Codegen& cg, Reg slotBase, Reg valid) {
   if (const Codegen::PtrTile* pt = cg.ptrTile(ptr)) tile = *pt;
   else plain = cg.regs(ptr);
   if (mask) m = mask->type.isTensor() ? cg.regs(mask) : std::vector<Reg>(n, cg.reg(mask));
-  Reg thread = storeThread_.valid() ? storeThread_ : threadPart(cg, plan_.storeOffsets, 0);
-  SharedAddresses storeAt(cg, slotBase, thread, threadMask(plan_.storeOffsets, 0), bytes);
+  SharedAddresses storeAt(cg, slotBase, storeThread_, threadMask(plan_.storeOffsets, 0), bytes);
   const int copyBytes = vec_ * bytes;
   // Where the layout gives an element to several threads (a tile smaller than the block), one of them
   // copies it: the others would write the same bytes again, a race in the eyes of racecheck.
@@ -319,10 +318,15 @@ void LoopPipeline::endIteration(Codegen& cg) {
     cg.flushDeferredMma(this);
     ptx::cpAsyncCommit(e);
   }
+  nextSlotInto(cg, slot_);
+}
+
+void LoopPipeline::nextSlotInto(Codegen& cg, Reg dst) {
+  ptx::Entry& e = cg.e;
   Reg next = e.reg(RegClass::B32), wraps = e.reg(RegClass::Pred);
   e.inst("add.u32", {next, slot_, 1});
   e.inst("setp.eq.u32", {wraps, next, stages_});
-  e.inst("selp.b32", {slot_, 0, next, wraps});
+  e.inst("selp.b32", {dst, 0, next, wraps});
 }
 
 void LoopPipeline::beforeLastSlice(Codegen& cg) {
@@ -331,10 +335,8 @@ void LoopPipeline::beforeLastSlice(Codegen& cg) {
   ptx::cpAsyncCommit(e);
   ptx::cpAsyncWait(e, stages_ - 2);
   cg.barrier();
-  Reg next = e.reg(RegClass::B32), wraps = e.reg(RegClass::Pred), nextSlot = e.reg(RegClass::B32);
-  e.inst("add.u32", {next, slot_, 1});
-  e.inst("setp.eq.u32", {wraps, next, stages_});
-  e.inst("selp.b32", {nextSlot, 0, next, wraps});
+  Reg nextSlot = e.reg(RegClass::B32);
+  nextSlotInto(cg, nextSlot);
   for (const auto& p : pipelined_) {
     if (p->kDim_ < 0) continue;
     Reg base = e.reg(RegClass::B32);

@@ -112,7 +112,7 @@ class PipelinedLoad {
   int64_t offset_;     // of slot 0 in the dynamic shared memory
   ptx::Reg readBase_, writeBase_;  // this iteration's slots (.b32 shared addresses)
   // This thread's parts of the slot's store and read offsets: they depend on the thread alone, so the
-  // prologue computes them once for every iteration.
+  // prologue computes them once for every iteration (before any copy).
   ptx::Reg storeThread_, readThread_;
   // In a loop its dot drives: the dot operand's k dimension, the load groups of the dot's first k-slice,
   // the registers that carry them into the iteration, and those the last slice preloads them into.
@@ -169,6 +169,8 @@ class LoopPipeline : public DotDriver {
   ptx::Reg slot_;  // i mod S (.b32), a loop-carried register
   const ir::Op* dot_ = nullptr;  // the dot that drives the loop, if any
   bool driven_ = false;          // beforeLastSlice ran in this iteration
+  // (i + 1) mod S into `dst`, i mod S being slot_.
+  void nextSlotInto(Codegen& cg, ptx::Reg dst);
   // Loads the driven dot's first k-slice of the slot at `base` (into fresh registers).
   std::vector<std::vector<ptx::Reg>> loadFirstSlice(Codegen& cg, PipelinedLoad& p, ptx::Reg base);
 };

@@ -82,9 +82,10 @@ INSTANTIATE_TEST_SUITE_P(Ptxas, Examples, ::testing::ValuesIn(inputNames()),
 TEST(PtxasExamplesInputs, CoverEveryExample) {
   std::string all;
   for (const std::string& n : inputNames()) all += readFile(inputsDir() / (n + ".tir")).substr(0, 200);
-  for (const auto& entry : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "examples"))
-    if (entry.path().extension() == ".py")
-      EXPECT_NE(all.find("// " + entry.path().filename().string() + " "), std::string::npos) << entry.path();
+  for (const auto& entry : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "examples")) {
+    if (entry.path().extension() != ".py") continue;
+    EXPECT_NE(all.find("// " + entry.path().filename().string() + " "), std::string::npos) << entry.path();
+  }
 }
 
 }  // namespace
