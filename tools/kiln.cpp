@@ -24,6 +24,7 @@ const char* const kUsage =
     "  --num-stages S      software pipelining depth (default 3)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
+    "  --no-fp-fusion      keep float mul and add apart (no fma contraction)\n"
     "  -o OUT              write the output to OUT instead of stdout\n";
 
 int usageError(const std::string& message) {
@@ -99,6 +100,8 @@ int compileCommand(const std::vector<std::string>& args) {
       for (const std::string& p : splitCommas(v)) options.dump_after.push_back(p);
     } else if (arg == "--no-opt") {
       options.optimize = false;
+    } else if (arg == "--no-fp-fusion") {
+      options.enable_fp_fusion = false;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       return usageError("unknown option '" + arg + "'");
     } else if (file.empty()) {

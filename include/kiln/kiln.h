@@ -58,7 +58,10 @@ struct Source {
 struct CompileOptions {
   int num_warps = 4;
   int num_stages = 3;
-  bool optimize = true;  // run the Tile IR passes (canonicalize, cse, licm, dce)
+  bool optimize = true;  // run the Tile IR passes (canonicalize, cse, licm, contract, dce)
+  // Contract a float mul and the add/sub that takes it into one fma (pass "contract"), as Triton's
+  // enable_fp_fusion does by default. The interpreter runs the fused IR too, so both round alike.
+  bool enable_fp_fusion = true;
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
   // Also generate GPU code for this target ("sm_80" or "sm_90a"): stages "gpu-ir" and "ptx".
   // Empty: Tile IR only; Gpu::run compiles for its device on first use.

@@ -124,6 +124,7 @@ struct ModuleImports {
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;
+  bool enable_fp_fusion = true;  // CompileOptions::enable_fp_fusion (Triton's launch option)
   int device = 0;           // CUDA ordinal, when no pointer argument names one
   void* stream = nullptr;   // a CUstream of the device's primary context (nullptr: the legacy default stream)
   bool interpret = false;   // run on the interpreter (every pointer must be a host buffer)

@@ -9,7 +9,8 @@ namespace kiln::python {
 
 namespace {
 
-// Launch options Triton accepts as keywords; kiln uses num_warps and num_stages and checks num_ctas.
+// Launch options Triton accepts as keywords; kiln uses num_warps, num_stages and enable_fp_fusion and
+// checks num_ctas.
 bool isLaunchOption(std::string_view k) {
   return k == "num_warps" || k == "num_stages" || k == "num_ctas" || k == "maxnreg" || k == "enable_fp_fusion" ||
          k == "launch_cooperative_grid" || k == "launch_pdl" || k == "debug" || k == "sanitize_overflow" ||
@@ -98,6 +99,7 @@ void PyJit::bind(PyObject* const* args, size_t nargs, const Keywords& kw, Bound&
     // when no parameter takes the name.
     if (name == "num_warps") b.options.num_warps = optionInt(value, k);
     else if (name == "num_stages") b.options.num_stages = optionInt(value, k);
+    else if (name == "enable_fp_fusion") b.options.enable_fp_fusion = PyObject_IsTrue(value) == 1;
     else if (name == "num_ctas" && optionInt(value, k) != 1)
       raiseArgumentError("kernel '" + fn_->name() + "': kiln launches one CTA per program (num_ctas=1)");
     if (i == n) {

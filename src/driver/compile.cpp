@@ -18,7 +18,7 @@ namespace kiln {
 namespace {
 
 // The target-independent optimisation pipeline, in order.
-const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "dce"};
+const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "contract", "dce"};
 
 void verifyOrThrow(const ir::Function& fn, const std::string& after) {
   if (auto problem = ir::verify(fn)) {
@@ -96,6 +96,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     // 3. target-independent passes
     if (options.optimize) {
       for (const char* pass : kPassPipeline) {
+        if (!options.enable_fp_fusion && std::string_view(pass) == "contract") continue;
         passes::runPass(pass, fn);
         verifyOrThrow(fn, std::string("pass '") + pass + "'");
         for (const std::string& wanted : options.dump_after)

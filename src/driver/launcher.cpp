@@ -161,6 +161,7 @@ struct JitFunction::Impl {
     std::to_chars_result st = std::to_chars(w.ptr + 1, options + sizeof options, o.num_stages);
     key += "|w";
     key.append(options, st.ptr);
+    if (!o.enable_fp_fusion) key += "|nofma";
     return {};
   }
 
@@ -180,6 +181,7 @@ struct JitFunction::Impl {
     CompileOptions options;
     options.num_warps = o.num_warps;
     options.num_stages = o.num_stages;
+    options.enable_fp_fusion = o.enable_fp_fusion;
     std::string signature = key.substr(0, signatureEnd);
     Result<Kernel> kernel = imports.empty() ? kiln::compile(source, name, signature, options)
                                             : compileLinked(source, imports, name, signature, options);

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ir/ir.h"
@@ -28,7 +29,10 @@ bool isUniform(const ir::Value* v);
 ptx::Reg uniformRegister(Codegen& cg, const ir::Value* v);
 
 // For each register index of `l`, the smallest index holding the same element in the same thread
-// (an index is its own when no register bit it sets is a free variable of the layout).
-std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l);
+// (an index is its own when no register bit it sets is a free variable of the layout). With
+// `constancy` (per dim, powers of two: axis info's), the smallest index holding an element of the same
+// constant block: along dim d, elements whose coordinates agree but for the low log2(constancy[d])
+// bits are equal, so one register can serve them all.
+std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l, std::span<const int64_t> constancy = {});
 
 }  // namespace kiln::lower

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "lower/codegen.h"
+#include "lower/global_access.h"
 #include "ptx/isel.h"
 #include "support/diagnostic.h"
 
@@ -19,10 +20,14 @@ int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id));
 using Selector = std::function<void(Reg dst, const std::vector<Reg>& src)>;
 
 // Runs `select(dst, sources)` for each register index of the result, once per distinct set of
-// source registers, and binds the result. A scalar operand (select's condition) serves every index.
+// source registers and once per block of elements the axis info proves equal (a mask `cols < N` is
+// one predicate per vector, whatever registers cols spans), and binds the result. A scalar operand
+// (select's condition) serves every index.
 void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
   const ir::Value* res = op.result(0);
   std::vector<Reg> out(size_t(Codegen::numRegs(res->type)));
+  std::vector<int32_t> same;  // for each index, the first one holding an equal element
+  if (res->type.isTensor()) same = canonicalRegisters(*res->type.layout, cg.axis.get(res).constancy);
   std::vector<std::vector<Reg>> operands;  // fetched once: regs() may form pointers (codegen.h)
   for (const ir::Value* v : op.operands) {
     operands.push_back(cg.regs(v));
@@ -31,6 +36,10 @@ void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
   }
   std::map<std::vector<int64_t>, Reg> done;
   for (size_t r = 0; r < out.size(); ++r) {
+    if (!same.empty() && size_t(same[r]) != r) {
+      out[r] = out[size_t(same[r])];
+      continue;
+    }
     std::vector<Reg> src;
     std::vector<int64_t> key;
     for (size_t k = 0; k < operands.size(); ++k) {

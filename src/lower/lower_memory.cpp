@@ -219,15 +219,22 @@ Reg uniformRegister(Codegen& cg, const ir::Value* v) {
   return Reg{};
 }
 
-std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l) {
+std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l, std::span<const int64_t> constancy) {
   int bits = l.hasInDim(layout::kRegister) ? l.getInDimSizeLog2(layout::kRegister) : 0;
   std::vector<int32_t> out(size_t(1) << bits);
+  // Coordinates are the XOR of the register part and the thread part, and a block of 2^k elements is
+  // a coordinate's bits above k: two registers of one thread share a block when their register parts
+  // agree above k, whatever the thread.
+  std::vector<int> shift(l.outs().size(), 0);
+  for (size_t d = 0; d < shift.size() && d < constancy.size(); ++d)
+    while ((int64_t(2) << shift[d]) <= constancy[d] && constancy[d] % (int64_t(2) << shift[d]) == 0) ++shift[d];
   std::map<std::vector<int32_t>, int32_t> first;
   for (int32_t r = 0; r < int32_t(out.size()); ++r) {
     std::vector<int32_t> c(l.outs().size(), 0);
     for (int b = 0; b < bits; ++b)
       if ((r >> b) & 1)
         for (size_t d = 0; d < c.size(); ++d) c[d] ^= l.basis(layout::kRegister, b)[d];
+    for (size_t d = 0; d < c.size(); ++d) c[d] >>= shift[d];
     out[size_t(r)] = first.emplace(std::move(c), r).first->second;
   }
   return out;

@@ -13,8 +13,9 @@ void canonicalize(ir::Function& fn);  // constant folding and algebraic simplifi
 void cse(ir::Function& fn);           // common subexpression elimination
 void dce(ir::Function& fn);           // dead code elimination
 void licm(ir::Function& fn);          // loop-invariant code motion out of `for`/`while`
+void contract(ir::Function& fn);      // float mul + add/sub -> fma (Triton's enable_fp_fusion)
 
-// The pass called `name` ("canonicalize", "cse", "dce", "licm"); false if there is none.
+// The pass called `name` ("canonicalize", "cse", "dce", "licm", "contract"); false if there is none.
 bool runPass(std::string_view name, ir::Function& fn);
 std::vector<std::string> passNames();
 

@@ -13,6 +13,7 @@ constexpr Entry kPasses[] = {
     {"cse", cse},
     {"dce", dce},
     {"licm", licm},
+    {"contract", contract},
 };
 }  // namespace
 

@@ -132,6 +132,25 @@ def test_keywords_defaults_and_options(backend, rng):
     np.testing.assert_allclose(backend.numpy(out2), _axpy_ref(xh, yh, 2.0), rtol=1e-6)
 
 
+@kiln.jit
+def mul_add(a_ptr, b_ptr, c_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(a_ptr + offs) * tl.load(b_ptr + offs) + tl.load(c_ptr + offs))
+
+
+def test_fp_fusion_rounds_once_unless_disabled(backend):
+    # (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24: one rounding (fma) keeps the 2^-24; rounding the product first
+    # (a tie, to even) loses it. The same on the GPU and on the interpreter.
+    a = backend.asarray(np.full(16, 1 + 2.0**-12, np.float32))
+    c = backend.asarray(np.full(16, -1.0, np.float32))
+    fused, apart = backend.empty(16, np.float32), backend.empty(16, np.float32)
+    mul_add[(1,)](a, a, c, fused, BLOCK=16)
+    k = mul_add[(1,)](a, a, c, apart, BLOCK=16, enable_fp_fusion=False)
+    assert "fma" not in k.asm["ir"] and "mul" in k.asm["ir"]
+    np.testing.assert_array_equal(backend.numpy(fused), np.float32(2.0**-11 + 2.0**-24))
+    np.testing.assert_array_equal(backend.numpy(apart), np.float32(2.0**-11))
+
+
 def test_run_and_helper_and_string_constexpr(backend, rng):
     n = 100
     xh = rng.random(n, dtype=np.float32)

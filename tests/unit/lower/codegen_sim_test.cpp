@@ -340,6 +340,48 @@ TEST_P(CodegenSimWarps, PersistentSoftmaxPrefetchesRows) {
   }
 }
 
+// Layer norm with aligned columns (N:16): each mask `cols < N` is one predicate per 16 columns, shared
+// by every register of the block (perRegister's constancy sharing); rows of 160 take three chunks of
+// 64, the last one half masked.
+TEST_P(CodegenSimWarps, LayerNormAlignedColumnsSharesMasks) {
+  SimRun r(lowerInput("layernorm_hints", GetParam()));  // BLOCK_SIZE 64
+  const int cols = 160, ld = 176;
+  auto half = [](float f) { return uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(f))); };
+  auto single = [](uint16_t h) { return float(ir::fromBits(ir::Scalar::F16, h).f); };
+  std::vector<uint16_t> x, w, b, y(size_t(ld), half(-7.0f));
+  for (float f : randomFloats(size_t(ld), 31)) x.push_back(half(f));
+  for (float f : randomFloats(size_t(ld), 32)) w.push_back(half(f));
+  for (float f : randomFloats(size_t(ld), 33)) b.push_back(half(f));
+  r.buffer("X", x);
+  r.buffer("W", w);
+  r.buffer("B", b);
+  uint64_t yb = r.buffer("Y", y);
+  uint64_t mb = r.buffer("Mean", std::vector<float>(1, 0.0f)), sb = r.buffer("Rstd", std::vector<float>(1, 0.0f));
+  const float eps = 1e-5f;
+  uint32_t epsBits = 0;
+  std::memcpy(&epsBits, &eps, 4);
+  r.param("stride", ld);
+  r.param("N", cols);
+  r.param("eps", epsBits);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  double m = 0, v = 0;
+  for (int j = 0; j < cols; ++j) m += single(x[size_t(j)]);
+  m /= cols;
+  for (int j = 0; j < cols; ++j) v += (single(x[size_t(j)]) - m) * (single(x[size_t(j)]) - m);
+  const double rstd = 1 / std::sqrt(v / cols + eps);
+  EXPECT_NEAR(r.read<float>(mb)[0], m, 1e-5);
+  EXPECT_NEAR(r.read<float>(sb)[0], rstd, 1e-4 * rstd);
+  std::vector<uint16_t> got = r.read<uint16_t>(yb);
+  for (int j = 0; j < ld; ++j) {
+    if (j >= cols) {
+      EXPECT_EQ(got[size_t(j)], half(-7.0f)) << j << ": past the row";
+      continue;
+    }
+    double want = (single(x[size_t(j)]) - m) * rstd * single(w[size_t(j)]) + single(b[size_t(j)]);
+    EXPECT_NEAR(single(got[size_t(j)]), want, 4e-3 * std::abs(want) + 2e-3) << j;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(CodegenSim, CodegenSimWarps, ::testing::Values(1, 4, 8));
 
 // Mean and variance of a row: masked load, two sums, division by a scalar, a select.

@@ -199,6 +199,9 @@ inline void CtaSim::exec(const Inst& in) {
       // The approximations, modelled as exact: tests that use them compare with tolerances.
       else if (op == "ex2" && has("approx")) out(std::exp2(F(1)));
       else if (op == "lg2" && has("approx")) out(std::log2(F(1)));
+      else if (op == "sqrt") out(std::sqrt(F(1)));
+      else if (op == "rsqrt" && has("approx")) out(1 / std::sqrt(F(1)));
+      else if (op == "rcp") out(1 / F(1));
       else if (op == "neg") set(t, d, src(1) ^ (uint64_t(1) << (w - 1)));
       else if (op == "abs") set(t, d, src(1) & mask(w - 1));
       else if (op == "max" || op == "min") out(floatMinMax(op == "max", has("NaN"), F(1), F(2)));
