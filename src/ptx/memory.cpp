@@ -203,13 +203,18 @@ void loadVector(Entry& e, Space space, Scalar t, std::span<const Reg> dst, Reg a
     e.inst(stem + vecSuffix(regs.size()) + type, ops, mask);
   };
   if (packed(t, dst.size())) {
+    // `other` packed into the words the predicated load writes: where the mask is off they keep it, and
+    // the elements need no select after unpacking.
     std::vector<Reg> words;
-    for (size_t i = 0; i < dst.size() * size_t(elemBytes(t)) / 4; ++i) words.push_back(e.reg(RegClass::B32));
-    if (mask.active())
-      for (Reg w : words) movZero(e, w);
+    if (!other.empty()) {
+      words = packWords(e, t, other);
+    } else {
+      for (size_t i = 0; i < dst.size() * size_t(elemBytes(t)) / 4; ++i) words.push_back(e.reg(RegClass::B32));
+      if (mask.active())
+        for (Reg w : words) movZero(e, w);
+    }
     emitLoad(".b32", words);
     unpackWords(e, t, words, dst);
-    for (size_t i = 0; i < other.size(); ++i) movReg(e, dst[i], other[i], Guard{mask.pred, !mask.negate});
     return;
   }
   if (t == Scalar::I1) {  // bytes into .b32 temporaries, then != 0
