@@ -106,6 +106,9 @@ class JITFunction(_kiln.JitFunction):
         return f"JITFunction({self.module}:{self.__qualname__})"
 
 
+_kiln.fast_subscript(JITFunction)  # kernel[grid] straight to C++ (see the extension's fast_subscript)
+
+
 class InterpretedJITFunction(JITFunction):
     """A kernel that always runs on the interpreter (KILN_INTERPRET=1 or jit(interpret=True)): host
     arrays run in place; CUDA tensors are copied to the host and back, as Triton's interpreter does."""

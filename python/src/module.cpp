@@ -33,6 +33,17 @@ PYBIND11_MODULE(_kiln, m) {
 
   m.def("set_fallback", [](py::object f) { state().fallback = f.release().ptr(); },
         "Sets the converter for launch arguments the extension does not know (kiln._args.convert).");
+  // kernel[grid] on a Python subclass of JitFunction goes through CPython's generic slot (a method
+  // lookup and a call) because the base's __getitem__ is a method descriptor; this points the
+  // subclass's slot at the C function itself. A class that assigns __getitem__ later gets its slot
+  // reset by CPython as usual.
+  m.def("fast_subscript", [](py::type cls) {
+    auto* t = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    if (!PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(py::type::of<PyJit>().ptr())) || !t->tp_as_mapping)
+      throw py::type_error("fast_subscript: not a subclass of _kiln.JitFunction");
+    t->tp_as_mapping->mp_subscript = &jitGetItem;
+    PyType_Modified(t);
+  });
   m.def("has_gpu", [] {
     std::string why;
     bool ok = state().runtime.hasGpu(&why);

@@ -150,7 +150,7 @@ struct JitFunction::Impl {
       return failure(LaunchErrorKind::Argument, "kernel '" + name + "' takes " + std::to_string(params.size()) +
                                                     " arguments, got " + std::to_string(args.size()));
     for (size_t i = 0; i < args.size(); ++i) {
-      if (i) key += ", ";
+      if (i) key.append(", ", 2);
       if (auto why = appendSignatureEntry(key, params[i], args[i], specialize[i]))
         return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " " + *why);
     }
@@ -159,7 +159,7 @@ struct JitFunction::Impl {
     std::to_chars_result w = std::to_chars(options, options + 16, o.num_warps);
     *w.ptr = 's';
     std::to_chars_result st = std::to_chars(w.ptr + 1, options + sizeof options, o.num_stages);
-    key += "|w";
+    key.append("|w", 2);
     key.append(options, st.ptr);
     if (!o.enable_fp_fusion) key += "|nofma";
     return {};

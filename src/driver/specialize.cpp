@@ -13,10 +13,12 @@ namespace {
 
 // Triton's ":16" for values (addresses) divisible by 16, and kiln's ":8" for those divisible by 8 only,
 // so that f16 rows of 3000 elements still get 16-byte accesses.
-const char* divisibilityHint(uint64_t v) {
-  if (v % 16 == 0) return ":16";
-  if (v % 8 == 0) return ":8";
-  return "";
+// (string_views: the key is built on every launch, and appending a view needs no strlen.)
+std::string_view divisibilityHint(uint64_t v) {
+  using namespace std::string_view_literals;
+  if (v % 16 == 0) return ":16"sv;
+  if (v % 8 == 0) return ":8"sv;
+  return {};
 }
 
 // The dotted path an annotation names with its first name resolved through the imports, kiln's own
@@ -203,7 +205,7 @@ std::optional<std::string> appendSignatureEntry(std::string& out, const KernelPa
         out += '1';
         return std::nullopt;
       }
-      out += a.i >= INT32_MIN && a.i <= INT32_MAX ? "i32" : "i64";
+      out += a.i >= INT32_MIN && a.i <= INT32_MAX ? std::string_view("i32", 3) : std::string_view("i64", 3);
       if (specialize) out += divisibilityHint(uint64_t(a.i));
       return std::nullopt;
     case K::UInt:

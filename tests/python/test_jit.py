@@ -1,6 +1,7 @@
 """The launch API: grids, keywords, defaults, launch options, the returned CompiledKernel and its stages,
 warmup, specialization keys (computed in C++) and the cache, and every error a launch can raise."""
 import ctypes
+import sys
 
 import numpy as np
 import pytest
@@ -451,3 +452,20 @@ def test_gpu_launch_is_asynchronous_on_the_current_stream():
     assert torch.all(out == 1 + SCALE)
     assert k.arch.startswith("sm_") and k.n_regs > 0 and k.n_spills >= 0 and k.shared >= 0
     assert len(k.asm["cubin"]) > 0
+
+
+def test_subscript_slot_of_jit_classes():
+    # JITFunction's kernel[grid] is the extension's C function; a subclass that defines __getitem__
+    # keeps its own (the interpreter-only kernels), and only JitFunction subclasses take the slot.
+    import kiln.jit as _  # noqa: F401  (the module that patches JITFunction)
+    jit_module = sys.modules["kiln.jit"]
+
+    class Custom(jit_module.JITFunction):
+        def __getitem__(self, grid):
+            return ("custom", grid)
+
+    assert Custom(axpy.fn)[(3,)] == ("custom", (3,))
+    if type(axpy) is jit_module.JITFunction:  # not under KILN_INTERPRET=1
+        assert isinstance(axpy[(1,)], kiln._kiln.Launcher)
+    with pytest.raises(TypeError, match="not a subclass"):
+        kiln._kiln.fast_subscript(int)
