@@ -1,6 +1,7 @@
-// JitFunction and Runtime (include/kiln/launcher.h): the specialization cache, compilation on a miss,
-// loading per device, and the cached-launch path: key, lookup, argument packing, cuLaunchKernel on the
-// caller's stream without synchronising; or the interpreter for host buffers.
+// JitFunction (include/kiln/launcher.h): the specialization cache, compilation on a miss, loading per
+// device, and the cached-launch path: key, lookup, argument packing, cuLaunchKernel on the caller's
+// stream without synchronising; or the interpreter for host buffers. The Runtime it loads through is
+// runtime_state.cpp.
 #include "kiln/launcher.h"
 
 #include <array>
@@ -15,6 +16,7 @@
 #include "driver/errors.h"
 #include "driver/link.h"
 #include "driver/param_slots.h"
+#include "driver/runtime_state.h"
 #include "driver/specialize.h"
 #include "frontend/parser.h"
 #include "runtime/cache.h"
@@ -26,65 +28,6 @@ namespace kiln {
 
 // Same tag as kiln::Gpu's (gpu.cpp): a cubin cached by either is valid for both.
 static constexpr const char* kCodegenVersion = "kiln-codegen-1";
-
-struct Runtime::Impl {
-  std::mutex mutex;
-  bool tried = false;
-  std::shared_ptr<runtime::CudaDriver> driver;
-  std::string whyNot;
-  runtime::Cache cache{runtime::defaultCacheDirectory()};
-
-  // The driver, loaded on the first call; null (and whyNot set) without a GPU.
-  runtime::CudaDriver* open() {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!tried) {
-      tried = true;
-      driver = runtime::CudaDriver::tryOpen(&whyNot);
-    }
-    return driver.get();
-  }
-};
-
-Runtime::Runtime() : impl_(std::make_shared<Impl>()) {}
-
-bool Runtime::hasGpu(std::string* whyNot) const {
-  if (impl_->open()) return true;
-  if (whyNot) *whyNot = impl_->whyNot;
-  return false;
-}
-
-int Runtime::deviceCount() const {
-  runtime::CudaDriver* d = impl_->open();
-  return d ? d->deviceCount() : 0;
-}
-
-std::string Runtime::arch(int device) const {
-  runtime::CudaDriver* d = impl_->open();
-  return d && device >= 0 && device < d->deviceCount() ? d->device(device).arch() : std::string();
-}
-
-std::optional<DeviceProperties> Runtime::properties(int device) const {
-  runtime::CudaDriver* d = impl_->open();
-  if (!d || device < 0 || device >= d->deviceCount()) return std::nullopt;
-  const runtime::DeviceInfo& i = d->device(device);
-  return DeviceProperties{i.name, i.arch(), i.smCount, i.warpSize, i.maxThreadsPerBlock, i.maxSharedPerBlockOptin,
-                          i.totalMemoryBytes};
-}
-
-Result<std::string> CompiledKernel::stage(std::string_view name, const std::string& fallbackArch) const {
-  if (name == "gpu-ir" || name == "ptx") {
-    std::string target = arch.empty() ? fallbackArch : arch;
-    return guarded<std::string>([&] {
-      std::shared_ptr<const GpuCode> code = kernel.impl().gpuCode(target);
-      return name == "ptx" ? code->ptx : code->gpuIr;
-    });
-  }
-  return kernel.stage(name);
-}
-
-Result<int64_t> CompiledKernel::dynamicSharedBytes(const std::string& target) const {
-  return guarded<int64_t>([&] { return kernel.impl().gpuCode(target)->entry.sharedBytes; });
-}
 
 namespace {
 
