@@ -273,10 +273,23 @@ Reg Codegen::firstThread() {
 
 // ---------------------------------------------------------------- shared memory
 
-Reg Codegen::scratch(int64_t bytes) {
+Codegen::Scratch Codegen::scratch(int64_t bytes) {
   if (bytes <= 0) bug({}, "scratch of " + std::to_string(bytes) + " bytes");
-  scratchBytes_ = std::max(scratchBytes_, reserved_ + bytes);
-  return sharedAddress(reserved_);
+  auto at = [&](int64_t begin) { return SharedHazards::Range{begin, begin + bytes}; };
+  SharedHazards::Range r = at(reserved_);
+  if (bytes <= kMovableScratch && hazards_.conflicts(r)) {
+    // The lowest 16-byte aligned place past a pending read that overlaps none, within a few times the
+    // size (a chain of reductions alternates between two places).
+    for (const SharedHazards::Range& p : hazards_.pending()) {
+      SharedHazards::Range c = at((p.end + 15) / 16 * 16);
+      if (!hazards_.conflicts(c) && c.end <= reserved_ + 4 * kMovableScratch && (hazards_.conflicts(r) || c.begin < r.begin))
+        r = c;
+    }
+  }
+  if (hazards_.conflicts(r)) barrier();
+  hazards_.wrote(r);
+  scratchBytes_ = std::max(scratchBytes_, r.end);
+  return Scratch{sharedAddress(r.begin), r};
 }
 
 Reg Codegen::sharedAddress(int64_t offset) {
@@ -292,6 +305,9 @@ Reg Codegen::sharedAddress(int64_t offset) {
 int64_t Codegen::reserveShared(int64_t bytes) {
   if (bytes <= 0 || bytes % 16) bug({}, "reserving " + std::to_string(bytes) + " bytes of shared memory");
   const int64_t at = reserved_;
+  // The buffers' first writes (cp.async in a loop's prologue) must not overwrite scratch still read.
+  if (hazards_.conflicts(SharedHazards::Range{at, at + bytes})) barrier();
+  hazards_.wrote(SharedHazards::Range{at, at + bytes});
   reserved_ += bytes;
   scratchBytes_ = std::max(scratchBytes_, reserved_);
   return at;
@@ -335,7 +351,10 @@ void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) {
   else pipelined_.erase(load);
 }
 
-void Codegen::barrier() { ptx::barSync(e, 0); }
+void Codegen::barrier() {
+  ptx::barSync(e, 0);
+  hazards_.barrier();
+}
 
 DotDriver* Codegen::dotDriver(const ir::Op* dot) const {
   auto it = dotDrivers_.find(dot);

@@ -16,6 +16,7 @@
 #include "analysis/axis_info.h"
 #include "ir/ir.h"
 #include "layout/linear_layout.h"
+#include "lower/shared_hazards.h"
 #include "ptx/builder.h"
 
 namespace kiln::lower {
@@ -122,10 +123,19 @@ class Codegen {
   ptx::Reg firstThread();
 
   // ---- shared memory
-  // An op that stages data through shared memory asks for `bytes`; all scratch aliases at the same
-  // offset (every use is bracketed by barriers), so the entry needs the maximum. Returns the .b32
-  // shared-window address of the scratch.
-  ptx::Reg scratch(int64_t bytes);
+  // An op that stages data through shared memory asks for `bytes` right before it writes them, and
+  // says when it has read them back (scratchRead) instead of passing a barrier: the next write to those
+  // bytes waits for one (lower/shared_hazards.h). Scratch starts above the reserved buffers; a small one
+  // (up to kMovableScratch bytes) moves past ranges other threads may still read rather than wait. The
+  // entry needs the highest end. `address` is the .b32 shared-window address of the first byte.
+  struct Scratch {
+    ptx::Reg address;
+    SharedHazards::Range range;
+  };
+  static constexpr int64_t kMovableScratch = 512;
+  Scratch scratch(int64_t bytes);
+  void scratchRead(const Scratch& s) { hazards_.read(s.range); }
+  SharedHazards& hazards() { return hazards_; }
   int64_t scratchBytes() const { return scratchBytes_; }
   // Shared memory that lives across ops (a pipelined loop's buffers): reserved at the bottom of the
   // dynamic shared memory, below every later scratch, until released (last reserved, first released).
@@ -196,6 +206,7 @@ class Codegen {
   const std::vector<ptx::Reg>* findCached(Cached kind, int dim, const layout::LinearLayout& l) const;
   void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);
   int64_t scratchBytes_ = 0, reserved_ = 0;
+  SharedHazards hazards_;
   std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
   std::unordered_map<const ir::Op*, DotDriver*> dotDrivers_;
   std::unordered_map<int, Sum> sums_;  // by .b32 register id

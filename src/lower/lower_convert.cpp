@@ -104,7 +104,7 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
   ScratchRounds rounds =
       splitIntoRounds(src.compact, dst.compact, mv.numel * bytes > kSplitAbove ? kRoundBytes / bytes : mv.numel);
   ScratchPlan plan = planScratch(rounds.src, rounds.dst, bytes);
-  Reg base = cg.scratch(rounds.src.totalOutSize() * bytes);
+  const Reg base = cg.scratch(rounds.src.totalOutSize() * bytes).address;
 
   cg.e.comment("convert_layout through shared memory" +
                (rounds.numRounds() > 1 ? " in " + std::to_string(rounds.numRounds()) + " rounds" : std::string()));
@@ -122,6 +122,10 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
     for (int32_t r = 0; r < dstRegs; ++r) part.push_back(cg.e.reg(ptx::regClassOf(t)));
     if (plan.ldmatrix) loadWithLdmatrix(cg, t, loadAt, *plan.ldmatrix, part);
     else accessShared(cg, false, t, loadAt, plan.loadOffsets, plan.loadVec, part);
+    // A barrier right after the reads, not left to the next write (lower/shared_hazards.h): for tiles
+    // this large the next write is usually the next round or the loop's next conversion, and a barrier
+    // that waits until then (after a dot's mma) left ptxas more to keep live (a 16x128 one-warp matmul
+    // spilled).
     cg.barrier();
     for (int32_t r = 0; r < dstRegs; ++r) loaded.at(size_t(ScratchRounds::expand(r, c, rounds.dstBits))) = part[size_t(r)];
   }

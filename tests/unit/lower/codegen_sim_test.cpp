@@ -2,6 +2,7 @@
 // by the lock-step CTA simulator of the conversion/reduction tests (ops_sim.h), against references
 // computed here. This checks the pieces together: vector accesses, masks, loops carrying pointer
 // tiles, while/if, scalar loads, conversions, reductions and mma.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -136,6 +137,22 @@ TEST(CodegenSim, SegmentSumLoopsOverItsSegment) {
   double want = 0;
   for (int i = 3; i < 203; ++i) want += values[i];
   EXPECT_NEAR(r.read<float>(ob)[0], want, 1e-4);
+}
+
+// One reduction per iteration: its reads of the partials stay pending at the back edge, and the next
+// iteration writes the same bytes, so the body ends with a barrier (without it the simulator reports
+// the race); a loop with two reductions alternates their scratch and needs none (softmax, below).
+TEST_P(CodegenSimWarps, ReductionInEveryIterationOfALoop) {
+  SimRun r(lowerInput("block_sums_loop", GetParam()));
+  const int blocks = 5;
+  std::vector<float> x = randomFloats(size_t(blocks) * 256, 17), out(blocks, -1.0f);
+  r.buffer("x_ptr", x);
+  uint64_t ob = r.buffer("out_ptr", out);
+  r.param("n_blocks", blocks);
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  std::vector<float> got = r.read<float>(ob);
+  for (int b = 0; b < blocks; ++b)
+    EXPECT_EQ(got[size_t(b)], *std::max_element(x.begin() + b * 256, x.begin() + (b + 1) * 256)) << b;
 }
 
 TEST(CodegenSim, CollatzWhileLoop) {
