@@ -155,6 +155,40 @@ TEST_P(CodegenSimWarps, ReductionInEveryIterationOfALoop) {
     EXPECT_EQ(got[size_t(b)], *std::max_element(x.begin() + b * 256, x.begin() + (b + 1) * 256)) << b;
 }
 
+// Reductions in both branches of an if inside a loop, then one after the if; and a reduction in a
+// while loop: the pending reads of either branch, of the back edge and of a while body all meet
+// their next write behind a barrier (the simulator reports any race).
+TEST_P(CodegenSimWarps, ReductionsInBranchesAndWhileLoops) {
+  const int blocks = 5;
+  std::vector<float> x = randomFloats(size_t(blocks) * 256, 19);
+  auto block = [&](int b) { return std::vector<float>(x.begin() + b * 256, x.begin() + (b + 1) * 256); };
+  {
+    SimRun r(lowerInput("reductions_in_branches", GetParam()));
+    r.buffer("x_ptr", x);
+    uint64_t ob = r.buffer("out_ptr", std::vector<float>(blocks, -1.0f));
+    r.param("n_blocks", blocks);
+    ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+    std::vector<float> got = r.read<float>(ob);
+    for (int b = 0; b < blocks; ++b) {
+      std::vector<float> v = block(b);
+      double sum = 0;
+      for (float f : v) sum += f;
+      const double first = b % 2 == 0 ? double(*std::max_element(v.begin(), v.end())) : sum;
+      EXPECT_NEAR(got[size_t(b)], first - double(*std::min_element(v.begin(), v.end())), 1e-4) << b;
+    }
+  }
+  SimRun w(lowerInput("reduction_while", GetParam()));
+  w.buffer("x_ptr", x);
+  uint64_t ob = w.buffer("out_ptr", std::vector<float>(blocks, -1.0f));
+  w.param("n_blocks", blocks);
+  ASSERT_EQ(w.sim.run(), "") << w.k.ptx;
+  std::vector<float> got = w.read<float>(ob);
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<float> v = block(b);
+    EXPECT_EQ(got[size_t(b)], *std::max_element(v.begin(), v.end())) << b;
+  }
+}
+
 TEST(CodegenSim, CollatzWhileLoop) {
   SimRun r(lowerInput("collatz"));
   std::vector<int32_t> start{27}, steps{-1};
