@@ -15,7 +15,7 @@
 
 #include "driver/compile.h"
 #include "driver/errors.h"
-#include "driver/launch_print.h"
+#include "driver/recent_launches.h"
 #include "driver/link.h"
 #include "driver/param_slots.h"
 #include "driver/runtime_state.h"
@@ -70,19 +70,7 @@ LaunchStatus failure(LaunchErrorKind kind, const std::string& message) {
   return failure(kind, std::move(e));
 }
 
-// Recent launches of this thread: which variant a function's arguments selected, by their prints
-// (launch_print.h). A hit skips writing the key out and looking it up. Functions are told apart by an
-// id never reused, so an entry of a destroyed function never matches.
-constexpr size_t kPrintedArgs = 16;  // launches with more arguments build the key
-struct RecentLaunch {
-  uint64_t function = 0;  // JitFunction::Impl::id; 0: empty
-  int numWarps = 0, numStages = 0;
-  bool fpFusion = true;
-  size_t numArgs = 0;
-  ArgPrint prints[kPrintedArgs];
-  Variant* variant = nullptr;
-};
-constexpr size_t kRecentLaunches = 4;  // a few kernels launched in turn all hit
+// Function ids for the recent-launch table (recent_launches.h): never reused.
 std::atomic<uint64_t> nextFunctionId{1};
 
 }  // namespace
@@ -124,39 +112,6 @@ struct JitFunction::Impl {
     key.append(options, st.ptr);
     if (!o.enable_fp_fusion) key += "|nofma";
     return {};
-  }
-
-  // The variant an earlier launch of this thread with arguments that print alike selected, or null.
-  static RecentLaunch* recentLaunches() {
-    thread_local RecentLaunch recent[kRecentLaunches];
-    return recent;
-  }
-  Variant* recentVariant(std::span<const LaunchArg> args, const LaunchOptions& o) const {
-    if (args.size() > kPrintedArgs) return nullptr;
-    ArgPrint prints[kPrintedArgs];
-    if (!printArgs(args, prints)) return nullptr;
-    RecentLaunch* recent = recentLaunches();
-    for (size_t k = 0; k < kRecentLaunches; ++k) {
-      const RecentLaunch& r = recent[k];
-      if (r.function != id || r.numArgs != args.size() || r.numWarps != o.num_warps || r.numStages != o.num_stages ||
-          r.fpFusion != o.enable_fp_fusion)
-        continue;
-      if (std::equal(prints, prints + args.size(), r.prints)) return r.variant;
-    }
-    return nullptr;
-  }
-  void rememberVariant(std::span<const LaunchArg> args, const LaunchOptions& o, Variant* v) const {
-    if (args.size() > kPrintedArgs) return;
-    RecentLaunch entry;
-    if (!printArgs(args, entry.prints)) return;
-    entry.function = id;
-    entry.numWarps = o.num_warps;
-    entry.numStages = o.num_stages;
-    entry.fpFusion = o.enable_fp_fusion;
-    entry.numArgs = args.size();
-    entry.variant = v;
-    thread_local size_t next = 0;  // round robin over the entries
-    recentLaunches()[next++ % kRecentLaunches] = entry;
   }
 
   // The variant for key, compiled on first use.
@@ -425,14 +380,14 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
   bool interp = false;
   int device = 0;
   if (LaunchStatus s = f.placement(args, options, interp, device); !s) return s;
-  Variant* v = f.recentVariant(args, options);
+  auto* v = static_cast<Variant*>(recentLaunch(f.id, args, options));
   if (!v) {
     thread_local std::string key;  // reused: no allocation once it has grown (nothing here re-enters launch)
     key.clear();
     size_t signatureEnd = 0;
     if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
     if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
-    f.rememberVariant(args, options, v);
+    rememberLaunch(f.id, args, options, v);
   }
   // An empty grid launches nothing, as in Triton.
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;

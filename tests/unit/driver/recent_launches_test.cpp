@@ -1,4 +1,4 @@
-// The launch path's recent-launch cache (driver/launch_print.h, launcher.cpp): a launch whose
+// The launch path's recent-launch table (driver/recent_launches.h): a launch whose
 // arguments print like an earlier one reuses its variant, and every change that changes the key
 // (an integer's divisibility or value 1, a pointer's alignment or dtype, a constexpr's value, the
 // options) still selects its own variant, alternating between functions and threads too. Runs on the
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "driver/launch_print.h"
+#include "driver/recent_launches.h"
 #include "kiln/launcher.h"
 
 namespace {

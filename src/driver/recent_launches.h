@@ -1,0 +1,35 @@
+// The launch path's shortcut past the specialization key: each thread keeps its few most recent
+// launches, each as the function's id, the options and the arguments' prints, with the variant they
+// selected. A print is what of an argument decides its key (specialize.h), compared byte for byte:
+// equal prints give equal keys, so a launch whose arguments print like a recent launch's reuses its
+// variant without writing the key out. Scalars print their exact value (integers, bools, a float's
+// bits and dtype), pointers their pointee and the divisibility class of their address; strings and
+// signature entries do not print (those launches build the key).
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "kiln/launcher.h"
+
+namespace kiln {
+
+struct ArgPrint {
+  uint64_t bits = 0;   // the value; for a pointer its address's class (16, 8 or 0) and whether it is host memory
+  char dtype[8] = {};  // the pointee or the float's type, zero-padded
+  uint64_t kind = 0;   // LaunchArg::Kind (a whole word: no padding bytes to compare)
+  bool operator==(const ArgPrint& o) const { return bits == o.bits && kind == o.kind && dtypeWord() == o.dtypeWord(); }
+
+ private:
+  uint64_t dtypeWord() const;
+};
+
+// Prints every argument into out[0..args.size()); false when one does not print.
+bool printArgs(std::span<const LaunchArg> args, ArgPrint* out);
+
+// The variant this thread's recent launch of function `function` with arguments that print alike
+// and the same options selected, or null.
+void* recentLaunch(uint64_t function, std::span<const LaunchArg> args, const LaunchOptions& o);
+// Records that these arguments and options selected `variant` (replacing the oldest entry).
+void rememberLaunch(uint64_t function, std::span<const LaunchArg> args, const LaunchOptions& o, void* variant);
+
+}  // namespace kiln
