@@ -139,53 +139,40 @@ TEST(CodegenSim, SegmentSumLoopsOverItsSegment) {
   EXPECT_NEAR(r.read<float>(ob)[0], want, 1e-4);
 }
 
+// Runs a hand-written kernel (x_ptr, out_ptr, n_blocks) that writes one float per block of 256 of x,
+// on the simulator (which fails on any race); returns the outputs.
+std::vector<float> runPerBlock(const std::string& input, int warps, const std::vector<float>& x, int blocks) {
+  SimRun r(lowerInput(input, warps));
+  r.buffer("x_ptr", x);
+  uint64_t ob = r.buffer("out_ptr", std::vector<float>(size_t(blocks), -1.0f));
+  r.param("n_blocks", uint64_t(blocks));
+  std::string err = r.sim.run();
+  EXPECT_EQ(err, "") << r.k.ptx;
+  return err.empty() ? r.read<float>(ob) : std::vector<float>(size_t(blocks), NAN);
+}
+
 // One reduction per iteration: its reads of the partials stay pending at the back edge, and the next
 // iteration writes the same bytes, so the body ends with a barrier (without it the simulator reports
 // the race); a loop with two reductions alternates their scratch and needs none (softmax, below).
-TEST_P(CodegenSimWarps, ReductionInEveryIterationOfALoop) {
-  SimRun r(lowerInput("block_sums_loop", GetParam()));
-  const int blocks = 5;
-  std::vector<float> x = randomFloats(size_t(blocks) * 256, 17), out(blocks, -1.0f);
-  r.buffer("x_ptr", x);
-  uint64_t ob = r.buffer("out_ptr", out);
-  r.param("n_blocks", blocks);
-  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
-  std::vector<float> got = r.read<float>(ob);
-  for (int b = 0; b < blocks; ++b)
-    EXPECT_EQ(got[size_t(b)], *std::max_element(x.begin() + b * 256, x.begin() + (b + 1) * 256)) << b;
-}
-
-// Reductions in both branches of an if inside a loop, then one after the if; and a reduction in a
-// while loop: the pending reads of either branch, of the back edge and of a while body all meet
-// their next write behind a barrier (the simulator reports any race).
-TEST_P(CodegenSimWarps, ReductionsInBranchesAndWhileLoops) {
+// Then reductions in both branches of an if inside a loop followed by one after the if, and a
+// reduction in a while loop: the pending reads of either branch and of a while body all meet their
+// next write behind a barrier.
+TEST_P(CodegenSimWarps, ReductionsInLoopsBranchesAndWhileLoops) {
   const int blocks = 5;
   std::vector<float> x = randomFloats(size_t(blocks) * 256, 19);
   auto block = [&](int b) { return std::vector<float>(x.begin() + b * 256, x.begin() + (b + 1) * 256); };
-  {
-    SimRun r(lowerInput("reductions_in_branches", GetParam()));
-    r.buffer("x_ptr", x);
-    uint64_t ob = r.buffer("out_ptr", std::vector<float>(blocks, -1.0f));
-    r.param("n_blocks", blocks);
-    ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
-    std::vector<float> got = r.read<float>(ob);
-    for (int b = 0; b < blocks; ++b) {
-      std::vector<float> v = block(b);
-      double sum = 0;
-      for (float f : v) sum += f;
-      const double first = b % 2 == 0 ? double(*std::max_element(v.begin(), v.end())) : sum;
-      EXPECT_NEAR(got[size_t(b)], first - double(*std::min_element(v.begin(), v.end())), 1e-4) << b;
-    }
-  }
-  SimRun w(lowerInput("reduction_while", GetParam()));
-  w.buffer("x_ptr", x);
-  uint64_t ob = w.buffer("out_ptr", std::vector<float>(blocks, -1.0f));
-  w.param("n_blocks", blocks);
-  ASSERT_EQ(w.sim.run(), "") << w.k.ptx;
-  std::vector<float> got = w.read<float>(ob);
+  auto maxOf = [](const std::vector<float>& v) { return *std::max_element(v.begin(), v.end()); };
+  std::vector<float> loop = runPerBlock("block_sums_loop", GetParam(), x, blocks);
+  std::vector<float> branches = runPerBlock("reductions_in_branches", GetParam(), x, blocks);
+  std::vector<float> whileLoop = runPerBlock("reduction_while", GetParam(), x, blocks);
   for (int b = 0; b < blocks; ++b) {
     std::vector<float> v = block(b);
-    EXPECT_EQ(got[size_t(b)], *std::max_element(v.begin(), v.end())) << b;
+    double sum = 0;
+    for (float f : v) sum += f;
+    const double first = b % 2 == 0 ? double(maxOf(v)) : sum;
+    EXPECT_EQ(loop[size_t(b)], maxOf(v)) << b;
+    EXPECT_NEAR(branches[size_t(b)], first - double(*std::min_element(v.begin(), v.end())), 1e-4) << b;
+    EXPECT_EQ(whileLoop[size_t(b)], maxOf(v)) << b;
   }
 }
 
