@@ -380,14 +380,15 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
   bool interp = false;
   int device = 0;
   if (LaunchStatus s = f.placement(args, options, interp, device); !s) return s;
-  auto* v = static_cast<Variant*>(recentLaunch(f.id, args, options));
+  const LaunchPrint print = printLaunch(args, options);
+  auto* v = static_cast<Variant*>(recentLaunch(f.id, print));
   if (!v) {
     thread_local std::string key;  // reused: no allocation once it has grown (nothing here re-enters launch)
     key.clear();
     size_t signatureEnd = 0;
     if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
     if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
-    rememberLaunch(f.id, args, options, v);
+    rememberLaunch(f.id, print, v);
   }
   // An empty grid launches nothing, as in Triton.
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;

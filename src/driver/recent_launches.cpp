@@ -35,17 +35,28 @@ bool printArgs(std::span<const LaunchArg> args, ArgPrint* out) {
   return true;
 }
 
+bool LaunchPrint::operator==(const LaunchPrint& o) const {
+  return printed && o.printed && numArgs == o.numArgs && numWarps == o.numWarps && numStages == o.numStages &&
+         fpFusion == o.fpFusion && std::equal(args, args + numArgs, o.args);
+}
+
+LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o) {
+  LaunchPrint p;
+  p.numArgs = args.size();
+  p.numWarps = o.num_warps;
+  p.numStages = o.num_stages;
+  p.fpFusion = o.enable_fp_fusion;
+  p.printed = args.size() <= kPrintedArgs && printArgs(args, p.args);
+  return p;
+}
+
 namespace {
 
-constexpr size_t kPrintedArgs = 16;    // launches with more arguments build the key
 constexpr size_t kRecentLaunches = 4;  // a few kernels launched in turn all hit
 
 struct RecentLaunch {
   uint64_t function = 0;  // 0: empty (function ids start at 1)
-  int numWarps = 0, numStages = 0;
-  bool fpFusion = true;
-  size_t numArgs = 0;
-  ArgPrint prints[kPrintedArgs];
+  LaunchPrint print;
   void* variant = nullptr;
 };
 
@@ -56,33 +67,18 @@ RecentLaunch* recentLaunches() {
 
 }  // namespace
 
-void* recentLaunch(uint64_t function, std::span<const LaunchArg> args, const LaunchOptions& o) {
-  if (args.size() > kPrintedArgs) return nullptr;
-  ArgPrint prints[kPrintedArgs];
-  if (!printArgs(args, prints)) return nullptr;
+void* recentLaunch(uint64_t function, const LaunchPrint& p) {
+  if (!p.printed) return nullptr;
   const RecentLaunch* recent = recentLaunches();
-  for (size_t k = 0; k < kRecentLaunches; ++k) {
-    const RecentLaunch& r = recent[k];
-    if (r.function == function && r.numArgs == args.size() && r.numWarps == o.num_warps &&
-        r.numStages == o.num_stages && r.fpFusion == o.enable_fp_fusion &&
-        std::equal(prints, prints + args.size(), r.prints))
-      return r.variant;
-  }
+  for (size_t k = 0; k < kRecentLaunches; ++k)
+    if (recent[k].function == function && recent[k].print == p) return recent[k].variant;
   return nullptr;
 }
 
-void rememberLaunch(uint64_t function, std::span<const LaunchArg> args, const LaunchOptions& o, void* variant) {
-  if (args.size() > kPrintedArgs) return;
-  RecentLaunch entry;
-  if (!printArgs(args, entry.prints)) return;
-  entry.function = function;
-  entry.numWarps = o.num_warps;
-  entry.numStages = o.num_stages;
-  entry.fpFusion = o.enable_fp_fusion;
-  entry.numArgs = args.size();
-  entry.variant = variant;
+void rememberLaunch(uint64_t function, const LaunchPrint& p, void* variant) {
+  if (!p.printed) return;
   thread_local size_t next = 0;  // round robin over the entries
-  recentLaunches()[next++ % kRecentLaunches] = entry;
+  recentLaunches()[next++ % kRecentLaunches] = RecentLaunch{function, p, variant};
 }
 
 }  // namespace kiln

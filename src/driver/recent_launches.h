@@ -26,10 +26,22 @@ struct ArgPrint {
 // Prints every argument into out[0..args.size()); false when one does not print.
 bool printArgs(std::span<const LaunchArg> args, ArgPrint* out);
 
-// The variant this thread's recent launch of function `function` with arguments that print alike
-// and the same options selected, or null.
-void* recentLaunch(uint64_t function, std::span<const LaunchArg> args, const LaunchOptions& o);
-// Records that these arguments and options selected `variant` (replacing the oldest entry).
-void rememberLaunch(uint64_t function, std::span<const LaunchArg> args, const LaunchOptions& o, void* variant);
+// One launch's arguments and options as a print; `printed` is false when an argument does not print
+// or there are more than kPrintedArgs (the launch then builds its key and is not remembered).
+constexpr size_t kPrintedArgs = 16;
+struct LaunchPrint {
+  bool printed = false;
+  size_t numArgs = 0;
+  int numWarps = 0, numStages = 0;
+  bool fpFusion = true;
+  ArgPrint args[kPrintedArgs];
+  bool operator==(const LaunchPrint& o) const;
+};
+LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o);
+
+// The variant this thread's recent launch of `function` with the same print selected, or null.
+void* recentLaunch(uint64_t function, const LaunchPrint& p);
+// Records that the print selected `variant` (replacing the oldest entry); nothing when not printed.
+void rememberLaunch(uint64_t function, const LaunchPrint& p, void* variant);
 
 }  // namespace kiln

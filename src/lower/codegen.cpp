@@ -341,30 +341,32 @@ SharedTileReader* Codegen::sharedTile(const ir::Value* v) const {
   return it == sharedTiles_.end() ? nullptr : it->second.get();
 }
 
-PipelinedLoad* Codegen::pipelined(const ir::Op* load) const {
-  auto it = pipelined_.find(load);
-  return it == pipelined_.end() ? nullptr : it->second;
+namespace {
+
+// An op's entry in one of Codegen's op -> helper maps: the helper, or null; set, or erased by null.
+template <class Map>
+typename Map::mapped_type entryOf(const Map& m, const ir::Op* op) {
+  auto it = m.find(op);
+  return it == m.end() ? nullptr : it->second;
+}
+template <class Map>
+void setEntry(Map& m, const ir::Op* op, typename Map::mapped_type v) {
+  if (v) m[op] = v;
+  else m.erase(op);
 }
 
-void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) {
-  if (p) pipelined_[load] = p;
-  else pipelined_.erase(load);
-}
+}  // namespace
+
+PipelinedLoad* Codegen::pipelined(const ir::Op* load) const { return entryOf(pipelined_, load); }
+void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) { setEntry(pipelined_, load, p); }
 
 void Codegen::barrier() {
   ptx::barSync(e, 0);
   hazards_.barrier();
 }
 
-DotDriver* Codegen::dotDriver(const ir::Op* dot) const {
-  auto it = dotDrivers_.find(dot);
-  return it == dotDrivers_.end() ? nullptr : it->second;
-}
-
-void Codegen::setDotDriver(const ir::Op* dot, DotDriver* d) {
-  if (d) dotDrivers_[dot] = d;
-  else dotDrivers_.erase(dot);
-}
+DotDriver* Codegen::dotDriver(const ir::Op* dot) const { return entryOf(dotDrivers_, dot); }
+void Codegen::setDotDriver(const ir::Op* dot, DotDriver* d) { setEntry(dotDrivers_, dot, d); }
 
 void Codegen::deferUntilMma(const void* owner, std::function<void()> work) {
   deferred_.push_back(Deferred{owner, depth_, std::move(work)});

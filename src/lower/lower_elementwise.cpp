@@ -1,5 +1,6 @@
 // Element-wise ops, casts, bitcasts and constants: one selection (ptx/isel.h) per register index.
 // Register indices whose source registers are the same (broadcast copies, splats) share one result.
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -26,8 +27,12 @@ using Selector = std::function<void(Reg dst, const std::vector<Reg>& src)>;
 void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
   const ir::Value* res = op.result(0);
   std::vector<Reg> out(size_t(Codegen::numRegs(res->type)));
-  std::vector<int32_t> same;  // for each index, the first one holding an equal element
-  if (res->type.isTensor()) same = canonicalRegisters(*res->type.layout, cg.axis.get(res).constancy);
+  std::vector<int32_t> same;  // for each index, the first one holding an equal element (when any block is)
+  if (res->type.isTensor()) {
+    const std::vector<int64_t>& constancy = cg.axis.get(res).constancy;
+    if (std::any_of(constancy.begin(), constancy.end(), [](int64_t k) { return k > 1; }))
+      same = canonicalRegisters(*res->type.layout, constancy);
+  }
   std::vector<std::vector<Reg>> operands;  // fetched once: regs() may form pointers (codegen.h)
   for (const ir::Value* v : op.operands) {
     operands.push_back(cg.regs(v));

@@ -22,7 +22,11 @@ void SharedHazards::barrier() {
   if (!regions_.empty()) regions_.back().sawBarrier = true;
 }
 
-void SharedHazards::merge(const Pending& other) { pending_.insert(pending_.end(), other.begin(), other.end()); }
+void SharedHazards::merge(const Pending& other) {
+  for (const Range& r : other)  // a range both paths left pending is kept once
+    if (std::none_of(pending_.begin(), pending_.end(), [&](const Range& p) { return p.begin == r.begin && p.end == r.end; }))
+      pending_.push_back(r);
+}
 
 void SharedHazards::openRegion() { regions_.emplace_back(); }
 

@@ -14,6 +14,7 @@ namespace kiln::runtime {
 namespace {
 
 using testing::vectorAddPtx;
+using testing::vectorAddPtxWithSyntaxError;
 
 // The nvJitLink backend asked for by name (Auto would take ptxas first).
 CubinOptions jitLink() {
@@ -81,9 +82,7 @@ TEST_F(NvJitLink, OptionsAreAccepted) {
 }
 
 TEST_F(NvJitLink, SyntaxErrorGivesTheLog) {
-  std::string ptx = vectorAddPtx("sm_90a");
-  const std::string good = "add.rn.f32 %f3, %f1, %f2;";
-  ptx.replace(ptx.find(good), good.size(), "add.rn.f32 %f3, %f1, bogus %f2;");
+  const std::string ptx = vectorAddPtxWithSyntaxError("sm_90a");
   CubinOptions options = jitLink();
   options.kernelName = "vector_add";
   CudaError e = thrown([&] { compileToCubin(ptx, "sm_90a", options); });

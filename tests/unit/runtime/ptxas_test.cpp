@@ -33,6 +33,7 @@ using kiln::testing::readText;
 using kiln::testing::ScopedEnv;
 using kiln::testing::writeScript;
 using testing::vectorAddPtx;
+using testing::vectorAddPtxWithSyntaxError;
 
 bool isElf(const Bytes& image) {
   return image.size() > 4 && image[0] == 0x7f && image[1] == 'E' && image[2] == 'L' && image[3] == 'F';
@@ -341,9 +342,7 @@ TEST_F(RealPtxas, RegisterCapAndXptxasOptionsReachPtxas) {
 TEST_F(RealPtxas, BadPtxGivesPtxasLog) {
   TempDirectory scratch("kiln-ptxas-test-");
   ScopedEnv tmp("TMPDIR", scratch.path());
-  std::string ptx = vectorAddPtx("sm_90a");
-  const std::string good = "add.rn.f32 %f3, %f1, %f2;";
-  ptx.replace(ptx.find(good), good.size(), "add.rn.f32 %f3, %f1, bogus %f2;");
+  const std::string ptx = vectorAddPtxWithSyntaxError("sm_90a");
   CubinOptions options = ptxasOptions();
   options.kernelName = "vector_add";
   CudaError e = thrown([&] { compileToCubin(ptx, "sm_90a", options); });

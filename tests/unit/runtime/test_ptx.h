@@ -52,6 +52,14 @@ DONE:
 )";
 }
 
+// vectorAddPtx with a syntax error on its add (line 36), for the assemblers' error paths.
+inline std::string vectorAddPtxWithSyntaxError(const std::string& target) {
+  std::string ptx = vectorAddPtx(target);
+  const std::string good = "add.rn.f32 %f3, %f1, %f2;";
+  ptx.replace(ptx.find(good), good.size(), "add.rn.f32 %f3, %f1, bogus %f2;");
+  return ptx;
+}
+
 // Block b fills smem[i] = 3 * i + b for i < words, waits at a barrier, then writes
 // out[b * words + i] = smem[words - 1 - i]. Needs words * 4 bytes of dynamic shared memory.
 inline std::string sharedReversePtx(const std::string& target = "sm_80") {
