@@ -69,9 +69,12 @@ def header_lines(env, copy, args_line):
         lines.append(f"Device copy bandwidth: not measured ({clean(copy.get('error', '?'))}).")
     t = e.get("timing")
     if t:
+        rounds = t.get("rounds", 1)
         lines.append(f"Timing (bench/timing.py, the same for every column and for the copy): median over "
                      f"{t['min_reps']}..{t['max_reps']} repetitions sized to ~{t['rep_ms']:.0f} ms after "
-                     f"~{t['warmup_ms']:.0f} ms of warm-up; CUDA events around each call; L2 flushed before each "
+                     f"~{t['warmup_ms']:.0f} ms of warm-up"
+                     + (f", in {rounds} rounds per case that alternate the order of the sides" if rounds > 1 else "")
+                     + f"; CUDA events around each call; L2 flushed before each "
                      f"by writing a 256 MB buffer. Matmul/attention tuning: {e.get('tuner', '?')}.")
     return lines
 

@@ -37,7 +37,7 @@ class Child:
         import timing
         import workloads
         self.torch, self.timing, self.workloads, self.args, self.emit = torch, timing, workloads, args, emit
-        self.modules, self.unavailable = {}, {}
+        self.modules, self.unavailable, self.timed = {}, {}, {}
         self.triton = self.kiln = None
         if "triton" in args.sides:
             try:
@@ -89,7 +89,8 @@ class Child:
             "cudnn": str(torch.backends.cudnn.version()), "torch": torch.__version__,
             "triton": getattr(self.triton, "__version__", "n/a"), "kiln": kiln_version,
             "python": platform.python_version(), "tuner": a.tuner, "unavailable": self.unavailable,
-            "timing": {"warmup_ms": a.warmup_ms, "rep_ms": a.rep_ms, "min_reps": 10, "max_reps": 1000},
+            "timing": {"warmup_ms": a.warmup_ms, "rep_ms": a.rep_ms, "min_reps": 10, "max_reps": 1000,
+                       "rounds": a.rounds},
         }
 
     def copy_bandwidth(self):
@@ -174,6 +175,7 @@ class Child:
         r["regs"], r["local_bytes"] = _resources(launch.handle, side)
         t = self.bench(launch)
         r["ms"], r["timing"] = t.median, t.summary()
+        self.timed[side] = (launch, t.times_ms)
         return r
 
     def torch_side(self, case, inputs, ref):
@@ -195,6 +197,7 @@ class Child:
             raise RuntimeError("; ".join(f"{k}: {v}" for k, v in r["peers"].items()))
         _, ms, label, ok, text, t = min(timed)  # the fastest peer whose result checks out
         r.update(config=label, ms=ms, check_ok=ok, check=text, timing=t.summary())
+        self.timed["torch"] = (dict(case.peers(inputs))[label], t.times_ms)
         if len(r["peers"]) == 1:
             r["peers"] = {}
         return r
@@ -213,6 +216,7 @@ class Child:
             traceback.print_exc()
             row["error"] = "inputs/reference: " + first_line(e)
             return row, self.alive()
+        self.timed = {}
         for side in ("torch", "triton", "kiln"):  # kiln last: a sticky error of its own then costs only its cell
             if side not in self.args.sides:
                 continue
@@ -232,6 +236,8 @@ class Child:
             finally:
                 torch.cuda.empty_cache()
             self.emit({"event": "side_done", "case": case.name, "side": side, "result": row["sides"][side]})
+        self.more_rounds(row)
+        self.timed = {}
         del inputs, ref
         torch.cuda.empty_cache()
         if case.nbytes and not case.flops:
@@ -240,6 +246,25 @@ class Child:
             except Exception as e:
                 row["same_size_copy"] = {"error": first_line(e)}
         return row, True
+
+    def more_rounds(self, row):
+        """Times every side that ran again, args.rounds - 1 more times, alternating the order (kiln first
+        on odd rounds, last on even ones), and reports each side's median over all its repetitions: a
+        drift of the device during the case then weighs on every side alike."""
+        for k in range(1, self.args.rounds):
+            order = list(self.timed)
+            for side in (reversed(order) if k % 2 else order):
+                fn, times = self.timed[side]
+                try:
+                    times += self.bench(fn).times_ms
+                except Exception as e:
+                    traceback.print_exc()
+                    row["sides"][side].setdefault("notes", []).append(f"round {k + 1} failed: {first_line(e)}")
+                    if not self.alive():
+                        return
+        for side, (_, times) in self.timed.items():
+            t = self.timing.Timing(times)
+            row["sides"][side].update(ms=t.median, timing=t.summary(), rounds=self.args.rounds)
 
     def same_size_copy(self, nbytes):
         """The device copy at this case's size: copy_ of nbytes / 2 read and written, timed like the kernels
@@ -325,6 +350,8 @@ def main(argv):
     ap.add_argument("--sides", default="kiln,triton,torch", type=lambda s: [x.strip() for x in s.split(",")])
     ap.add_argument("--tuner", choices=("autotune", "suite"), default="autotune",
                     help="matmul/attention configs: each package's autotuner, or the suite's timer over the same list")
+    ap.add_argument("--rounds", type=int, default=3, help="times each side of a case this many times, in "
+                    "alternating order, and reports the median of all repetitions")
     ap.add_argument("--warmup-ms", type=float, default=None)
     ap.add_argument("--rep-ms", type=float, default=None)
     ap.add_argument("--case-timeout", type=float, default=240, help="seconds one case may take before it is killed")

@@ -74,7 +74,7 @@ class Supervisor:
         a = self.args
         cmd = [sys.executable, self.suite_path, "--child", cases_file, events_file,
                "--sides", ",".join(a.sides), "--tuner", a.tuner, "--warmup-ms", str(a.warmup_ms),
-               "--rep-ms", str(a.rep_ms)] + (["--smoke"] if a.smoke else [])
+               "--rep-ms", str(a.rep_ms), "--rounds", str(a.rounds)] + (["--smoke"] if a.smoke else [])
         log_pos = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         with open(self.log_path, "a") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
