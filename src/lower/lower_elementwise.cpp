@@ -63,6 +63,22 @@ void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
   cg.bind(res, std::move(out));
 }
 
+// f32 x / y (div.full): a divisor register that several quotients share (a row's sum broadcast
+// along the row) is prepared once, and each of its quotients costs two multiplies instead of three.
+void divideF32(Codegen& cg, const ir::Op& op) {
+  std::map<int64_t, int> uses;
+  for (Reg d : cg.regs(op.operand(1))) ++uses[regKey(d)];
+  std::map<int64_t, ptx::F32Divisor> prepared;
+  ptx::ElementOp eop = ptx::elementOpOf(op, ir::Scalar::F32);
+  perRegister(cg, op, [&](Reg q, const std::vector<Reg>& s) {
+    int64_t key = regKey(s[1]);
+    if (uses[key] < 2) return ptx::selectElementwise(cg.e, eop, q, s);
+    auto it = prepared.find(key);
+    if (it == prepared.end()) it = prepared.emplace(key, ptx::prepareF32Divisor(cg.e, s[1])).first;
+    ptx::divideByF32Divisor(cg.e, q, s[0], it->second);
+  });
+}
+
 // The constant's element, converted to the result type as the interpreter does.
 ir::Elem constantValue(const ir::Op& op) {
   const ir::Type& t = op.result(0)->type;
@@ -96,7 +112,11 @@ void lowerElementwise(Codegen& cg, const ir::Op& op) {
       ir::Scalar from = op.operand(0)->type.elem, to = op.result(0)->type.elem;
       return perRegister(cg, op, [&](Reg d, const std::vector<Reg>& s) { ptx::selectBitcast(cg.e, from, to, d, s[0]); });
     }
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And:
+    case Opcode::Div:
+      if (op.operand(0)->type.elem == ir::Scalar::F32 && !ptx::elementOpOf(op, ir::Scalar::F32).ieee)
+        return divideF32(cg, op);
+      [[fallthrough]];
+    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Rem: case Opcode::And:
     case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max:
     case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp:
     case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin:

@@ -41,6 +41,15 @@ ElementOp elementOpOf(const ir::Op& op, ir::Scalar type);
 // cannot do yet (fp8 arithmetic below sm_89), InternalError for ops the type rules forbid.
 void selectElementwise(Entry& e, const ElementOp& op, Reg dst, std::span<const Reg> src);
 
+// f32 division by a divisor several quotients share, exactly as div.full.f32 computes each of them:
+// the divisor is brought into [2^-126, 2^126] by a power of two s (0.25, 1 or 2^24) and q = 1/(d s)
+// taken once (prepareF32Divisor); each quotient is then (x s) q, two multiplies instead of three.
+struct F32Divisor {
+  Reg scale, reciprocal;
+};
+F32Divisor prepareF32Divisor(Entry& e, Reg d);
+void divideByF32Divisor(Entry& e, Reg dst, Reg x, const F32Divisor& d);
+
 // Numeric conversion (docs/semantics.md "Conversions"); rtz: round toward zero ("rtz" attribute).
 void selectCast(Entry& e, ir::Scalar from, ir::Scalar to, bool rtz, Reg dst, Reg src, const SourceLoc& loc);
 // Bit reinterpretation between types of one width (ptr <-> i64/u64 included).

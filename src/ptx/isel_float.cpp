@@ -171,3 +171,31 @@ void selectFloatOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s)
 }
 
 }  // namespace kiln::ptx::detail
+
+namespace kiln::ptx {
+
+// ptxas expands div.full.f32 d, x, y into: |y| > 2^126 -> x, y scaled by 1/4; |y| < 2^-126 -> by 2^24;
+// then x * rcp(y) (MUFU.RCP). Here the scaling of y and the reciprocal happen once per divisor.
+F32Divisor prepareF32Divisor(Entry& e, Reg d) {
+  constexpr uint32_t kTwoPow126 = 0x7E800000, kTwoPowMinus126 = 0x00800000, kQuarter = 0x3E800000,
+                     kTwoPow24 = 0x4B800000;
+  F32Divisor r{e.reg(RegClass::F32), e.reg(RegClass::F32)};
+  Reg a = e.reg(RegClass::F32), scaled = e.reg(RegClass::F32);
+  Reg big = e.reg(RegClass::Pred), tiny = e.reg(RegClass::Pred);
+  e.inst("abs.f32", {a, d});
+  e.inst("setp.gt.f32", {big, a, f32Bits(kTwoPow126)});
+  e.inst("setp.lt.f32", {tiny, a, f32Bits(kTwoPowMinus126)});
+  e.inst("selp.f32", {r.scale, f32Bits(kQuarter), f32Bits(detail::kF32One), big});
+  e.inst("selp.f32", {r.scale, f32Bits(kTwoPow24), r.scale, tiny});
+  e.inst("mul.rn.f32", {scaled, d, r.scale});
+  e.inst("rcp.approx.ftz.f32", {r.reciprocal, scaled});  // the operand is normal, zero, inf or NaN
+  return r;
+}
+
+void divideByF32Divisor(Entry& e, Reg dst, Reg x, const F32Divisor& d) {
+  Reg scaled = e.reg(RegClass::F32);
+  e.inst("mul.rn.f32", {scaled, x, d.scale});
+  e.inst("mul.rn.f32", {dst, scaled, d.reciprocal});
+}
+
+}  // namespace kiln::ptx

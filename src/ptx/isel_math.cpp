@@ -12,9 +12,10 @@ using ir::Scalar;
 
 namespace {
 
-constexpr uint32_t kLog2E = 0x3FB8AA3B;    // log2(e) rounded to f32 ...
-constexpr uint32_t kLog2ELo = 0x32A57060;  // ... and the rest: log2(e) - kLog2E
-constexpr uint32_t kLn2 = 0x3F317218;      // ln(2)
+constexpr uint32_t kLog2E = 0x3FB8AA3B;    // log2(e) rounded to f32
+constexpr uint32_t kLn2 = 0x3F317218;      // ln(2) rounded to f32 ...
+constexpr uint32_t kLn2Rest = 0xB102E308;  // ... and the rest: ln(2) - kLn2
+constexpr uint32_t kF32Sign = 0x80000000;
 constexpr uint32_t kLn2Hi = 0x3F317200;    // ln(2) = hi + lo, hi with trailing zeros (e * hi is exact)
 constexpr uint32_t kLn2Lo = 0x35BFBE8E;
 constexpr uint32_t kTwoLog2E = 0x4038AA3B;  // 2 log2(e)
@@ -52,19 +53,19 @@ Reg horner(Entry& e, Reg x, std::span<const uint32_t> c) {
 
 Reg f32(Entry& e) { return e.reg(RegClass::F32); }
 
-// exp(x) = 2^t (1 + err ln 2), t = x log2(e) rounded and err its exact rounding error: without the
-// correction the rounding of t costs |x|/2 ulp (50 ulp near x = 88; Triton's plain ex2 of x log2 e).
+// exp(x) = 2^t e^c with t = x log2(e) rounded and c = x - t ln 2 its exact residual (|c| < 1e-5), taken
+// by two fmas with ln 2 = hi + lo; e^c = 1 + c to f32 precision, so the result is fma(2^t, c, 2^t).
+// Without the correction the rounding of t costs |x|/2 ulp (50 ulp near x = 88; Triton's plain ex2 of
+// x log2 e). A result of 0 or inf stays as ex2 gave it (c is NaN for infinite x).
 void exp(Entry& e, Reg d, Reg x) {
-  Reg t = f32(e), err = f32(e), r = f32(e), c = f32(e), y = f32(e);
+  Reg t = f32(e), c = f32(e), r = f32(e), y = f32(e);
   Reg edge = e.reg(RegClass::Pred);
   e.inst("mul.rn.f32", {t, x, f32Bits(kLog2E)});
-  e.inst("neg.f32", {err, t});
-  e.inst("fma.rn.f32", {err, x, f32Bits(kLog2E), err});
-  e.inst("fma.rn.f32", {err, x, f32Bits(kLog2ELo), err});
+  e.inst("fma.rn.f32", {c, t, f32Bits(kLn2 ^ kF32Sign), x});
+  e.inst("fma.rn.f32", {c, t, f32Bits(kLn2Rest ^ kF32Sign), c});
   e.inst("ex2.approx.f32", {r, t});
-  e.inst("mul.rn.f32", {c, err, f32Bits(kLn2)});
   e.inst("fma.rn.f32", {y, r, c, r});
-  e.inst("setp.eq.f32", {edge, r, f32Bits(kF32Inf)});  // 0 and inf stay (err may be NaN for +-inf x)
+  e.inst("setp.eq.f32", {edge, r, f32Bits(kF32Inf)});
   e.inst("setp.eq.or.f32", {edge, r, f32Bits(0), edge});
   e.inst("selp.f32", {d, r, y, edge});
 }

@@ -152,6 +152,36 @@ def test_fp_fusion_rounds_once_unless_disabled(backend):
     np.testing.assert_array_equal(backend.numpy(apart), np.float32(2.0**-11))
 
 
+@kiln.jit
+def divide_two_ways(x_ptr, d_ptr, d_each_ptr, shared_ptr, each_ptr, BLOCK: tl.constexpr):
+    # Row pid of both outputs: x / d[pid], the divisor one scalar for the row (one reciprocal serves
+    # every quotient) and the same divisor loaded once per element (div.full.f32 each).
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(shared_ptr + pid * BLOCK + offs, x / tl.load(d_ptr + pid))
+    tl.store(each_ptr + pid * BLOCK + offs, x / tl.load(d_each_ptr + pid * BLOCK + offs))
+
+
+def test_shared_divisor_quotients_equal_per_element_division(backend, rng):
+    # Divisors on both sides of the 2^126 / 2^-126 scaling thresholds, subnormal, signed zeros,
+    # infinities and NaN; numerators whose scaled value under- or overflows. Bit for bit equal.
+    block = 512
+    d = np.array([3.0, -7.5, 2.0**126, 2.0**127, 3e38, -1.5 * 2.0**126, 2.0**-126, 2.0**-127, 1e-45, 1e-30,
+                  0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    x = (rng.standard_normal(block) * 2.0 ** rng.integers(-140, 128, block)).astype(np.float32)
+    x[:6] = [0.0, -0.0, 1e-45, 3e38, -1e-38, np.inf]
+    rows = len(d)
+    shared, each = backend.empty(rows * block, np.float32), backend.empty(rows * block, np.float32)
+    divide_two_ways[(rows,)](backend.asarray(x), backend.asarray(d), backend.asarray(np.repeat(d, block)), shared,
+                             each, BLOCK=block)
+    np.testing.assert_array_equal(backend.numpy(shared), backend.numpy(each))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = (x[None, :].astype(np.float64) / d[:, None].astype(np.float64)).ravel()
+    moderate = (np.abs(want) > 2.0**-120) & (np.abs(want) < 2.0**120)
+    np.testing.assert_allclose(backend.numpy(shared)[moderate], want[moderate], rtol=2.5e-7)  # 2 ulp
+
+
 def test_run_and_helper_and_string_constexpr(backend, rng):
     n = 100
     xh = rng.random(n, dtype=np.float32)

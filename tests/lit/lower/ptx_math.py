@@ -1,5 +1,5 @@
 # Golden PTX of math (src/ptx/isel_math.cpp, src/ptx/math_f64*.cpp; accuracies in docs/ptx.md).
-# f32: exp is ex2.approx corrected by the rounding error of x log2(e); sqrt and / are the approx
+# f32: exp is ex2.approx of t = x log2(e) corrected by the residual x - t ln 2; sqrt and / are the approx
 # forms unless the kernel asks for sqrt_rn / div_rn; log and sin are polynomial sequences (no
 # sin.approx, lg2.approx only for the special inputs). f64 has no transcendental instruction:
 # branch-free sequences with no .approx anywhere.
@@ -8,6 +8,7 @@
 # RUN: kiln compile %s --kernel unary --signature "*fp32:16, *fp32:16, 128, \"sqrt\"" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SQRT
 # RUN: kiln compile %s --kernel unary --signature "*fp32:16, *fp32:16, 128, \"sqrt_rn\"" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SQRTRN
 # RUN: kiln compile %s --kernel unary --signature "*fp32:16, *fp32:16, 128, \"div\"" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=DIV
+# RUN: kiln compile %s --kernel unary --signature "*fp32:16, *fp32:16, 512, \"div_sum\"" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=DIVSUM
 # RUN: kiln compile %s --kernel unary --signature "*fp32:16, *fp32:16, 128, \"div_rn\"" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=DIVRN
 # RUN: kiln compile %s --kernel unary --signature "*fp32:16, *fp32:16, 128, \"log\"" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=LOG
 # RUN: kiln compile %s --kernel unary --signature "*fp32:16, *fp32:16, 128, \"sin\"" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SIN
@@ -20,11 +21,9 @@
 
 # EXP:         ld.global.f32 [[X:%f[0-9]+]], [%rd{{[0-9]+}}];
 # EXP-NEXT:    mul.rn.f32 [[T:%f[0-9]+]], [[X]], 0f3FB8AA3B;
-# EXP-NEXT:    neg.f32 [[E:%f[0-9]+]], [[T]];
-# EXP-NEXT:    fma.rn.f32 [[E]], [[X]], 0f3FB8AA3B, [[E]];
-# EXP-NEXT:    fma.rn.f32 [[E]], [[X]], 0f32A57060, [[E]];
+# EXP-NEXT:    fma.rn.f32 [[C:%f[0-9]+]], [[T]], 0fBF317218, [[X]];
+# EXP-NEXT:    fma.rn.f32 [[C]], [[T]], 0f3102E308, [[C]];
 # EXP-NEXT:    ex2.approx.f32 [[R:%f[0-9]+]], [[T]];
-# EXP-NEXT:    mul.rn.f32 [[C:%f[0-9]+]], [[E]], 0f3F317218;
 # EXP-NEXT:    fma.rn.f32 [[Y:%f[0-9]+]], [[R]], [[C]], [[R]];
 # EXP:         selp.f32 [[OUT:%f[0-9]+]], [[R]], [[Y]], %p{{[0-9]+}};
 # EXP:         st.global.f32 [%rd{{[0-9]+}}], [[OUT]];
@@ -51,6 +50,22 @@
 # SIN-NEXT:    fma.rn.f32 [[R]], [[K]], 0f333BBD2E, [[R]];
 # SIN-NEXT:    fma.rn.f32 [[R]], [[K]], 0f26F72CED, [[R]];
 # SIN-NOT:     sin.approx
+
+# A divisor all quotients share (the sum, broadcast): scaled into [2^-126, 2^126] and inverted once as
+# div.full.f32 does, then two multiplies per quotient (4 registers a thread: 512 elements, 4 warps).
+# DIVSUM-NOT:  div.full
+# DIVSUM:      abs.f32 [[A:%f[0-9]+]], [[D:%f[0-9]+]];
+# DIVSUM-NEXT: setp.gt.f32 [[BIG:%p[0-9]+]], [[A]], 0f7E800000;
+# DIVSUM-NEXT: setp.lt.f32 [[TINY:%p[0-9]+]], [[A]], 0f00800000;
+# DIVSUM-NEXT: selp.f32 [[S:%f[0-9]+]], 0f3E800000, 0f3F800000, [[BIG]];
+# DIVSUM-NEXT: selp.f32 [[S]], 0f4B800000, [[S]], [[TINY]];
+# DIVSUM-NEXT: mul.rn.f32 [[DS:%f[0-9]+]], [[D]], [[S]];
+# DIVSUM-NEXT: rcp.approx.ftz.f32 [[Q:%f[0-9]+]], [[DS]];
+# DIVSUM-NEXT: mul.rn.f32 [[XS:%f[0-9]+]], %f{{[0-9]+}}, [[S]];
+# DIVSUM-NEXT: mul.rn.f32 %f{{[0-9]+}}, [[XS]], [[Q]];
+# DIVSUM-COUNT-3: mul.rn.f32 %f{{[0-9]+}}, %f{{[0-9]+}}, [[S]];
+# DIVSUM-NOT:  rcp
+# DIVSUM-NOT:  div.full
 
 # f64 exp: clamp, k = rint(x log2 e), x - k ln 2 in two fmas, a degree-10 polynomial, 2^k as two
 # exponent fields (so subnormal results round once), NaN selected through.
@@ -148,6 +163,8 @@ def unary(x_ptr, out_ptr, BLOCK: tl.constexpr, OP: tl.constexpr):
         y = tl.div_rn(x, x + 1.0)
     elif OP == "div":
         y = x / (x + 1.0)
+    elif OP == "div_sum":
+        y = x / tl.sum(x, axis=0)
     elif OP == "log":
         y = tl.log(x)
     elif OP == "sigmoid":

@@ -118,18 +118,17 @@ TEST(PtxIselFloat, F32AndF64) {
   EXPECT_EQ(sel(op(Opcode::Select, Scalar::F32)), "    selp.f32 %f2, %f0, %f1, %p0;\n");
 }
 
-TEST(PtxIselFloat, ExpIsCorrectedForTheRoundingOfItsArgument) {
+TEST(PtxIselFloat, ExpIsCorrectedByTheResidualOfItsArgument) {
+  // t = x log2(e), c = x - t ln 2 by two fmas (ln 2 = 0f3F317218 + 0fB102E308), fma(2^t, c, 2^t).
   EXPECT_EQ(sel(op(Opcode::Exp, Scalar::F32)),
             "    mul.rn.f32 %f2, %f0, 0f3FB8AA3B;\n"
-            "    neg.f32 %f3, %f2;\n"
-            "    fma.rn.f32 %f3, %f0, 0f3FB8AA3B, %f3;\n"
-            "    fma.rn.f32 %f3, %f0, 0f32A57060, %f3;\n"
+            "    fma.rn.f32 %f3, %f2, 0fBF317218, %f0;\n"
+            "    fma.rn.f32 %f3, %f2, 0f3102E308, %f3;\n"
             "    ex2.approx.f32 %f4, %f2;\n"
-            "    mul.rn.f32 %f5, %f3, 0f3F317218;\n"
-            "    fma.rn.f32 %f6, %f4, %f5, %f4;\n"
+            "    fma.rn.f32 %f5, %f4, %f3, %f4;\n"
             "    setp.eq.f32 %p0, %f4, 0f7F800000;\n"
             "    setp.eq.or.f32 %p0, %f4, 0f00000000, %p0;\n"
-            "    selp.f32 %f1, %f4, %f6, %p0;\n");
+            "    selp.f32 %f1, %f4, %f5, %p0;\n");
 }
 
 TEST(PtxIselFloat, HalfPrecision) {
