@@ -15,7 +15,7 @@ KERNELS = os.path.join(HERE, "kernels")
 
 
 def load_config_lists():
-    """get_configs() of the matmul and attention files, read through a minimal stand-in for triton."""
+    """get_configs() of the tuned kernel files, read through a minimal stand-in for triton."""
     class Config:
         def __init__(self, kwargs, num_warps=4, num_stages=3, **_):
             self.kwargs, self.num_warps, self.num_stages = kwargs, num_warps, num_stages
@@ -31,7 +31,7 @@ def load_config_lists():
     sys.modules.update({"triton": triton, "triton.language": tl})
     try:
         out = {}
-        for name in ("matmul", "attention"):
+        for name in ("softmax", "layernorm", "matmul", "attention"):
             ns = {"__name__": "bench_check_" + name}
             path = os.path.join(KERNELS, name + ".py")
             with open(path) as f:
@@ -58,14 +58,17 @@ def cases():
     yield ("vector add", "vector_add.py", "add_kernel", f"*fp32:16, *fp32:16, *fp32:16, {i32(1 << 28)}, 1024", 4, 3)
     for rows, cols in ((4096, 1024), (4096, 4096), (4096, 16384), (32768, 4096)):
         block = 1 << (cols - 1).bit_length()
-        stages = 4 if block <= 4096 else 2
-        sig = f"*fp32:16, *fp32:16, {i32(cols)}, {i32(cols)}, {i32(rows)}, {i32(cols)}, {block}, {stages}"
-        yield (f"softmax {rows}x{cols}", "softmax.py", "softmax_kernel", sig, 8 if block >= 2048 else 4, stages)
+        for c in configs["softmax"]:
+            stages = c.kwargs["NUM_STAGES"]
+            sig = f"*fp32:16, *fp32:16, {i32(cols)}, {i32(cols)}, {i32(rows)}, {i32(cols)}, {block}, {stages}"
+            yield (f"softmax {rows}x{cols} w{c.num_warps} s{stages}", "softmax.py", "softmax_kernel", sig,
+                   c.num_warps, c.num_stages)
     for rows, cols in ((4096, 4096), (16384, 8192)):
         block = min(65536 // 2, 1 << (cols - 1).bit_length())
         sig = f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, {i32(cols)}, {i32(cols)}, fp32, {block}"
-        yield (f"layernorm {rows}x{cols}", "layernorm.py", "layer_norm_fwd_kernel", sig,
-               min(max(block // 256, 1), 8), 3)
+        for c in configs["layernorm"]:
+            yield (f"layernorm {rows}x{cols} w{c.num_warps}", "layernorm.py", "layer_norm_fwd_kernel", sig,
+                   c.num_warps, c.num_stages)
     # Specializations that differ: all sizes divisible by 16, an odd M (127), odd M, N and K (3000).
     for dt in ("fp16", "bf16"):
         for m, n, k in ((4096, 4096, 4096), (127, 8192, 8192), (3000, 3000, 3000)):

@@ -89,7 +89,8 @@ def softmax(rows, cols, quick=False):
 
     def kernel(mod, t):
         out = nan_like(t.x)
-        return Launch(out, lambda: mod.softmax(t.x, out))
+        return Launch(out, lambda: mod.softmax(t.x, out), tuned=mod.softmax_kernel_autotuned,
+                      configs=mod.get_configs(), launch_config=lambda cfg: mod.softmax_with_config(t.x, out, cfg))
 
     return Case("softmax", f"softmax fp32 {rows}x{cols}", setup, lambda t: torch.softmax(t.x.double(), dim=1),
                 kernel, lambda t: [("torch.softmax", lambda: torch.softmax(t.x, dim=1))],
@@ -110,7 +111,9 @@ def layernorm(rows, cols, quick=False, eps=1e-5):
         y = nan_like(t.x)
         mean = torch.empty(rows, device="cuda", dtype=torch.float32)
         rstd = torch.empty(rows, device="cuda", dtype=torch.float32)
-        return Launch(y, lambda: mod.layer_norm(t.x, t.w, t.b, eps, y, mean, rstd))
+        return Launch(y, lambda: mod.layer_norm(t.x, t.w, t.b, eps, y, mean, rstd),
+                      tuned=mod.layer_norm_fwd_kernel_autotuned, configs=mod.get_configs(),
+                      launch_config=lambda cfg: mod.layer_norm_with_config(t.x, t.w, t.b, eps, y, mean, rstd, cfg))
 
     peers = lambda t: [("F.layer_norm", lambda: F.layer_norm(t.x, (cols, ), t.w, t.b, eps))]
     nbytes = 2 * rows * cols * 2 + 2 * cols * 2 + 2 * rows * 4  # x, y; w, b; mean, rstd

@@ -1,9 +1,10 @@
 # Fused row-wise softmax (Triton tutorial 02), fp32. The kernel walks rows with a strided tl.range loop
 # (persistent when launched on fewer programs than rows); each row is loaded once (padded with -inf so
 # the padding changes neither the max nor the sum), shifted by its max, exponentiated, normalised and
-# stored. The suite launches one program per row: bench/sweep_rowwise.py measured the persistent grid
-# (4-8 programs per SM) at 88-93% of a same-size copy on both compilers, a row copy of the same
-# structure at 91-95%, and one program per row at 95-100% (bench/results/2026-11-30-h200-rowwise-sweep.md).
+# stored. The suite launches one program per row, each side autotuned over the same warp counts and
+# stages: bench/sweep_rowwise.py measured the persistent grid (4-8 programs per SM) at 88-93% of a
+# same-size copy on both compilers, a row copy of the same structure at 91-95%, and one program per
+# row at 95-100% (bench/results/2026-11-30-h200-rowwise-sweep.md).
 import triton
 import triton.language as tl
 
@@ -27,17 +28,28 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n
         tl.store(output_row_start_ptr + col_offsets, softmax_output, mask=mask)
 
 
-def launch_config(n_rows, n_cols):
-    """(grid, meta-parameters) for one shape: whole rows in one block, one program per row; 4 warps up to
-    1024 columns, else 8 (16 warps measured no better on either compiler)."""
-    block = triton.next_power_of_2(n_cols)
-    meta = dict(BLOCK_SIZE=block, NUM_STAGES=4 if block <= 4096 else 2,
-                num_warps=8 if block > 1024 else 4, num_stages=4 if block <= 4096 else 2)
-    return (n_rows, ), meta
+def get_configs():
+    """What both sides tune over: warps per program and the row loop's stages (1: no prefetch; one
+    program per row leaves nothing to prefetch, but 2 stages copy the row asynchronously)."""
+    return [triton.Config({"NUM_STAGES": s}, num_warps=w, num_stages=s) for w in (4, 8, 16) for s in (1, 2)]
+
+
+# The kernel under the autotuner; each side tunes for itself (the key is the shape).
+softmax_kernel_autotuned = triton.autotune(configs=get_configs(), key=["n_rows", "n_cols"])(softmax_kernel)
+
+
+def _launch(kernel, x, y, **meta):
+    n_rows, n_cols = x.shape
+    return kernel[(n_rows, )](y, x, x.stride(0), y.stride(0), n_rows, n_cols,
+                              BLOCK_SIZE=triton.next_power_of_2(n_cols), **meta)
 
 
 def softmax(x, y):
-    """y = softmax(x, dim=1) for 2-D fp32 x with unit column stride; returns what the launch returns."""
-    n_rows, n_cols = x.shape
-    grid, meta = launch_config(n_rows, n_cols)
-    return softmax_kernel[grid](y, x, x.stride(0), y.stride(0), n_rows, n_cols, **meta)
+    """y = softmax(x, dim=1) for 2-D fp32 x with unit column stride, one program per row, autotuned;
+    returns what the launch returns."""
+    return _launch(softmax_kernel_autotuned, x, y)
+
+
+def softmax_with_config(x, y, config):
+    """The same with one config of get_configs() (for tuning outside the autotuner)."""
+    return _launch(softmax_kernel, x, y, **config.kwargs, num_warps=config.num_warps, num_stages=config.num_stages)
