@@ -25,7 +25,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"volatile", AttrKind::Int}, {"kind", AttrKind::String}, {"input_precision", AttrKind::String},
       {"values", AttrKind::List}, {"num_stages", AttrKind::Int}, {"loop_unroll_factor", AttrKind::Int},
       {"disallow_acc_multi_buffer", AttrKind::Int}, {"flatten", AttrKind::Int}, {"warp_specialize", AttrKind::Int},
-      {"message", AttrKind::String},
+      {"message", AttrKind::String}, {"contract", AttrKind::Int},
   };
   for (const auto& k : kKinds)
     if (k.name == name) return k.kind;

@@ -91,6 +91,22 @@ class Reducer {
     return {select(pick, type_, b.v, a.v), select(pick, Scalar::I32, b.idx, a.idx)};
   }
 
+  // The operands of one element's product, for a sum that contracts its products (contractedMul).
+  struct Product {
+    Reg a, b;
+  };
+
+  // The mul whose products this sum may fuse into its adds (the contract pass set contract = 1 on
+  // a sum of a single-use float mul), when the sum runs in the mul's own f32/f64 type; else null.
+  // Such a sum adds a thread's elements by `chain`.
+  const ir::Op* contractedMul() const {
+    const ir::Op* d = op_.operand(0)->def;
+    if (kind_ != Kind::Sum || from_ != type_ || (type_ != Scalar::F32 && type_ != Scalar::F64) ||
+        !op_.intAttrOr("contract", 0) || !d || d->opcode != ir::Opcode::Mul)
+      return nullptr;
+    return d;
+  }
+
   // Pairwise tree over items (in order), so long sums round less and chains stay short.
   Item tree(std::vector<Item> items) {
     while (items.size() > 1) {
@@ -100,6 +116,22 @@ class Reducer {
       items = std::move(next);
     }
     return items.at(0);
+  }
+
+  // A thread's sum of products, as Triton's LLVM contracts it: x_0, then fma(a_i, b_i, sum) in order,
+  // one instruction per element (a tree would fuse only its first level: 1.5 per element). The products
+  // but the first then have no use left.
+  Item chain(const std::vector<Item>& items, const std::vector<Product>& products) {
+    Item sum = items.at(0);
+    for (size_t i = 1; i < items.size(); ++i) sum = fma(products.at(i), sum);
+    return sum;
+  }
+
+  Item fma(const Product& p, const Item& c) {
+    Reg d = e_.reg(ptx::regClassOf(type_));
+    Reg src[] = {p.a, p.b, c.v};
+    ptx::selectElementwise(e_, ptx::ElementOp{ir::Opcode::Fma, type_, ptx::CmpPred::Eq, false, false, op_.loc}, d, src);
+    return {d, {}};
   }
 
   Item shuffleXor(const Item& a, int32_t laneMask) {
@@ -204,15 +236,21 @@ void lowerReduce(Codegen& cg, const ir::Op& op) {
     for (int j = 0; j < rank; ++j) other = other || (j != axis && basis[size_t(j)] != 0);
     if (other) keptBits.push_back(b);
   }
-  const std::vector<Reg>& xr = cg.regs(x);
+  const std::vector<Reg> xr = cg.regs(x);
   Reg axisThread;
   if (red.isArg()) axisThread = threadPart(cg, l, axis);
+  std::vector<std::vector<Reg>> factors;  // the contracted mul's operands
+  if (const ir::Op* mul = red.contractedMul())
+    for (const ir::Value* f : mul->operands) factors.push_back(cg.regs(f));
+  auto factor = [&](size_t k, int32_t r) { return factors[k].size() == 1 ? factors[k][0] : factors[k].at(size_t(r)); };
 
   std::vector<Item> partials;
   for (int32_t s = 0; s < (int32_t(1) << keptBits.size()); ++s) {
     std::vector<Item> items;
+    std::vector<Reducer::Product> products;
     for (int32_t j = 0; j < (int32_t(1) << reducedBits.size()); ++j) {
       int32_t r = deposit(s, keptBits) | deposit(j, reducedBits);
+      if (!factors.empty()) products.push_back({factor(0, r), factor(1, r)});
       Reg index;
       if (red.isArg()) {
         int32_t c = registerPart(l, r, axis);
@@ -224,7 +262,7 @@ void lowerReduce(Codegen& cg, const ir::Op& op) {
       }
       items.push_back(red.element(xr.at(size_t(r)), index));
     }
-    partials.push_back(red.tree(std::move(items)));
+    partials.push_back(products.empty() ? red.tree(std::move(items)) : red.chain(items, products));
   }
 
   for (int b : setBits(masks.get(layout::kLane)))

@@ -6,6 +6,10 @@
 // `neg` is exact, and the GPU folds it into the fma's operand. The rewrite happens in the Tile IR, so
 // the interpreter runs the same fused ops as the GPU and both round alike. A mul with other uses stays
 // (fusing it would compute the product twice).
+//   reduce(sum, mul(a, b))                -> the reduce gets contract = 1
+// lets the GPU fuse products into the first adds of its in-thread tree, as Triton's LLVM does: a float
+// sum already rounds in the GPU's tree order, not the interpreter's (docs/semantics.md), so the
+// interpreter keeps its own order and the mul.
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +40,8 @@ class Contract {
     for (size_t i = 0; i < b.ops.size(); ++i) {
       ir::Op& op = *b.ops[i];
       for (auto& r : op.regions) runBlock(*r);
+      if (op.opcode == Opcode::Reduce && op.strAttr("kind") == "sum" && productOf(b, op.operand(0)))
+        op.setAttr("contract", int64_t(1));
       const bool add = op.opcode == Opcode::Add;
       if ((!add && op.opcode != Opcode::Sub) || !contractible(op.result()->type)) continue;
       // The operand that is the product: the first one when both are.
@@ -71,13 +77,17 @@ class Contract {
   std::unordered_map<const Value*, int> uses_;
   std::vector<std::unique_ptr<ir::Op>> removed_;  // the replaced adds/subs, freed when the pass ends
 
+  // v is a float mul of block b whose operands have its type, with no use but the one at hand.
+  bool productOf(const ir::Block& b, const Value* v) {
+    const ir::Op* d = v->def;
+    return d && d->opcode == Opcode::Mul && d->parent == &b && uses_[v] == 1 && contractible(v->type) &&
+           d->operand(0)->type == v->type && d->operand(1)->type == v->type;
+  }
+
   // Operand k of op is a mul of the same block and type, with no other use.
   bool fusable(const ir::Block& b, const ir::Op& op, unsigned k) {
     const Value* v = op.operand(k);
-    const ir::Op* d = v->def;
-    return d && d->opcode == Opcode::Mul && d->parent == &b && uses_[v] == 1 && v->type == op.result()->type &&
-           d->operand(0)->type == v->type && d->operand(1)->type == v->type &&
-           op.operand(1 - k)->type == v->type;
+    return productOf(b, v) && v->type == op.result()->type && op.operand(1 - k)->type == v->type;
   }
 };
 

@@ -153,6 +153,24 @@ def test_fp_fusion_rounds_once_unless_disabled(backend):
 
 
 @kiln.jit
+def sum_of_squares(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.sum(x * x, axis=0))
+
+
+def test_sum_of_products_contracts_unless_fusion_is_disabled(backend, rng):
+    # With fp fusion a sum of single-use products may fuse them into its adds (GPU: an fma chain per
+    # thread); either way the sum is the float64 one within f32 rounding.
+    xh = rng.standard_normal(4096).astype(np.float32)
+    want = np.sum(xh.astype(np.float64) ** 2)
+    for fusion in (True, False):
+        out = backend.empty(1, np.float32)
+        k = sum_of_squares[(1,)](backend.asarray(xh), out, BLOCK=4096, enable_fp_fusion=fusion)
+        assert ("contract = 1" in k.asm["ir"]) == fusion
+        np.testing.assert_allclose(backend.numpy(out)[0], want, rtol=1e-5)
+
+
+@kiln.jit
 def divide_two_ways(x_ptr, d_ptr, d_each_ptr, shared_ptr, each_ptr, BLOCK: tl.constexpr):
     # Row pid of both outputs: x / d[pid], the divisor one scalar for the row (one reciprocal serves
     # every quotient) and the same divisor loaded once per element (div.full.f32 each).

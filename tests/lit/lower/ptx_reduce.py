@@ -4,6 +4,8 @@
 #
 # RUN: kiln compile %s --kernel total --signature "*fp32:16, *fp32, 1024" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SUM
 # RUN: kiln compile %s --kernel total --signature "*fp32:16, *fp32, 1024" --emit ptx --arch sm_80 --num-warps 1 | FileCheck %s --check-prefix=WARP1
+# RUN: kiln compile %s --kernel sum_of_squares --signature "*fp32:16, *fp32, 512" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SQUARES
+# RUN: kiln compile %s --kernel sum_of_squares --signature "*fp32:16, *fp32, 512" --emit ptx --arch sm_80 --no-fp-fusion | FileCheck %s --check-prefix=NOFUSE
 # RUN: kiln compile %s --kernel index_of_max --signature "*fp32:16, *i32, 1024" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=ARGMAX
 
 # 1024 elements over 4 warps: eight registers per thread added pairwise, five shuffles (xor 1, 2, 4,
@@ -39,6 +41,20 @@
 # one thread stores the scalar.
 # SUM-NEXT:      setp.eq.u32 [[FIRST:%p[0-9]+]], %r0, 0;
 # SUM-NEXT:      @[[FIRST]] st.global.f32 [%rd1], [[ALL]];
+
+# A sum of products (fp fusion on): a thread's four squares chain through fmas in order, the first
+# square the start (its three siblings' muls are dead for ptxas), then the shuffles as above.
+# SQUARES:       ld.global.v4.f32 {[[X0:%f[0-9]+]], [[X1:%f[0-9]+]], [[X2:%f[0-9]+]], [[X3:%f[0-9]+]]}
+# SQUARES:       mul.rn.f32 [[Q0:%f[0-9]+]], [[X0]], [[X0]];
+# SQUARES:       fma.rn.f32 [[S1:%f[0-9]+]], [[X1]], [[X1]], [[Q0]];
+# SQUARES-NEXT:  fma.rn.f32 [[S2:%f[0-9]+]], [[X2]], [[X2]], [[S1]];
+# SQUARES-NEXT:  fma.rn.f32 [[S3:%f[0-9]+]], [[X3]], [[X3]], [[S2]];
+# SQUARES-NEXT:  shfl.sync.bfly.b32 %f{{[0-9]+}}, [[S3]], 1, 31, 0xFFFFFFFF;
+# Without fp fusion the squares round and add pairwise.
+# NOFUSE-NOT:    fma
+# NOFUSE-COUNT-4: mul.rn.f32
+# NOFUSE-COUNT-3: add.rn.f32
+# NOFUSE-NEXT:   shfl.sync.bfly.b32
 
 # One warp: the shuffles finish the job, no shared memory and no barrier.
 # WARP1:     .maxntid 32, 1, 1
@@ -81,6 +97,13 @@ def total(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     tl.store(out_ptr, tl.sum(x, axis=0))
+
+
+@triton.jit
+def sum_of_squares(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr, tl.sum(x * x, axis=0))
 
 
 @triton.jit

@@ -1,5 +1,6 @@
 // contract: a float mul used once by an add/sub of its block becomes one fma (sub through an exact
-// neg); integer ops, muls with other uses, muls of another block and non-float types stay.
+// neg); integer ops, muls with other uses, muls of another block and non-float types stay. A sum of
+// such a mul is marked contract = 1 (the GPU fuses the products into its adds).
 #include "pass_test.h"
 
 namespace kiln::passes::test {
@@ -97,6 +98,43 @@ func @f(%p: ptr<f32>, %q: ptr<i32>, %a: f32, %b: f32, %i: i32, %lb: i32, %ub: i3
   return
 })";
   EXPECT_PASS(kPass, same, same);
+}
+
+TEST(Contract, SumsOfSingleUseProductsAreMarked) {
+  EXPECT_PASS(kPass, R"(
+func @f(%p: ptr<f32>, %x: tensor<64xf32>, %y: tensor<64xf32>) {
+  %m = mul %x, %y : tensor<64xf32>
+  %s = reduce %m {axis = 0, kind = "sum"} : f32
+  store %p, %s
+  %n = mul %x, %x : tensor<64xf32>
+  %t = reduce %n {axis = 0, kind = "max"} : f32
+  store %p, %t
+  %o = mul %y, %y : tensor<64xf32>
+  %u = reduce %o {axis = 0, kind = "sum"} : f32
+  %v = reduce %o {axis = 0, kind = "max"} : f32
+  store %p, %u
+  store %p, %v
+  %w = reduce %x {axis = 0, kind = "sum"} : f32
+  store %p, %w
+  return
+})",
+              R"(
+func @f(%p: ptr<f32>, %x: tensor<64xf32>, %y: tensor<64xf32>) {
+  %m = mul %x, %y : tensor<64xf32>
+  %s = reduce %m {axis = 0, contract = 1, kind = "sum"} : f32
+  store %p, %s
+  %n = mul %x, %x : tensor<64xf32>
+  %t = reduce %n {axis = 0, kind = "max"} : f32
+  store %p, %t
+  %o = mul %y, %y : tensor<64xf32>
+  %u = reduce %o {axis = 0, kind = "sum"} : f32
+  %v = reduce %o {axis = 0, kind = "max"} : f32
+  store %p, %u
+  store %p, %v
+  %w = reduce %x {axis = 0, kind = "sum"} : f32
+  store %p, %w
+  return
+})");
 }
 
 }  // namespace
