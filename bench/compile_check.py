@@ -1,13 +1,17 @@
 # Compiles every kernel of bench/kernels/ with kiln's CLI for the signatures and configs bench/suite.py
 # launches (no GPU, no torch, no triton needed), assembles each PTX with ptxas and prints registers and
-# spills. Usage: python3 bench/compile_check.py [--kiln build/kiln] [--arch sm_90a] [--ptxas PATH]
+# spills, and the CLI's wall time from source to PTX (the whole process: start-up and file reading
+# included; median of --repeat runs). Usage:
+#   python3 bench/compile_check.py [--kiln build/kiln] [--arch sm_90a] [--ptxas PATH] [--repeat 3]
 import argparse
 import os
 import re
 import shutil
 import subprocess
 import sys
+import statistics
 import tempfile
+import time
 import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -65,7 +69,8 @@ def cases():
                    c.num_warps, c.num_stages)
     for rows, cols in ((4096, 4096), (16384, 8192)):
         block = min(65536 // 2, 1 << (cols - 1).bit_length())
-        sig = f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, {i32(cols)}, {i32(cols)}, fp32, {block}"
+        sig = (f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, {i32(cols)}, {i32(cols)}, fp32, {block}, "
+               f"{block >= cols}")
         for c in configs["layernorm"]:
             yield (f"layernorm {rows}x{cols} w{c.num_warps}", "layernorm.py", "layer_norm_fwd_kernel", sig,
                    c.num_warps, c.num_stages)
@@ -95,16 +100,23 @@ def main():
     ap.add_argument("--kiln", default=os.path.join(HERE, "..", "build", "kiln"), help="the kiln CLI")
     ap.add_argument("--arch", default="sm_90a")
     ap.add_argument("--ptxas", default=shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas")
+    ap.add_argument("--repeat", type=int, default=3, help="CLI runs per case for the compile time (median)")
     args = ap.parse_args()
     have_ptxas = os.path.exists(args.ptxas)
-    failures = 0
+    failures, slowest = 0, (0.0, "")
     with tempfile.TemporaryDirectory() as tmp:
         ptx = os.path.join(tmp, "k.ptx")
         for label, file, kernel, sig, warps, stages in cases():
             cmd = [args.kiln, "compile", os.path.join(KERNELS, file), "--kernel", kernel, "--signature", sig,
                    "--emit", "ptx", "--arch", args.arch, "--num-warps", str(warps), "--num-stages", str(stages),
                    "-o", ptx]
-            r = subprocess.run(cmd, capture_output=True, text=True)
+            times = []
+            for _ in range(max(1, args.repeat)):
+                t0 = time.perf_counter()
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                times.append(1e3 * (time.perf_counter() - t0))
+            ms = statistics.median(times)
+            slowest = max(slowest, (ms, label))
             if r.returncode != 0:
                 failures += 1
                 print(f"FAIL  {label}\n      {' '.join(repr(c) if ' ' in c else c for c in cmd)}\n"
@@ -123,8 +135,8 @@ def main():
                 smem = re.search(r"(\d+) bytes smem", p.stderr)
                 info = (f"regs {regs.group(1) if regs else '?'}, spill {spill.group(1) if spill else '?'}"
                         f", smem {smem.group(1) if smem else 0}")
-            print(f"ok    {label}  ({info})" if info else f"ok    {label}")
-    print(f"{failures} failure(s)")
+            print(f"ok    {label}  ({ms:.1f} ms to PTX{', ' + info if info else ''})")
+    print(f"{failures} failure(s); slowest to PTX: {slowest[1]} at {slowest[0]:.1f} ms")
     return 1 if failures else 0
 
 
