@@ -81,7 +81,8 @@ def softmax_rows(mods, args, sms):
 
 
 def layernorm_rows(mods, args):
-    """The same for layernorm (fp16, one program per row) over the warp counts asked for."""
+    """The same for layernorm (fp16, one program per row; one pass when the row fits in a block) over the
+    warp counts asked for."""
     for shape in args.layernorm_shapes.split(","):
         rows, cols = (int(n) for n in shape.split("x"))
         x = torch.randn(rows, cols, device="cuda", dtype=torch.float16)
@@ -93,7 +94,7 @@ def layernorm_rows(mods, args):
         for warps in (int(n) for n in args.layernorm_warps.split(",")):
             launches = {side: (lambda fn=m["layernorm"].layer_norm_fwd_kernel, warps=warps:
                                fn[(rows, )](x, y, w, b, mean, rstd, x.stride(0), cols, 1e-5, BLOCK_SIZE=block,
-                                            num_warps=warps))
+                                            ONE_PASS=block >= cols, num_warps=warps))
                         for side, m in mods.items()}
             yield shape, "layernorm", "rows", warps, "-", 2 * x.numel() * 2, y, launches, check
 
