@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -136,17 +137,19 @@ int32_t vectorWidth(const LinearLayout& offsets) {
   return offsets.getNumConsecutiveInOut(layout::kRegister, layout::kOffset);
 }
 
-// `ldmatrix` is null for element sizes ldmatrix cannot load.
-Scored score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst, int elemBytes,
-             const layout::LdmatrixPlanner* ldmatrix) {
+// `ldmatrix` is null for element sizes ldmatrix cannot load. Nothing when the stores alone take more
+// wavefronts than `bound` (the best candidate so far): such a candidate cannot win.
+std::optional<Scored> score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst,
+                            int elemBytes, const layout::LdmatrixPlanner* ldmatrix, int64_t bound) {
   Scored s;
-  s.plan.shared = shared;
-  s.plan.storeOffsets = layout::sharedOffsets(src, shared);
-  s.plan.loadOffsets = layout::sharedOffsets(dst, shared);
   const int32_t maxVec = std::max(1, 16 / elemBytes);
+  s.plan.storeOffsets = layout::sharedOffsets(src, shared);
   s.plan.storeVec = std::min(maxVec, vectorWidth(s.plan.storeOffsets));
-  s.plan.loadVec = std::min(maxVec, vectorWidth(s.plan.loadOffsets));
   int64_t store = sharedWavefronts(s.plan.storeOffsets, s.plan.storeVec, elemBytes);
+  if (store > bound) return std::nullopt;
+  s.plan.shared = shared;
+  s.plan.loadOffsets = layout::sharedOffsets(dst, shared);
+  s.plan.loadVec = std::min(maxVec, vectorWidth(s.plan.loadOffsets));
   int64_t load = sharedWavefronts(s.plan.loadOffsets, s.plan.loadVec, elemBytes);
   int64_t loadInstructions = numRegisters(dst) / s.plan.loadVec;
   if (ldmatrix) {
@@ -294,10 +297,11 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
     auto [same, end] = seen.equal_range(h);
     if (std::any_of(same, end, [&](const auto& e) { return *e.second == c; })) continue;
     seen.emplace(h, &c);
-    Scored s = score(c, srcUnique, dstUnique, elemBytes, ldmatrix ? &*ldmatrix : nullptr);
-    if (!have || s.plan.wavefronts < best.plan.wavefronts ||
-        (s.plan.wavefronts == best.plan.wavefronts && s.instructions < best.instructions)) {
-      best = std::move(s);
+    std::optional<Scored> s = score(c, srcUnique, dstUnique, elemBytes, ldmatrix ? &*ldmatrix : nullptr,
+                                    have ? best.plan.wavefronts : INT64_MAX);
+    if (s && (!have || s->plan.wavefronts < best.plan.wavefronts ||
+              (s->plan.wavefronts == best.plan.wavefronts && s->instructions < best.instructions))) {
+      best = std::move(*s);
       have = true;
     }
   }
