@@ -32,8 +32,10 @@ std::string shapeText(const std::vector<int64_t>& s) {
   return out + "]";
 }
 
-void require(bool ok, const Op& op, const std::string& msg) {
-  if (!ok) verifyFail(op, msg);
+// The message is built only when the check fails: types print their layouts, long and costly.
+template <class Message>
+void require(bool ok, const Op& op, Message&& message) {
+  if (!ok) verifyFail(op, std::string(message()));
 }
 
 void stringIn(const Op& op, std::string_view attr, std::initializer_list<std::string_view> allowed,
@@ -52,10 +54,11 @@ void elementwise(const Op& op, bool intsOnly, bool floatsOnly) {
   const Type& t = op.result()->type;
   for (const Value* v : op.operands)
     require(v->type == t, op,
-            "needs operands and result of one type, got " + typeList(typesOf(op.operands)) + " -> " + t.str());
-  require(!t.isPtr(), op, "does not take pointers (use ptr_add), got " + t.str());
-  require(!intsOnly || t.isInt(), op, "takes integers or i1, got " + t.str());
-  require(!floatsOnly || t.isFloat(), op, "takes floats, got " + t.str());
+            [&] { return "needs operands and result of one type, got " + typeList(typesOf(op.operands)) + " -> " +
+                         t.str(); });
+  require(!t.isPtr(), op, [&] { return "does not take pointers (use ptr_add), got " + t.str(); });
+  require(!intsOnly || t.isInt(), op, [&] { return "takes integers or i1, got " + t.str(); });
+  require(!floatsOnly || t.isFloat(), op, [&] { return "takes floats, got " + t.str(); });
 }
 
 // `region` of `op` ends with `term`, which passes values of types `want` (after the condition of
@@ -84,51 +87,61 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
   switch (op.opcode) {
     case Opcode::Constant: {
       const AttrValue& v = *op.findAttr("value");
-      require(!R().isPtr(), op, "cannot produce a pointer");
-      if (R().isFloat()) require(std::holds_alternative<double>(v), op, "of type " + R().str() + " needs a float value (such as 1.0)");
-      if (R().isInt()) require(std::holds_alternative<int64_t>(v), op, "of type " + R().str() + " needs an integer value");
+      require(!R().isPtr(), op, [&] { return "cannot produce a pointer"; });
+      if (R().isFloat()) require(std::holds_alternative<double>(v), op,
+                                 [&] { return "of type " + R().str() + " needs a float value (such as 1.0)"; });
+      if (R().isInt()) require(std::holds_alternative<int64_t>(v), op,
+                               [&] { return "of type " + R().str() + " needs an integer value"; });
       return;
     }
     case Opcode::ProgramId:
     case Opcode::NumPrograms: {
-      require(R() == Type::scalar(Scalar::I32), op, "produces an i32 scalar, got " + R().str());
+      require(R() == Type::scalar(Scalar::I32), op, [&] { return "produces an i32 scalar, got " + R().str(); });
       int64_t axis = op.intAttr("axis");
-      require(axis >= 0 && axis <= 2, op, "axis must be 0, 1 or 2, got " + std::to_string(axis));
+      require(axis >= 0 && axis <= 2, op, [&] { return "axis must be 0, 1 or 2, got " + std::to_string(axis); });
       return;
     }
     case Opcode::Arange: {
       int64_t start = op.intAttr("start"), end = op.intAttr("end");
       require(start >= INT32_MIN && end <= int64_t(INT32_MAX) + 1 && end > start, op,
-              "needs start < end within i32, got start " + std::to_string(start) + ", end " + std::to_string(end));
+              [&] {
+                return "needs start < end within i32, got start " + std::to_string(start) + ", end " +
+                       std::to_string(end);
+              });
       int64_t n = end - start;
-      require((n & (n - 1)) == 0, op, "length end - start must be a power of two, got " + std::to_string(n));
+      require((n & (n - 1)) == 0, op,
+              [&] { return "length end - start must be a power of two, got " + std::to_string(n); });
       require(R().withoutLayout() == Type::tensor({n}, Scalar::I32), op,
-              "produces tensor<" + std::to_string(n) + "xi32>, got " + R().str());
+              [&] { return "produces tensor<" + std::to_string(n) + "xi32>, got " + R().str(); });
       return;
     }
     case Opcode::Splat:
-      require(!T(0).isTensor(), op, "takes a scalar, got " + T(0).str());
-      require(R().isTensor() && R().element() == T(0), op, "of " + T(0).str() + " cannot produce " + R().str());
+      require(!T(0).isTensor(), op, [&] { return "takes a scalar, got " + T(0).str(); });
+      require(R().isTensor() && R().element() == T(0), op,
+              [&] { return "of " + T(0).str() + " cannot produce " + R().str(); });
       return;
     case Opcode::Broadcast: {
       const Type& a = T(0);
       bool ok = a.isTensor() && a.rank() == R().rank() && a.element() == R().element();
       for (int i = 0; ok && i < a.rank(); ++i) ok = a.shape[size_t(i)] == R().shape[size_t(i)] || a.shape[size_t(i)] == 1;
-      require(ok, op, "cannot broadcast " + a.str() + " to " + R().str() + " (same rank; each dim equal or 1)");
+      require(ok, op,
+              [&] { return "cannot broadcast " + a.str() + " to " + R().str() + " (same rank; each dim equal or 1)"; });
       return;
     }
     case Opcode::ExpandDims: {
       int64_t axis = op.intAttr("axis");
-      require(axis >= 0 && axis <= T(0).rank(), op, "axis " + std::to_string(axis) + " out of range for " + T(0).str());
+      require(axis >= 0 && axis <= T(0).rank(), op,
+              [&] { return "axis " + std::to_string(axis) + " out of range for " + T(0).str(); });
       std::vector<int64_t> s = T(0).shape;
       s.insert(s.begin() + axis, 1);
-      require(R().withoutLayout() == T(0).withShape(s), op, "of " + T(0).str() + " at axis " + std::to_string(axis) + " produces " +
-                                                T(0).withShape(s).str() + ", got " + R().str());
+      require(R().withoutLayout() == T(0).withShape(s), op,
+              [&] { return "of " + T(0).str() + " at axis " + std::to_string(axis) + " produces " +
+                           T(0).withShape(s).str() + ", got " + R().str(); });
       return;
     }
     case Opcode::Reshape:
       require(R().element() == T(0).element() && R().numel() == T(0).numel(), op,
-              "cannot reshape " + T(0).str() + " to " + R().str() + " (same element type and count)");
+              [&] { return "cannot reshape " + T(0).str() + " to " + R().str() + " (same element type and count)"; });
       return;
     case Opcode::Permute: {
       const auto& order = op.listAttr("order");
@@ -136,21 +149,25 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       std::sort(sorted.begin(), sorted.end());
       bool perm = int(order.size()) == T(0).rank();
       for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == int64_t(i);
-      require(perm, op, "order " + shapeText(order) + " is not a permutation of the dims of " + T(0).str());
+      require(perm, op,
+              [&] { return "order " + shapeText(order) + " is not a permutation of the dims of " + T(0).str(); });
       std::vector<int64_t> s;
       for (int64_t o : order) s.push_back(T(0).shape[size_t(o)]);
-      require(R().withoutLayout() == T(0).withShape(s), op, "of " + T(0).str() + " by " + shapeText(order) + " produces " +
-                                                T(0).withShape(s).str() + ", got " + R().str());
+      require(R().withoutLayout() == T(0).withShape(s), op,
+              [&] { return "of " + T(0).str() + " by " + shapeText(order) + " produces " +
+                           T(0).withShape(s).str() + ", got " + R().str(); });
       return;
     }
     case Opcode::Cast:
-      require(T(0).shape == R().shape, op, "cannot change the shape: " + T(0).str() + " -> " + R().str());
-      require(!T(0).isPtr() && !R().isPtr(), op, "does not convert pointers (use bitcast): " + T(0).str() + " -> " + R().str());
+      require(T(0).shape == R().shape, op,
+              [&] { return "cannot change the shape: " + T(0).str() + " -> " + R().str(); });
+      require(!T(0).isPtr() && !R().isPtr(), op,
+              [&] { return "does not convert pointers (use bitcast): " + T(0).str() + " -> " + R().str(); });
       stringIn(op, "rounding", {"rtne", "rtz"}, true);
       return;
     case Opcode::Bitcast:
       require(T(0).shape == R().shape && bitWidth(T(0).elem) == bitWidth(R().elem), op,
-              "needs the same shape and bit width: " + T(0).str() + " -> " + R().str());
+              [&] { return "needs the same shape and bit width: " + T(0).str() + " -> " + R().str(); });
       return;
 
     case Opcode::Div:
@@ -159,7 +176,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::Min:
     case Opcode::Max:
       require(op.intAttrOr("propagate_nan", 0) == 0 || op.intAttrOr("propagate_nan", 0) == 1, op,
-              "propagate_nan must be 0 or 1");
+              [&] { return "propagate_nan must be 0 or 1"; });
       return elementwise(op, false, false);
     case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Rem: case Opcode::Neg: case Opcode::Abs:
       return elementwise(op, false, false);
@@ -174,39 +191,45 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       return elementwise(op, false, true);
 
     case Opcode::Cmp:
-      require(T(0) == T(1), op, "needs operands of one type, got " + typeList(typesOf(op.operands)));
-      require(R() == T(0).withElem(Scalar::I1), op, "of " + T(0).str() + " produces " + T(0).withElem(Scalar::I1).str() +
-                                                        ", got " + R().str());
+      require(T(0) == T(1), op, [&] { return "needs operands of one type, got " + typeList(typesOf(op.operands)); });
+      require(R() == T(0).withElem(Scalar::I1), op,
+              [&] { return "of " + T(0).str() + " produces " + T(0).withElem(Scalar::I1).str() +
+                           ", got " + R().str(); });
       stringIn(op, "pred", {"eq", "ne", "lt", "le", "gt", "ge"});
       return;
     case Opcode::Select:
       require(T(0).isBool() && (T(0).shape == R().shape || !T(0).isTensor()), op,
-              "condition must be i1 of the result's shape (or a scalar i1), got " + T(0).str());
-      require(T(1) == R() && T(2) == R(), op, "needs both values of the result type, got " +
-                                                  typeList(typesOf(op.operands, 1)) + " -> " + R().str());
+              [&] { return "condition must be i1 of the result's shape (or a scalar i1), got " + T(0).str(); });
+      require(T(1) == R() && T(2) == R(), op, [&] { return "needs both values of the result type, got " +
+                                                           typeList(typesOf(op.operands, 1)) + " -> " + R().str(); });
       return;
 
     case Opcode::PtrAdd:
-      require(T(0).isPtr(), op, "takes a pointer first, got " + T(0).str());
+      require(T(0).isPtr(), op, [&] { return "takes a pointer first, got " + T(0).str(); });
       require(T(1).isInt() && T(1).shape == T(0).shape, op,
-              "needs an integer offset of the pointer's shape, got " + T(1).str());
-      require(R() == T(0), op, "produces the pointer type " + T(0).str() + ", got " + R().str());
+              [&] { return "needs an integer offset of the pointer's shape, got " + T(1).str(); });
+      require(R() == T(0), op, [&] { return "produces the pointer type " + T(0).str() + ", got " + R().str(); });
       return;
     case Opcode::Load: {
-      require(T(0).isPtr(), op, "takes a pointer, got " + T(0).str());
+      require(T(0).isPtr(), op, [&] { return "takes a pointer, got " + T(0).str(); });
       Type want = T(0).withElem(T(0).pointee);
-      require(R() == want, op, "through " + T(0).str() + " produces " + want.str() + ", got " + R().str());
+      require(R() == want, op,
+              [&] { return "through " + T(0).str() + " produces " + want.str() + ", got " + R().str(); });
       if (op.numOperands() > 1)
-        require(T(1) == T(0).withElem(Scalar::I1), op, "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(1).str());
-      if (op.numOperands() > 2) require(T(2) == R(), op, "other must be " + R().str() + ", got " + T(2).str());
+        require(T(1) == T(0).withElem(Scalar::I1), op,
+                [&] { return "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(1).str(); });
+      if (op.numOperands() > 2) require(T(2) == R(), op,
+                                        [&] { return "other must be " + R().str() + ", got " + T(2).str(); });
       return;
     }
     case Opcode::Store: {
-      require(T(0).isPtr(), op, "takes a pointer, got " + T(0).str());
+      require(T(0).isPtr(), op, [&] { return "takes a pointer, got " + T(0).str(); });
       Type want = T(0).withElem(T(0).pointee);
-      require(T(1) == want, op, "through " + T(0).str() + " needs a value of type " + want.str() + ", got " + T(1).str());
+      require(T(1) == want, op,
+              [&] { return "through " + T(0).str() + " needs a value of type " + want.str() + ", got " + T(1).str(); });
       if (op.numOperands() > 2)
-        require(T(2) == T(0).withElem(Scalar::I1), op, "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(2).str());
+        require(T(2) == T(0).withElem(Scalar::I1), op,
+                [&] { return "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(2).str(); });
       return;
     }
 
@@ -214,18 +237,21 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       stringIn(op, "kind", {"sum", "max", "min", "argmax", "argmin"});
       const std::string& kind = op.strAttr("kind");
       int64_t axis = op.intAttr("axis");
-      require(T(0).isTensor() && !T(0).isPtr(), op, "takes a non-pointer tensor, got " + T(0).str());
-      require(axis >= 0 && axis < T(0).rank(), op, "axis " + std::to_string(axis) + " out of range for " + T(0).str());
+      require(T(0).isTensor() && !T(0).isPtr(), op, [&] { return "takes a non-pointer tensor, got " + T(0).str(); });
+      require(axis >= 0 && axis < T(0).rank(), op,
+              [&] { return "axis " + std::to_string(axis) + " out of range for " + T(0).str(); });
       std::vector<int64_t> s = T(0).shape;
       s.erase(s.begin() + axis);
-      require(R().shape == s, op, "of " + T(0).str() + " along axis " + std::to_string(axis) + " has shape " +
-                                      shapeText(s) + ", got " + R().str());
+      require(R().shape == s, op,
+              [&] { return "of " + T(0).str() + " along axis " + std::to_string(axis) + " has shape " +
+                           shapeText(s) + ", got " + R().str(); });
       if (kind == "argmax" || kind == "argmin")
-        require(R().elem == Scalar::I32, op, kind + " produces i32 indices, got " + R().str());
+        require(R().elem == Scalar::I32, op, [&] { return kind + " produces i32 indices, got " + R().str(); });
       else if (kind != "sum")  // sum may accumulate in a wider type
-        require(R().elem == T(0).elem, op, kind + " keeps the element type " + T(0).element().str() + ", got " + R().str());
+        require(R().elem == T(0).elem, op,
+                [&] { return kind + " keeps the element type " + T(0).element().str() + ", got " + R().str(); });
       else
-        require(!R().isPtr(), op, "sum cannot produce pointers");
+        require(!R().isPtr(), op, [&] { return "sum cannot produce pointers"; });
       return;
     }
     case Opcode::Dot: {
@@ -237,56 +263,68 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
         ok = a.shape[k] == b.shape[m] && acc.shape[m] == a.shape[m] && acc.shape[k] == b.shape[k] &&
              (r == 2 || (a.shape[0] == b.shape[0] && acc.shape[0] == a.shape[0]));
       }
-      require(ok, op, "needs a[M,K], b[K,N], acc[M,N] (or batched [B,...]), got " + typeList(typesOf(op.operands)));
+      require(ok, op,
+              [&] {
+                return "needs a[M,K], b[K,N], acc[M,N] (or batched [B,...]), got " + typeList(typesOf(op.operands));
+              });
       require(a.elem == b.elem && !a.isPtr() && !acc.isPtr(), op,
-              "needs a and b of one non-pointer element type, got " + typeList(typesOf(op.operands)));
-      require(R() == acc, op, "produces the accumulator type " + acc.str() + ", got " + R().str());
+              [&] { return "needs a and b of one non-pointer element type, got " + typeList(typesOf(op.operands)); });
+      require(R() == acc, op, [&] { return "produces the accumulator type " + acc.str() + ", got " + R().str(); });
       stringIn(op, "input_precision", {"tf32", "tf32x3", "ieee"}, true);
       return;
     }
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous: {
-      require(R() == T(0), op, "is an identity: result must be " + T(0).str() + ", got " + R().str());
+      require(R() == T(0), op, [&] { return "is an identity: result must be " + T(0).str() + ", got " + R().str(); });
       size_t want = size_t(std::max(1, T(0).rank()));
-      require(op.listAttr("values").size() == want, op, "values needs " + std::to_string(want) + " entries for " + T(0).str());
+      require(op.listAttr("values").size() == want, op,
+              [&] { return "values needs " + std::to_string(want) + " entries for " + T(0).str(); });
       return;
     }
 
     case Opcode::ConvertLayout:
       require(R().isTensor() && R().sameShapeAndElement(T(0)), op,
-              "keeps shape and element type: result must be " + T(0).withoutLayout().str() + " with a layout, got " +
-                  R().str());
+              [&] {
+                return "keeps shape and element type: result must be " + T(0).withoutLayout().str() +
+                       " with a layout, got " + R().str();
+              });
       return;
 
     case Opcode::For: {
       const Type& lb = T(0);
-      require(!lb.isTensor() && lb.isInt() && !lb.isBool(), op, "bounds must be scalar integers, got " + lb.str());
-      require(T(1) == lb && T(2) == lb, op, "lower bound, upper bound and step need one type, got " +
-                                                typeList({T(0), T(1), T(2)}));
+      require(!lb.isTensor() && lb.isInt() && !lb.isBool(), op,
+              [&] { return "bounds must be scalar integers, got " + lb.str(); });
+      require(T(1) == lb && T(2) == lb, op, [&] { return "lower bound, upper bound and step need one type, got " +
+                                                         typeList({T(0), T(1), T(2)}); });
       std::vector<Type> inits = typesOf(op.operands, 3);
       std::vector<Type> results;
       for (const auto& r : op.results) results.push_back(r->type);
-      require(results == inits, op, "results " + typeList(results) + " must match the initial values " + typeList(inits));
+      require(results == inits, op,
+              [&] { return "results " + typeList(results) + " must match the initial values " + typeList(inits); });
       std::vector<Type> args = inits;
       args.insert(args.begin(), lb);
-      require(argTypes(op.region(0)) == args, op, "body arguments must be (induction variable, iteration values) " +
-                                                      typeList(args) + ", got " + typeList(argTypes(op.region(0))));
+      require(argTypes(op.region(0)) == args, op,
+              [&] { return "body arguments must be (induction variable, iteration values) " +
+                           typeList(args) + ", got " + typeList(argTypes(op.region(0))); });
       terminatedBy(op, op.region(0), Opcode::Yield, inits, "the body");
       return;
     }
     case Opcode::If: {
-      require(isScalarBool(T(0)), op, "condition must be a scalar i1, got " + T(0).str());
+      require(isScalarBool(T(0)), op, [&] { return "condition must be a scalar i1, got " + T(0).str(); });
       std::vector<Type> results;
       for (const auto& r : op.results) results.push_back(r->type);
-      require(op.region(0).args.empty() && op.region(1).args.empty(), op, "regions take no arguments");
+      require(op.region(0).args.empty() && op.region(1).args.empty(), op, [&] { return "regions take no arguments"; });
       terminatedBy(op, op.region(0), Opcode::Yield, results, "the then region");
       terminatedBy(op, op.region(1), Opcode::Yield, results, "the else region");
       return;
     }
     case Opcode::While: {
       std::vector<Type> inits = typesOf(op.operands);
-      require(argTypes(op.region(0)) == inits, op, "before region arguments must match the initial values " +
-                                                       typeList(inits) + ", got " + typeList(argTypes(op.region(0))));
+      require(argTypes(op.region(0)) == inits, op,
+              [&] {
+                return "before region arguments must match the initial values " + typeList(inits) + ", got " +
+                       typeList(argTypes(op.region(0)));
+              });
       const Op* cond = op.region(0).terminator();
       if (!cond || cond->opcode != Opcode::Condition) verifyFail(op, "the before region must end with 'condition'");
       if (cond->operands.empty() || !cond->operands[0]) verifyFail(*cond, "needs a condition operand");
@@ -297,10 +335,12 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       }
       std::vector<Type> results;
       for (const auto& r : op.results) results.push_back(r->type);
-      require(results == vals, op, "results " + typeList(results) + " must match the values passed by 'condition' " +
-                                       typeList(vals));
-      require(argTypes(op.region(1)) == vals, op, "after region arguments must match the values passed by 'condition' " +
-                                                      typeList(vals) + ", got " + typeList(argTypes(op.region(1))));
+      require(results == vals, op,
+              [&] { return "results " + typeList(results) + " must match the values passed by 'condition' " +
+                           typeList(vals); });
+      require(argTypes(op.region(1)) == vals, op,
+              [&] { return "after region arguments must match the values passed by 'condition' " +
+                           typeList(vals) + ", got " + typeList(argTypes(op.region(1))); });
       terminatedBy(op, op.region(1), Opcode::Yield, inits, "the after region");
       return;
     }
@@ -308,23 +348,24 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       bool ok = parentOp && (parentOp->opcode == Opcode::For || parentOp->opcode == Opcode::If ||
                              (parentOp->opcode == Opcode::While && parentOp->regions.size() == 2 &&
                               &parentOp->region(1) == &parent));
-      require(ok, op, "must end the body of 'for', a region of 'if', or the after region of 'while'");
-      require(last, op, "must be the last op of its region");
+      require(ok, op, [&] { return "must end the body of 'for', a region of 'if', or the after region of 'while'"; });
+      require(last, op, [&] { return "must be the last op of its region"; });
       return;
     }
     case Opcode::Condition:
       require(parentOp && parentOp->opcode == Opcode::While && !parentOp->regions.empty() &&
                   &parentOp->region(0) == &parent,
-              op, "must end the before region of 'while'");
-      require(last, op, "must be the last op of its region");
-      require(isScalarBool(T(0)), op, "condition must be a scalar i1, got " + T(0).str());
+              op, [&] { return "must end the before region of 'while'"; });
+      require(last, op, [&] { return "must be the last op of its region"; });
+      require(isScalarBool(T(0)), op, [&] { return "condition must be a scalar i1, got " + T(0).str(); });
       return;
     case Opcode::Return:
-      require(!parentOp && parent.parentFunc, op, "must be the last op of the function body, not inside a region");
-      require(last, op, "must be the last op of the function body");
+      require(!parentOp && parent.parentFunc, op,
+              [&] { return "must be the last op of the function body, not inside a region"; });
+      require(last, op, [&] { return "must be the last op of the function body"; });
       return;
     case Opcode::Assert:
-      require(T(0).isBool(), op, "condition must be i1, got " + T(0).str());
+      require(T(0).isBool(), op, [&] { return "condition must be i1, got " + T(0).str(); });
       return;
   }
   verifyFail(op, "has an opcode outside ops.def");
