@@ -7,9 +7,9 @@
 // the interpreter runs the same fused ops as the GPU and both round alike. A mul with other uses stays
 // (fusing it would compute the product twice).
 //   reduce(sum, mul(a, b))                -> the reduce gets contract = 1
-// lets the GPU fuse products into the first adds of its in-thread tree, as Triton's LLVM does: a float
-// sum already rounds in the GPU's tree order, not the interpreter's (docs/semantics.md), so the
-// interpreter keeps its own order and the mul.
+// lets the GPU add each thread's products through a chain of fmas, as Triton's LLVM does: a float sum
+// already rounds in the GPU's order, not the interpreter's (docs/semantics.md), so the interpreter
+// keeps its own order and the mul.
 #include <memory>
 #include <unordered_map>
 #include <vector>
