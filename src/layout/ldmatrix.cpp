@@ -82,6 +82,12 @@ LdmatrixPlanner::LdmatrixPlanner(int elemBits) : elemBits_(elemBits) {
   }
 }
 
+const LdmatrixPlanner& LdmatrixPlanner::of(int elemBits) {
+  checkArgs(1, elemBits);
+  static const LdmatrixPlanner p8(8), p16(16), p32(32);  // const after construction: shared by threads
+  return elemBits == 8 ? p8 : elemBits == 16 ? p16 : p32;
+}
+
 std::optional<LdmatrixPlan> LdmatrixPlanner::plan(const LinearLayout& offsets) const {
   // offsets has the register layout's in dims: (register, lane, warp) -> offset.
   if (!offsets.hasInDim(kRegister) || !offsets.hasInDim(kLane) || offsets.getInDimSize(kLane) != 32)

@@ -42,6 +42,8 @@ std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearL
 class LdmatrixPlanner {
  public:
   explicit LdmatrixPlanner(int elemBits);
+  // The planner of 8-, 16- or 32-bit elements, built once per process (its tiles are constants).
+  static const LdmatrixPlanner& of(int elemBits);
   std::optional<LdmatrixPlan> plan(const LinearLayout& offsets) const;
 
  private:

@@ -138,7 +138,8 @@ int32_t vectorWidth(const LinearLayout& offsets) {
 }
 
 // `ldmatrix` is null for element sizes ldmatrix cannot load. Nothing when the stores alone take more
-// wavefronts than `bound` (the best candidate so far): such a candidate cannot win.
+// wavefronts than `bound` (the best candidate so far): such a candidate cannot win. The plan's `shared`
+// stays empty (the caller copies the winner's).
 std::optional<Scored> score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst,
                             int elemBytes, const layout::LdmatrixPlanner* ldmatrix, int64_t bound) {
   Scored s;
@@ -147,7 +148,6 @@ std::optional<Scored> score(const LinearLayout& shared, const LinearLayout& src,
   s.plan.storeVec = std::min(maxVec, vectorWidth(s.plan.storeOffsets));
   int64_t store = sharedWavefronts(s.plan.storeOffsets, s.plan.storeVec, elemBytes);
   if (store > bound) return std::nullopt;
-  s.plan.shared = shared;
   s.plan.loadOffsets = layout::sharedOffsets(dst, shared);
   s.plan.loadVec = std::min(maxVec, vectorWidth(s.plan.loadOffsets));
   int64_t load = sharedWavefronts(s.plan.loadOffsets, s.plan.loadVec, elemBytes);
@@ -288,23 +288,26 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
   }
   // Some swizzles coincide (a phase longer than the rows): the first of equal candidates wins anyway.
   std::unordered_multimap<size_t, const LinearLayout*> seen;  // by hash
-  std::optional<layout::LdmatrixPlanner> ldmatrix;
-  if (elemBytes == 2 || elemBytes == 4) ldmatrix.emplace(elemBytes * 8);
+  const layout::LdmatrixPlanner* ldmatrix =
+      elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
   Scored best;
+  const LinearLayout* bestShared = nullptr;
   bool have = false;
   for (const LinearLayout& c : candidates) {
     const size_t h = c.hash();
     auto [same, end] = seen.equal_range(h);
     if (std::any_of(same, end, [&](const auto& e) { return *e.second == c; })) continue;
     seen.emplace(h, &c);
-    std::optional<Scored> s = score(c, srcUnique, dstUnique, elemBytes, ldmatrix ? &*ldmatrix : nullptr,
-                                    have ? best.plan.wavefronts : INT64_MAX);
+    std::optional<Scored> s =
+        score(c, srcUnique, dstUnique, elemBytes, ldmatrix, have ? best.plan.wavefronts : INT64_MAX);
     if (s && (!have || s->plan.wavefronts < best.plan.wavefronts ||
               (s->plan.wavefronts == best.plan.wavefronts && s->instructions < best.instructions))) {
       best = std::move(*s);
+      bestShared = &c;
       have = true;
     }
   }
+  best.plan.shared = *bestShared;  // copied for the winner only
   return best.plan;
 }
 
