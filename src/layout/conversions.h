@@ -2,6 +2,7 @@
 // its accesses can be, which bits a reduction runs over, and whether a conversion moves data between
 // threads or warps at all. All answers come from the generic algebra of linear_layout.h.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,11 @@ namespace kiln::layout {
 // (register, lane, warp) -> offset: the shared-memory offset (in elements) of every element a thread
 // holds, for a register layout and a shared layout over the same tile (regs.invertAndCompose(shared)).
 LinearLayout sharedOffsets(const LinearLayout& regs, const LinearLayout& shared);
+
+// sharedOffsets(regs, shared) as plain numbers, for a shared layout with one in dim (the offset): for
+// each in dim of `regs` (in order), the offset each of its bits reaches. The same values as the bases of
+// the layout, without building it (planScratch scores many candidate tiles).
+std::vector<std::vector<int64_t>> sharedOffsetBits(const LinearLayout& regs, const LinearLayout& shared);
 
 // The largest number of consecutive registers that land on consecutive, aligned shared offsets in the
 // same order: the widest ld/st.shared vector (in elements; cap it at 16 bytes yourself). Duplicated

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -38,17 +39,14 @@ int64_t phaseWavefronts(const std::array<int64_t, 32>& laneOffset, int64_t ro, i
   return worst;
 }
 
-}  // namespace
-
-int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes, int lanes) {
-  int32_t numRegs = offsets.hasInDim(layout::kRegister) ? offsets.getInDimSize(layout::kRegister) : 1;
+// sharedWavefronts over the offsets of the register bits and the lane bits.
+int64_t wavefronts(std::span<const int64_t> regBits, std::span<const int64_t> laneBits, int32_t vec, int elemBytes,
+                   int lanes) {
+  const int32_t numRegs = int32_t(1) << regBits.size();
   std::array<int64_t, 32> laneOffset{};
-  if (offsets.hasInDim(layout::kLane)) {
-    const std::vector<layout::Basis>& bases = offsets.ins()[size_t(offsets.inDimIndex(layout::kLane))].bases;
-    for (int32_t l = 0; l < 32; ++l)
-      for (size_t b = 0; b < bases.size() && b < 5; ++b)
-        if (l >> b & 1) laneOffset[size_t(l)] ^= bases[b][0];
-  }
+  for (int32_t l = 0; l < 32; ++l)
+    for (size_t b = 0; b < laneBits.size() && b < 5; ++b)
+      if (l >> b & 1) laneOffset[size_t(l)] ^= laneBits[b];
   const int64_t accessBytes = int64_t(vec) * elemBytes;
   const int lanesPerPhase = accessBytes <= 4 ? 32 : int(128 / accessBytes);
   // Lane p0 + i of a phase (p0 a multiple of lanesPerPhase) accesses t ^ laneOffset[i], t = ro ^
@@ -63,11 +61,8 @@ int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes
   int64_t alignedPhase = -1;  // the wavefronts of an aligned phase, once counted
   // registerOffset[c] = registerPart(offsets, c, 0), each from one with its lowest set bit cleared.
   std::vector<int64_t> registerOffset(size_t(numRegs), 0);
-  if (offsets.hasInDim(layout::kRegister)) {
-    const std::vector<layout::Basis>& bases = offsets.ins()[size_t(offsets.inDimIndex(layout::kRegister))].bases;
-    for (int32_t c = 1; c < numRegs; ++c)
-      registerOffset[size_t(c)] = registerOffset[size_t(c & (c - 1))] ^ bases[size_t(std::countr_zero(uint32_t(c)))][0];
-  }
+  for (int32_t c = 1; c < numRegs; ++c)
+    registerOffset[size_t(c)] = registerOffset[size_t(c & (c - 1))] ^ regBits[size_t(std::countr_zero(uint32_t(c)))];
   int64_t total = 0;
   std::vector<int64_t> words;
   for (int32_t c = 0; c < numRegs; c += vec) {
@@ -84,6 +79,18 @@ int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes
     }
   }
   return total;
+}
+
+}  // namespace
+
+int64_t sharedWavefronts(const LinearLayout& offsets, int32_t vec, int elemBytes, int lanes) {
+  auto bits = [&](std::string_view dim) {
+    std::vector<int64_t> out;
+    if (offsets.hasInDim(dim))
+      for (const layout::Basis& b : offsets.ins()[size_t(offsets.inDimIndex(dim))].bases) out.push_back(b[0]);
+    return out;
+  };
+  return wavefronts(bits(layout::kRegister), bits(layout::kLane), vec, elemBytes, lanes);
 }
 
 namespace {
@@ -130,30 +137,70 @@ LinearLayout divideOuts(const LinearLayout& l, int32_t d) {
 
 int32_t numRegisters(const LinearLayout& l) { return l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1; }
 
-// The widest ld/st.shared vector of the accesses `offsets` describes: sharedVectorWidth without
-// computing the offsets again.
-int32_t vectorWidth(const LinearLayout& offsets) {
-  if (!offsets.hasInDim(layout::kRegister) || !offsets.hasOutDim(layout::kOffset)) return 1;
-  return offsets.getNumConsecutiveInOut(layout::kRegister, layout::kOffset);
-}
+// sharedOffsets(regs, shared) as numbers (layout::sharedOffsetBits): the offset each in bit of `regs`
+// reaches, per in dim, and which dims are the registers and the lanes.
+struct AccessBits {
+  std::vector<std::vector<int64_t>> dims;
+  int reg = -1, lane = -1;
+
+  AccessBits(const LinearLayout& regs, const LinearLayout& shared) : dims(layout::sharedOffsetBits(regs, shared)) {
+    for (size_t i = 0; i < regs.ins().size(); ++i) {
+      if (regs.ins()[i].name == layout::kRegister) reg = int(i);
+      if (regs.ins()[i].name == layout::kLane) lane = int(i);
+    }
+  }
+  std::span<const int64_t> of(int i) const { return i < 0 ? std::span<const int64_t>() : dims[size_t(i)]; }
+
+  // The widest ld/st.shared vector (getNumConsecutiveInOut of the offsets layout): the register bits
+  // stepping 1, 2, 4, ... while every other bit leaves the vector's low offset bits alone.
+  int32_t vectorWidth() const {
+    std::span<const int64_t> r = of(reg);
+    int k = 0;
+    while (k < int(r.size()) && r[size_t(k)] == int64_t(1) << k) ++k;
+    for (; k > 0; --k) {
+      const int64_t low = (int64_t(1) << k) - 1;
+      bool aligned = true;
+      for (size_t i = 0; i < dims.size() && aligned; ++i)
+        for (size_t b = int(i) == reg ? size_t(k) : 0; b < dims[i].size() && aligned; ++b) aligned = !(dims[i][b] & low);
+      if (aligned) break;
+    }
+    return int32_t(1) << k;
+  }
+
+  int64_t wavefronts(int32_t vec, int elemBytes) const {
+    return lower::wavefronts(of(reg), of(lane), vec, elemBytes, 32);
+  }
+
+  // The offsets as the layout sharedOffsets builds: in dims of `regs`, one out dim, shared's in dim.
+  LinearLayout layout(const LinearLayout& regs, const LinearLayout& shared) const {
+    std::vector<layout::InDim> ins;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      layout::InDim d{regs.ins()[i].name, {}};
+      for (int64_t o : dims[i]) d.bases.push_back({int32_t(o)});
+      ins.push_back(std::move(d));
+    }
+    const layout::InDim& offset = shared.ins().at(0);
+    return LinearLayout(std::move(ins), {{offset.name, offset.size()}});
+  }
+};
 
 // `ldmatrix` is null for element sizes ldmatrix cannot load. Nothing when the stores alone take more
-// wavefronts than `bound` (the best candidate so far): such a candidate cannot win. The plan's `shared`
-// stays empty (the caller copies the winner's).
+// wavefronts than `bound` (the best candidate so far): such a candidate cannot win. The plan's layouts
+// stay empty (the caller builds the winner's).
 std::optional<Scored> score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst,
                             int elemBytes, const layout::LdmatrixPlanner* ldmatrix, int64_t bound) {
   Scored s;
   const int32_t maxVec = std::max(1, 16 / elemBytes);
-  s.plan.storeOffsets = layout::sharedOffsets(src, shared);
-  s.plan.storeVec = std::min(maxVec, vectorWidth(s.plan.storeOffsets));
-  int64_t store = sharedWavefronts(s.plan.storeOffsets, s.plan.storeVec, elemBytes);
+  AccessBits stores(src, shared);
+  s.plan.storeVec = std::min(maxVec, stores.vectorWidth());
+  int64_t store = stores.wavefronts(s.plan.storeVec, elemBytes);
   if (store > bound) return std::nullopt;
-  s.plan.loadOffsets = layout::sharedOffsets(dst, shared);
-  s.plan.loadVec = std::min(maxVec, vectorWidth(s.plan.loadOffsets));
-  int64_t load = sharedWavefronts(s.plan.loadOffsets, s.plan.loadVec, elemBytes);
+  AccessBits loads(dst, shared);
+  s.plan.loadVec = std::min(maxVec, loads.vectorWidth());
+  int64_t load = loads.wavefronts(s.plan.loadVec, elemBytes);
   int64_t loadInstructions = numRegisters(dst) / s.plan.loadVec;
   if (ldmatrix) {
-    if (std::optional<layout::LdmatrixPlan> lm = ldmatrix->plan(s.plan.loadOffsets)) {
+    if (std::optional<layout::LdmatrixPlan> lm = ldmatrix->plan(loads.layout(dst, shared))) {
       // Row addresses are multiples of 16 bytes: count them in 16-byte units, 8 lanes per matrix.
       int64_t w = sharedWavefronts(divideOuts(lm->rowOffsets, 16 / elemBytes), 1, 16, 8 * lm->numMatrices);
       int64_t instructions = numRegisters(dst) / lm->elemsPerInstr;
@@ -307,7 +354,10 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
       have = true;
     }
   }
-  best.plan.shared = *bestShared;  // copied for the winner only
+  // The winner's layouts, built once.
+  best.plan.shared = *bestShared;
+  best.plan.storeOffsets = layout::sharedOffsets(srcUnique, best.plan.shared);
+  best.plan.loadOffsets = layout::sharedOffsets(dstUnique, best.plan.shared);
   return best.plan;
 }
 

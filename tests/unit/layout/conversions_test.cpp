@@ -41,6 +41,24 @@ TEST(Conversions, SharedOffsetsLandOnTheSameElement) {
   }
 }
 
+TEST(Conversions, SharedOffsetBitsAreTheOffsetLayoutsBases) {
+  std::vector<L> shared = {sharedPlain({64, 64}, {1, 0}), sharedSwizzled({64, 64}, 8, 1, 8, {1, 0}),
+                           sharedSwizzled({64, 64}, 4, 2, 4, {0, 1})};
+  for (const L& regs : registerLayoutZoo()) {
+    if (regs.outs()[0].size != 64 || regs.outs()[1].size != 64) continue;
+    for (const L& s : shared) {
+      L off = sharedOffsets(regs, s);
+      std::vector<std::vector<int64_t>> bits = sharedOffsetBits(regs, s);
+      ASSERT_EQ(bits.size(), off.ins().size());
+      for (size_t i = 0; i < bits.size(); ++i) {
+        ASSERT_EQ(bits[i].size(), off.ins()[i].bases.size());
+        for (size_t b = 0; b < bits[i].size(); ++b) EXPECT_EQ(bits[i][b], off.ins()[i].bases[b][0]) << regs.str();
+      }
+    }
+  }
+  EXPECT_THROW(sharedOffsetBits(registerLayoutZoo()[0], sharedPlain({32, 64}, {1, 0})), InternalError);
+}
+
 TEST(Conversions, SharedVectorWidth) {
   L regs = blocked({64, 64}, {1, 8}, {8, 4}, {4, 1}, {1, 0});
   EXPECT_EQ(sharedVectorWidth(regs, sharedPlain({64, 64}, {1, 0})), 8);
