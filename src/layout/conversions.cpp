@@ -13,33 +13,10 @@ LinearLayout sharedOffsets(const LinearLayout& regs, const LinearLayout& shared)
 }
 
 std::vector<std::vector<int64_t>> sharedOffsetBits(const LinearLayout& regs, const LinearLayout& shared) {
-  if (shared.ins().size() != 1 || shared.outs().size() != regs.outs().size())
-    layoutBug("sharedOffsetBits: " + shared.str() + " is not a shared tile of " + regs.str());
-  std::vector<int> pos;  // position in shared's outputs of each of regs' out dims
-  for (const OutDim& o : regs.outs()) {
-    if (!shared.hasOutDim(o.name)) layoutBug("sharedOffsetBits: out dims differ: " + regs.str() + " vs " + shared.str());
-    pos.push_back(shared.outDimIndex(o.name));
-  }
-  // Column k of `shared` is offset bit k: reducing a tile position against them yields its offset.
-  EchelonBasis eb;
-  std::vector<uint64_t> cols = shared.columns();
-  for (size_t k = 0; k < cols.size(); ++k) eb.add(cols[k], uint64_t(1) << k);
-  std::vector<int32_t> coords(shared.outs().size(), 0);
+  if (shared.ins().size() != 1) layoutBug("sharedOffsetBits: " + shared.str() + " has more than an offset");
   std::vector<std::vector<int64_t>> out;
-  for (const InDim& d : regs.ins()) {
-    std::vector<int64_t>& bits = out.emplace_back();
-    for (const Basis& b : d.bases) {
-      bool fits = true;
-      for (size_t j = 0; j < b.size(); ++j) {
-        coords[size_t(pos[j])] = b[j];
-        fits = fits && b[j] < shared.outs()[size_t(pos[j])].size;
-      }
-      EchelonBasis::Reduced r = eb.reduce(fits ? shared.flattenOut(coords) : 0);
-      if (!fits || r.residual != 0)
-        layoutBug("sharedOffsetBits: the image of " + regs.str() + " is not inside " + shared.str());
-      bits.push_back(int64_t(r.tag));
-    }
-  }
+  for (const std::vector<uint64_t>& image : regs.invertAndComposeFlat(shared))
+    out.emplace_back(image.begin(), image.end());  // one in dim: the flattened input is the offset
   return out;
 }
 

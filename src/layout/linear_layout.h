@@ -143,6 +143,9 @@ class LinearLayout {
   // is not injective, preimages prefer earlier input bits (registers over lanes over warps) and never
   // use free bits. Throws InternalError when this's image is not inside other's.
   LinearLayout invertAndCompose(const LinearLayout& other) const;
+  // The same map as numbers: for each in dim of this (in order), each bit's image in other's inputs,
+  // flattened (other's in-dim bits in order). invertAndCompose is these, unflattened.
+  std::vector<std::vector<uint64_t>> invertAndComposeFlat(const LinearLayout& other) const;
 
   bool operator==(const LinearLayout& o) const { return ins_ == o.ins_ && outs_ == o.outs_; }
   size_t hash() const;

@@ -108,7 +108,7 @@ LinearLayout LinearLayout::invert() const {
   return pseudoinvert();
 }
 
-LinearLayout LinearLayout::invertAndCompose(const LinearLayout& other) const {
+std::vector<std::vector<uint64_t>> LinearLayout::invertAndComposeFlat(const LinearLayout& other) const {
   if (other.outs_.size() != outs_.size())
     layoutBug("invertAndCompose: out dims differ: " + str() + " vs " + other.str());
   std::vector<int> pos;  // position in other's outputs of each of this's out dims
@@ -118,11 +118,11 @@ LinearLayout LinearLayout::invertAndCompose(const LinearLayout& other) const {
     pos.push_back(j);
   }
   EchelonBasis eb = columnBasis(other);
-  std::vector<InDim> ins;
+  Basis coords(other.outs_.size(), 0);
+  std::vector<std::vector<uint64_t>> images;
   for (const InDim& d : ins_) {
-    InDim nd{d.name, {}};
+    std::vector<uint64_t>& image = images.emplace_back();
     for (const Basis& b : d.bases) {
-      Basis coords(other.outs_.size(), 0);
       bool fits = true;
       for (size_t j = 0; j < b.size(); ++j) {
         coords[pos[j]] = b[j];
@@ -131,8 +131,18 @@ LinearLayout LinearLayout::invertAndCompose(const LinearLayout& other) const {
       EchelonBasis::Reduced r = eb.reduce(fits ? other.flattenOut(coords) : 0);
       if (!fits || r.residual != 0)
         layoutBug("invertAndCompose: the image of " + str() + " is not inside the image of " + other.str());
-      nd.bases.push_back(other.unflattenIn(r.tag));
+      image.push_back(r.tag);
     }
+  }
+  return images;
+}
+
+LinearLayout LinearLayout::invertAndCompose(const LinearLayout& other) const {
+  std::vector<std::vector<uint64_t>> images = invertAndComposeFlat(other);
+  std::vector<InDim> ins;
+  for (size_t i = 0; i < ins_.size(); ++i) {
+    InDim nd{ins_[i].name, {}};
+    for (uint64_t tag : images[i]) nd.bases.push_back(other.unflattenIn(tag));
     ins.push_back(std::move(nd));
   }
   std::vector<OutDim> outs;

@@ -236,7 +236,7 @@ void lowerReduce(Codegen& cg, const ir::Op& op) {
     for (int j = 0; j < rank; ++j) other = other || (j != axis && basis[size_t(j)] != 0);
     if (other) keptBits.push_back(b);
   }
-  const std::vector<Reg> xr = cg.regs(x);
+  const std::vector<Reg>& xr = cg.regs(x);
   Reg axisThread;
   if (red.isArg()) axisThread = threadPart(cg, l, axis);
   std::vector<std::vector<Reg>> factors;  // the contracted mul's operands
