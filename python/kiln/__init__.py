@@ -15,14 +15,16 @@ CUDA tensors run on the GPU (asynchronously, on PyTorch's current stream); NumPy
 run on kiln's interpreter, as does everything with KILN_INTERPRET=1. See docs/python.md.
 """
 from . import _kiln
-from ._kiln import (ArgumentError, CompilationError, CompiledKernel, DeviceError, KernelError, KilnError,
-                    OutOfResources)
+from ._kiln import (ArgumentError, CompilationError, CompiledKernel, DeviceError, InterpreterError, KernelError,
+                    KilnError, OutOfResources, TritonError)
+from ._tensor_wrapper import TensorWrapper, reinterpret
 from . import language
 from .jit import JITFunction, KernelInterface, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from . import testing
 from . import runtime
 from . import compiler
+from . import knobs
 
 __version__ = "0.1.0"
 
@@ -46,7 +48,8 @@ def has_gpu() -> bool:
 __all__ = [
     "jit", "JITFunction", "KernelInterface", "autotune", "Autotuner", "heuristics", "Heuristics", "Config",
     "cdiv", "next_power_of_2", "language", "testing", "runtime", "compiler", "CompiledKernel", "KilnError",
-    "CompilationError", "ArgumentError", "OutOfResources", "KernelError", "DeviceError", "has_gpu",
+    "CompilationError", "ArgumentError", "OutOfResources", "KernelError", "DeviceError", "has_gpu", "TritonError",
+    "InterpreterError", "TensorWrapper", "reinterpret", "knobs",
 ]
 
 from . import compat  # noqa: E402  (kiln.compat.import_as_triton after a plain `import kiln`)

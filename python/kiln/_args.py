@@ -9,6 +9,10 @@ def convert(obj):
     value = getattr(obj, "value", obj) if type(obj).__name__ == "constexpr" else obj
     if value is not obj:
         return value
+    if type(obj).__name__ == "TensorWrapper" and hasattr(obj, "base") and hasattr(obj, "dtype"):
+        # Another package's TensorWrapper (Triton's own, a test harness's): kiln's, which the binding reads.
+        from ._tensor_wrapper import TensorWrapper
+        return TensorWrapper(obj.base, obj.dtype)
     if hasattr(obj, "__dlpack__"):
         torch = _module("torch")
         if torch is not None:

@@ -15,7 +15,7 @@ import runpy
 import sys
 
 import kiln
-from kiln import compiler, language, runtime, testing
+from kiln import compiler, knobs, language, runtime, testing
 from kiln.language import core, math
 
 _counter = itertools.count()
@@ -32,6 +32,8 @@ def _triton_modules():
         "triton.runtime": runtime,
         "triton.runtime.errors": runtime.errors,
         "triton.runtime.driver": runtime.driver,
+        "triton.runtime.jit": runtime.jit,
+        "triton.knobs": knobs,
         "triton.compiler": compiler,
         "triton.compiler.errors": compiler.errors,
     }

@@ -1,6 +1,7 @@
 // Python objects -> kiln::LaunchArg: torch tensors (CUDA: device pointers; CPU: host buffers), NumPy
 // arrays, __cuda_array_interface__ objects, Python scalars and strings; anything else goes through
-// kiln._args.convert (DLPack, NumPy scalars, tl.constexpr). Tensors are read with the CPython API
+// kiln._args.convert (DLPack, NumPy scalars, tl.constexpr). A kiln.TensorWrapper (triton.reinterpret)
+// is its base with the pointee replaced. Tensors are read with the CPython API
 // so the per-launch cost stays a few attribute reads: for plain torch.Tensor objects, direct calls of
 // torch's C getters (TensorAttr).
 #include "args.h"
@@ -35,6 +36,15 @@ const char* dtypeOfTypestr(std::string_view t) {
   if (kind == 'b' && size == "1") return "i1";
   return nullptr;
 }
+
+// A TensorWrapper's dtype by its short name (TensorWrapper._pointee, Triton's canonical names) -> the
+// pointee in kiln's spelling (in DtypeName's fields: short name, kiln's): the element types kiln's
+// compiler takes behind a pointer.
+constexpr DtypeName kPointees[] = {
+    {"fp32", "fp32"}, {"fp16", "fp16"}, {"bf16", "bf16"}, {"fp64", "fp64"},       {"u1", "i1"},
+    {"i8", "i8"},     {"i16", "i16"},   {"i32", "i32"},   {"i64", "i64"},         {"u8", "u8"},
+    {"u16", "u16"},   {"u32", "u32"},   {"u64", "u64"},   {"fp8e4nv", "fp8e4nv"}, {"fp8e5", "fp8e5"},
+};
 
 [[noreturn]] void argError(const ArgSite& site, const std::string& message) {
   raiseArgumentError(site.str() + " " + message);
@@ -119,17 +129,20 @@ PyObject* readTensorAttr(const TensorAttr& a, PyObject* obj, bool plain) {
   return a.method ? PyObject_CallMethodNoArgs(obj, a.name) : PyObject_GetAttr(obj, a.name);
 }
 
-LaunchArg fromTorch(ModuleState& s, PyObject* obj, const ArgSite& site) {
+// `pointee`: the element type the kernel sees (a TensorWrapper's), or null for the tensor's own.
+LaunchArg fromTorch(ModuleState& s, PyObject* obj, const ArgSite& site, const char* pointee = nullptr) {
   const bool plain = plainTensor(s, obj);
-  py::object dtype = check(readTensorAttr(s.tensorDtype, obj, plain));
-  const char* dtypeName = nullptr;
-  for (const auto& [object, name] : s.torchDtypes)
-    if (object == dtype.ptr()) {
-      dtypeName = name;
-      break;
-    }
-  if (!dtypeName) argError(site, "is a tensor of " + py::str(dtype).cast<std::string>() +
-                                     ", which kiln kernels cannot take");
+  const char* dtypeName = pointee;
+  if (!dtypeName) {
+    py::object dtype = check(readTensorAttr(s.tensorDtype, obj, plain));
+    for (const auto& [object, name] : s.torchDtypes)
+      if (object == dtype.ptr()) {
+        dtypeName = name;
+        break;
+      }
+    if (!dtypeName) argError(site, "is a tensor of " + py::str(dtype).cast<std::string>() +
+                                       ", which kiln kernels cannot take");
+  }
   py::object ptr = check(readTensorAttr(s.tensorDataPtr, obj, plain));
   py::object dev = check(readTensorAttr(s.tensorGetDevice, obj, plain));
   long device = PyLong_AsLong(dev.ptr());
@@ -152,11 +165,12 @@ LaunchArg fromTorch(ModuleState& s, PyObject* obj, const ArgSite& site) {
 }
 
 // An object with __array_interface__ (NumPy) or __cuda_array_interface__ (`interface`: the dict).
-LaunchArg fromInterface(PyObject* obj, PyObject* interface, bool cuda, const ArgSite& site) {
+LaunchArg fromInterface(PyObject* obj, PyObject* interface, bool cuda, const ArgSite& site,
+                        const char* pointee = nullptr) {
   py::dict d = py::reinterpret_borrow<py::dict>(interface);
   py::tuple data = d["data"].cast<py::tuple>();
   std::string typestr = d["typestr"].cast<std::string>();
-  const char* dtype = dtypeOfTypestr(typestr);
+  const char* dtype = pointee ? pointee : dtypeOfTypestr(typestr);
   if (!dtype) {
     py::handle h(obj);
     std::string name = py::hasattr(h, "dtype") ? py::str(h.attr("dtype")).cast<std::string>() : typestr;
@@ -240,6 +254,56 @@ void* currentStream(int device) {
 
 namespace {
 
+// numpy.ndarray and numpy.float16, once numpy is imported (never imports it).
+void findNumpy(ModuleState& s) {
+  if (s.ndarrayType) return;
+  PyObject* np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
+  if (np && PyObject_HasAttrString(np, "ndarray") && PyObject_HasAttrString(np, "float16")) {
+    s.numpyFloat16Type = PyObject_GetAttrString(np, "float16");
+    s.ndarrayType = PyObject_GetAttrString(np, "ndarray");
+  }
+}
+
+// kiln.TensorWrapper, found in sys.modules once kiln's Python package has defined it.
+void findTensorWrapper(ModuleState& s) {
+  PyObject* m = PyDict_GetItemString(PyImport_GetModuleDict(), "kiln._tensor_wrapper");
+  if (m && PyObject_HasAttrString(m, "TensorWrapper")) s.tensorWrapperType = PyObject_GetAttrString(m, "TensorWrapper");
+}
+
+// A TensorWrapper: its base (a tensor or an array, or another wrapper) as a pointer to its dtype.
+LaunchArg fromWrapper(ModuleState& s, PyObject* obj, const ArgSite& site) {
+  py::object dtype = check(PyObject_GetAttrString(obj, "dtype"));
+  py::object base = check(PyObject_GetAttrString(obj, "base"));
+  while (PyObject_TypeCheck(base.ptr(), reinterpret_cast<PyTypeObject*>(s.tensorWrapperType)))
+    base = check(PyObject_GetAttrString(base.ptr(), "base"));  // the outermost dtype counts
+  std::string name = py::str(check(PyObject_GetAttrString(obj, "_pointee"))).cast<std::string>();
+  const char* pointee = nullptr;
+  for (const DtypeName& p : kPointees)
+    if (name == p.torch) {
+      pointee = p.kiln;
+      break;
+    }
+  if (!pointee)
+    argError(site, "is a TensorWrapper of dtype " + py::str(dtype).cast<std::string>() +
+                       ", which kiln kernels cannot point to (kiln's pointers are to fp32, fp16, bf16, fp64, "
+                       "fp8e4nv, fp8e5, i1, i8, i16, i32, i64, u8, u16, u32 or u64)");
+  PyObject* b = base.ptr();
+  if (!s.torchTensorType) findTorch(s);
+  if (s.torchTensorType && PyObject_TypeCheck(b, reinterpret_cast<PyTypeObject*>(s.torchTensorType)))
+    return fromTorch(s, b, site, pointee);
+  if (PyObject_HasAttr(b, s.sCai)) {
+    py::object cai = check(PyObject_GetAttr(b, s.sCai));
+    return fromInterface(b, cai.ptr(), true, site, pointee);
+  }
+  findNumpy(s);
+  if (s.ndarrayType && PyObject_TypeCheck(b, reinterpret_cast<PyTypeObject*>(s.ndarrayType))) {
+    py::object ai = check(PyObject_GetAttr(b, s.sAi));
+    return fromInterface(b, ai.ptr(), false, site, pointee);
+  }
+  argError(site, "is a TensorWrapper of " + typeName(b) + ", which kiln kernels cannot take (wrap a tensor or "
+                 "an array)");
+}
+
 LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool allowFallback) {
   ModuleState& s = state();
   // Exact types first: they are what launches pass most.
@@ -284,13 +348,7 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
     py::object cai = check(PyObject_GetAttr(obj, s.sCai));
     return fromInterface(obj, cai.ptr(), true, site);
   }
-  if (!s.ndarrayType) {
-    PyObject* np = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
-    if (np && PyObject_HasAttrString(np, "ndarray") && PyObject_HasAttrString(np, "float16")) {
-      s.numpyFloat16Type = PyObject_GetAttrString(np, "float16");
-      s.ndarrayType = PyObject_GetAttrString(np, "ndarray");
-    }
-  }
+  findNumpy(s);
   // A NumPy float16 scalar keeps its type: the parameter compiles as fp16 (other NumPy scalars take
   // the fallback: float32 and float64 are floats, fp32, as Python floats are).
   if (s.numpyFloat16Type && Py_TYPE(obj) == reinterpret_cast<PyTypeObject*>(s.numpyFloat16Type)) {
@@ -302,6 +360,9 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
     py::object ai = check(PyObject_GetAttr(obj, s.sAi));
     return fromInterface(obj, ai.ptr(), false, site);
   }
+  if (!s.tensorWrapperType) findTensorWrapper(s);
+  if (s.tensorWrapperType && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(s.tensorWrapperType)))
+    return fromWrapper(s, obj, site);
   // A dtype (tl.float16) for a constexpr parameter: the signature entry "tl.fp16".
   if (std::string_view(Py_TYPE(obj)->tp_name) == "dtype" && PyObject_HasAttrString(obj, "name")) {
     py::object name = check(PyObject_GetAttrString(obj, "name"));

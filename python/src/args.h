@@ -41,6 +41,7 @@ struct ModuleState {
   TensorAttr tensorDtype, tensorDataPtr, tensorGetDevice;
   PyObject* ndarrayType = nullptr;     // numpy.ndarray, once numpy is imported
   PyObject* numpyFloat16Type = nullptr;  // numpy.float16 (its scalars specialize as fp16)
+  PyObject* tensorWrapperType = nullptr;  // kiln.TensorWrapper (triton.reinterpret), once defined
   PyObject* fallback = nullptr;        // kiln._args.convert: other objects (DLPack, numpy scalars, ...)
   // Interned attribute names.
   PyObject* sDataPtr = nullptr;

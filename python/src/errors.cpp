@@ -5,13 +5,20 @@ namespace kiln::python {
 
 namespace {
 
-// kiln's exceptions, created at module init: KilnError and one subclass per LaunchErrorKind.
+// kiln's exceptions, created at module init: KilnError and one subclass per LaunchErrorKind, under
+// Triton's two base classes, so `except triton.TritonError` and `pytest.raises(InterpreterError)`
+// written for Triton catch kiln's errors.
 struct Exceptions {
-  PyObject* base = nullptr;            // KilnError(Exception)
-  PyObject* compilation = nullptr;     // CompilationError(KilnError)
+  PyObject* triton = nullptr;          // TritonError(Exception): Triton's base of all its errors
+  PyObject* interpreter = nullptr;     // InterpreterError(TritonError)
+  PyObject* base = nullptr;            // KilnError(TritonError)
+  // CompilationError(KilnError, InterpreterError): Triton's interpreter reports what its compiler
+  // would call a compilation error as an InterpreterError; kiln compiles for both, so it is both.
+  PyObject* compilation = nullptr;
   PyObject* argument = nullptr;        // ArgumentError(KilnError, TypeError)
   PyObject* outOfResources = nullptr;  // OutOfResources(KilnError)
-  PyObject* execution = nullptr;       // KernelError(KilnError, RuntimeError): the interpreter stopped the kernel
+  // KernelError(KilnError, InterpreterError, RuntimeError): the interpreter stopped the kernel
+  PyObject* execution = nullptr;
   PyObject* device = nullptr;          // DeviceError(KilnError, RuntimeError)
 };
 Exceptions& exceptions() {
@@ -23,10 +30,16 @@ Exceptions& exceptions() {
 
 void defineExceptions(py::module_& m) {
   Exceptions& ex = exceptions();
-  ex.base = PyErr_NewExceptionWithDoc("kiln.KilnError", "Base class of kiln's errors.", PyExc_Exception, nullptr);
+  ex.triton = PyErr_NewExceptionWithDoc("kiln.TritonError", "Base class of the errors of Triton's API (kiln's too).",
+                                        PyExc_Exception, nullptr);
+  ex.interpreter = PyErr_NewExceptionWithDoc(
+      "kiln.InterpreterError", "Triton's error of a kernel run on the interpreter; kiln's CompilationError and "
+      "KernelError derive from it.", ex.triton, nullptr);
+  ex.base = PyErr_NewExceptionWithDoc("kiln.KilnError", "Base class of kiln's errors.", ex.triton, nullptr);
+  py::tuple compileBases = py::make_tuple(py::handle(ex.base), py::handle(ex.interpreter));
   ex.compilation = PyErr_NewExceptionWithDoc(
       "kiln.CompilationError", "The kernel does not compile: str(e) shows file:line:col and the source line.",
-      ex.base, nullptr);
+      compileBases.ptr(), nullptr);
   py::tuple argBases = py::make_tuple(py::handle(ex.base), py::handle(PyExc_TypeError));
   ex.argument = PyErr_NewExceptionWithDoc("kiln.ArgumentError", "Wrong number, type or place of launch arguments.",
                                           argBases.ptr(), nullptr);
@@ -34,11 +47,14 @@ void defineExceptions(py::module_& m) {
       "kiln.OutOfResources", "The configuration needs more shared memory or registers than the GPU has.", ex.base,
       nullptr);
   py::tuple rtBases = py::make_tuple(py::handle(ex.base), py::handle(PyExc_RuntimeError));
+  py::tuple kernelBases = py::make_tuple(py::handle(ex.base), py::handle(ex.interpreter), py::handle(PyExc_RuntimeError));
   ex.execution = PyErr_NewExceptionWithDoc(
       "kiln.KernelError", "The interpreter stopped the kernel (out-of-bounds access, failed device_assert).",
-      rtBases.ptr(), nullptr);
+      kernelBases.ptr(), nullptr);
   ex.device = PyErr_NewExceptionWithDoc("kiln.DeviceError", "No usable GPU, or a CUDA call failed.", rtBases.ptr(),
                                         nullptr);
+  m.attr("TritonError") = py::handle(ex.triton);
+  m.attr("InterpreterError") = py::handle(ex.interpreter);
   m.attr("KilnError") = py::handle(ex.base);
   m.attr("CompilationError") = py::handle(ex.compilation);
   m.attr("ArgumentError") = py::handle(ex.argument);
@@ -66,6 +82,15 @@ void raise(LaunchErrorKind kind, const Error& e) {
   exc.attr("line") = e.line;
   exc.attr("col") = e.col;
   exc.attr("internal") = e.internal;
+  // The bare message as the error's __cause__: where Triton raises CompilationError (or, on its
+  // interpreter, InterpreterError) `from` the exception its front end hit, code written for it reads
+  // the message from e.__cause__ (test_core's invalid-axis tests do).
+  if ((kind == LaunchErrorKind::Compile || kind == LaunchErrorKind::Execution) && !e.message.empty() &&
+      e.message != e.text) {
+    PyObject* cause = PyObject_CallFunction(type, "s", e.message.c_str());
+    if (!cause) throw py::error_already_set();
+    PyException_SetCause(exc.ptr(), cause);  // steals `cause`
+  }
   PyErr_SetObject(type, exc.ptr());
   throw py::error_already_set();
 }

@@ -2,8 +2,9 @@
 import builtins
 import operator
 
-_SIGNED = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
-_UNSIGNED = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+# int1 counts as unsigned, as in Triton (tl.int1.is_int_unsigned()).
+_SIGNED = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_UNSIGNED = {"int1": 1, "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 _FLOATS = {"fp8e4nv": (8, 3, 7), "fp8e5": (8, 2, 15), "fp8e4b15": (8, 3, 15), "fp8e4b8": (8, 3, 8),
            "fp8e5b16": (8, 2, 16), "fp16": (16, 10, 15), "bf16": (16, 7, 127), "fp32": (32, 23, 127),
            "fp64": (64, 52, 1023)}
@@ -14,6 +15,13 @@ _PYTHON_NAMES = {"int1": "int1", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "
 
 class dtype:
     """An element type: tl.float16.name == "fp16", tl.int32.primitive_bitwidth == 32."""
+
+    # The names dtype() takes, grouped as Triton 3.6 groups them (its tests parametrize over these).
+    SINT_TYPES = list(_SIGNED)
+    UINT_TYPES = list(_UNSIGNED)
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
 
     def __init__(self, name):
         self.name = name
