@@ -51,6 +51,10 @@ struct Status {
 struct Source {
   std::string name;
   std::string text;
+  // `text` is one definition cut out of a larger text at its place: blank lines up to its first line,
+  // then its lines as they stand there, indented or not (a kernel defined inside a function). Line and
+  // column numbers in errors are then those of the larger text.
+  bool block = false;
   static Result<Source> fromFile(const std::string& path);
   static Source fromString(std::string text, std::string name = "<string>");
 };

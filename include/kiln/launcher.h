@@ -26,8 +26,12 @@ struct KernelParameter {
   std::string type;
 };
 
-// The parameters of the @jit function `kernel` in `source` (parsed by kiln's front end).
-Result<std::vector<KernelParameter>> kernelParameters(const Source& source, std::string_view kernel);
+struct ModuleImports;
+
+// The parameters of the @jit function `kernel` in `source` (parsed by kiln's front end), its names
+// resolved through `imports` when given (ModuleImports below).
+Result<std::vector<KernelParameter>> kernelParameters(const Source& source, std::string_view kernel,
+                                                      const ModuleImports* imports = nullptr);
 
 // One argument of a launch, one per KernelParameter (constexprs included), as the caller found it.
 struct LaunchArg {
@@ -97,24 +101,33 @@ struct LaunchArg {
   }
 };
 
-// What the module of a @jit function takes from other Python modules, as the binding found it through
-// the functions' __globals__: @jit functions of other files (with those files' sources) and constant
-// values. kiln's compiler reads one file; these complete it (src/driver/link.h).
+// What the names a @jit function reads from outside its own text resolve to, as the binding found them
+// (through the functions' closures and __globals__, as Python would at the call): other @jit functions
+// (with their sources), constant values and Triton's modules. These complete the kernel's source
+// (src/driver/link.h).
 struct ModuleImports {
+  // A source that linked @jit functions come from: a whole file, or one function's definition cut out
+  // of one (Source::block).
   struct Module {
     std::string name;  // the Python module ("helpers", "pkg.ops"): linked names read "helpers.add"
-    Source source;     // its file; Source::name is the path that Name::file and Name::definedIn use
+    Source source;     // its text; Source::name is the file errors point into
+    // What Name::file and Name::definedIn call this module; empty: source.name. Two definitions cut
+    // from one file are two modules with one file name, told apart by this.
+    std::string unit;
+    const std::string& id() const { return unit.empty() ? source.name : unit; }
   };
   struct Name {
-    enum class Kind : uint8_t { Function, Int, Float, Bool, String, None, Alias, Unsupported };
-    std::string file;  // the file whose code uses the name: the kernel's, or one of `modules`
+    enum class Kind : uint8_t { Function, Int, Float, Bool, String, None, Alias, Expr, Unsupported };
+    std::string file;  // the module whose code uses the name: the kernel's (its Source::name), or an id()
     std::string name;  // as written there: "add", "helpers.add", "cfg.BLOCK"
     Kind kind = Kind::Int;
     int64_t i = 0;         // Int, Bool
     double f = 0;          // Float
     std::string text;      // Function: its name in definedIn; String: the value; Alias: the Triton path it
-                           // names ("triton.language.float16"); Unsupported: the error's message
-    std::string definedIn;  // Function: the file that defines it
+                           // names ("triton.language.float16"); Expr: a Python expression of literals
+                           // and Triton paths ("(16, 32.0, triton.language.float16)"); Unsupported: the
+                           // error's message
+    std::string definedIn;  // Function: the id() of the module that defines it
   };
   std::vector<Module> modules;
   std::vector<Name> names;
@@ -196,8 +209,10 @@ class Runtime {
 class JitFunction {
  public:
   // `doNotSpecialize`: names of parameters whose integer values / pointer alignment stay out of the key.
+  // `imports` (see setImports) are known from the start: the kernel's parameter annotations may
+  // read them (`x: tl.constexpr` where the binding resolved `tl`).
   static Result<JitFunction> create(Runtime runtime, Source source, std::string kernel,
-                                    std::vector<std::string> doNotSpecialize = {});
+                                    std::vector<std::string> doNotSpecialize = {}, ModuleImports imports = {});
 
   const std::string& name() const;
   const std::vector<KernelParameter>& parameters() const;

@@ -1,15 +1,17 @@
-"""kiln.jit: a Python function's source handed to kiln's compiler; launches go straight to C++.
+"""kiln.jit: a Python function's own definition handed to kiln's compiler; launches go straight to C++.
 
 `kernel[grid](*args, num_warps=4, num_stages=3, **constexprs)` is implemented by the extension
 (_kiln.JitFunction.__getitem__): argument binding, the specialization key, the cache lookup and
-cuLaunchKernel all happen in C++. This file only finds the kernel's source and parameters.
+cuLaunchKernel all happen in C++. Decorating costs no compilation: on the first launch (or warmup)
+the extension asks _define_now() for the kernel's text (kiln/_source.py) and what the names in it
+are (kiln/_resolve.py), and from then on never again.
 """
-import inspect
 import os
 
 from . import _args  # noqa: F401  (registers the argument fallback converter)
-from . import _link
 from . import _kiln
+from . import _resolve
+from . import _source
 
 
 def _env_flag(name):
@@ -23,21 +25,9 @@ class KernelInterface:
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
 
 
-def _source_of(fn):
-    """The text and name of the file that defines fn: the compiler reads the whole module from it."""
-    path = fn.__code__.co_filename
-    if "<locals>" in fn.__qualname__:
-        raise _kiln.KilnError(
-            f"kiln.jit: '{fn.__qualname__}' is defined inside a function; kiln compiles the @jit functions "
-            f"at the top level of a module (move it to the top level of {path}, and pass what it took from "
-            "the enclosing function as tl.constexpr arguments)")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
-    except OSError as e:
-        raise _kiln.KilnError(
-            f"kiln.jit: cannot read the source of '{fn.__name__}' from '{path}' ({e.strerror or e}); kiln "
-            "compiles kernels from their module's file") from None
+def _parameter_names(fn):
+    code = fn.__code__
+    return list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
 
 
 class JITFunction(_kiln.JitFunction):
@@ -47,9 +37,10 @@ class JITFunction(_kiln.JitFunction):
 
     def __init__(self, fn, do_not_specialize=None, noinline=None, debug=None, repr=None, launch_metadata=None,
                  do_not_specialize_on_alignment=None):
-        text, path = _source_of(fn)
-        signature = inspect.signature(fn)
-        names = list(signature.parameters)
+        super().__init__()
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise _kiln.KilnError(f"kiln.jit: expected a Python function to decorate, got {type(fn).__name__}")
+        names = _parameter_names(fn)
         dns = []
         for p in (do_not_specialize or ()):
             if isinstance(p, int):
@@ -57,10 +48,8 @@ class JITFunction(_kiln.JitFunction):
                     raise _kiln.KilnError(f"do_not_specialize index {p} is out of range for '{fn.__name__}'")
                 p = names[p]
             dns.append(p)
-        defaults = {n: p.default for n, p in signature.parameters.items()
-                    if p.default is not inspect.Parameter.empty}
-        super().__init__(text, path, fn.__name__, dns, defaults)
         self.fn = fn
+        self._kiln_text = _source.capture(fn)  # exec()'d text is found now or never
         self.arg_names = names
         self.do_not_specialize = dns
         self.noinline = bool(noinline)
@@ -71,16 +60,27 @@ class JITFunction(_kiln.JitFunction):
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
         self.__wrapped__ = fn
-        self.constexprs = [name for name, is_constexpr, _ in self.params if is_constexpr]
 
-    def _imports(self):
-        """What the kernel's module takes from other modules (kiln._link): the extension asks once,
-        before the first compilation, when the module has been executed in full."""
-        return _link.imports_of(self)
+    def _define_now(self):
+        """Reads the kernel's definition and resolves its names (first launch or warmup; the extension
+        calls it once). Raises CompilationError, located in the kernel's text, for a kernel kiln cannot
+        compile: other kernels are not affected."""
+        fn = self.fn
+        d = _resolve.unit_of(self).definition
+        defaults = dict(zip(reversed(self.arg_names[:fn.__code__.co_argcount]), reversed(fn.__defaults__ or ())))
+        defaults.update(fn.__kwdefaults__ or {})
+        self._define(d.text, d.path, d.block, fn.__name__, self.do_not_specialize, defaults,
+                     _resolve.imports_of(self))
+
+    @property
+    def constexprs(self):
+        return [name for name, is_constexpr, _ in self.params if is_constexpr]
 
     @property
     def src(self):
-        return inspect.getsource(self.fn)
+        """The kernel's definition from its `def` line, dedented, as Triton's JITFunction.src."""
+        d = _resolve.unit_of(self).definition
+        return _source.dedent(d.text.splitlines(keepends=True)[d.def_line - 1:])
 
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch (or with warmup=True, only compile) with `grid`: what kernel[grid](...) does."""
@@ -143,9 +143,10 @@ def jit(fn=None, *, do_not_specialize=None, noinline=None, interpret=None, debug
         launch_metadata=None, do_not_specialize_on_alignment=None):
     """@kiln.jit / @kiln.jit(do_not_specialize=["n"], noinline=True, interpret=True).
 
-    The kernel must be a top-level function of a module with a source file: kiln's compiler reads
-    that file (module constants and the other @jit functions in it); @jit functions and constants it
-    imports from other modules are found through __globals__ on first use (kiln._link).
+    The kernel may be defined anywhere Python functions are: at the top of a module, inside a function
+    (its closure's values are read as Python reads them), in a notebook cell, by exec() of a string or
+    in `python -c`. It is read and compiled on its first launch, from its own text; the @jit functions
+    and constants it names are found through its closure and __globals__ then (kiln/_resolve.py).
     interpret=True, or the environment variable KILN_INTERPRET=1 when the kernel is decorated, runs
     it on the interpreter."""
 

@@ -44,8 +44,8 @@ ModuleImports::Name importedName(const py::tuple& t) {
   } else if (kind == "bool") {
     n.kind = K::Bool;
     n.i = v.cast<bool>();
-  } else if (kind == "str" || kind == "alias" || kind == "unsupported") {
-    n.kind = kind == "str" ? K::String : kind == "alias" ? K::Alias : K::Unsupported;
+  } else if (kind == "str" || kind == "alias" || kind == "expr" || kind == "unsupported") {
+    n.kind = kind == "str" ? K::String : kind == "alias" ? K::Alias : kind == "expr" ? K::Expr : K::Unsupported;
     n.text = v.cast<std::string>();
   } else if (kind == "none") {
     n.kind = K::None;
@@ -57,18 +57,47 @@ ModuleImports::Name importedName(const py::tuple& t) {
 
 }  // namespace
 
-PyJit::PyJit(const std::string& text, const std::string& file, const std::string& kernel,
-             std::vector<std::string> doNotSpecialize, py::dict defaults) {
-  Result<JitFunction> f = JitFunction::create(state().runtime, Source::fromString(text, file), kernel,
-                                              std::move(doNotSpecialize));
+// (modules, names) from kiln/_resolve.py: modules [(module name, path, text, unit id, block)], names
+// [(unit id, name as written, kind, value, defined in)].
+ModuleImports importsOf(py::handle r) {
+  ModuleImports imports;
+  if (r.is_none()) return imports;
+  py::tuple t = r.cast<py::tuple>();
+  for (py::handle m : t[0]) {
+    py::tuple mt = m.cast<py::tuple>();
+    Source source = Source::fromString(mt[2].cast<std::string>(), mt[1].cast<std::string>());
+    source.block = mt[4].cast<bool>();
+    imports.modules.push_back(ModuleImports::Module{mt[0].cast<std::string>(), std::move(source),
+                                                    mt[3].cast<std::string>()});
+  }
+  for (py::handle n : t[1]) imports.names.push_back(importedName(n.cast<py::tuple>()));
+  return imports;
+}
+
+void PyJit::define(const std::string& text, const std::string& file, bool block, const std::string& kernel,
+                   std::vector<std::string> doNotSpecialize, py::dict defaults, py::object imports) {
+  if (fn_) return;  // defined already (by another thread's first launch): launches may be using it
+  Source source = Source::fromString(text, file);
+  source.block = block;
+  Result<JitFunction> f =
+      JitFunction::create(state().runtime, std::move(source), kernel, std::move(doNotSpecialize), importsOf(imports));
   if (!f) raise(LaunchErrorKind::Compile, f.error());
-  fn_.emplace(f.value());
-  for (const KernelParameter& p : fn_->parameters()) {
+  names_.clear();
+  defaults_.clear();
+  for (const KernelParameter& p : f.value().parameters()) {
     names_.push_back(py::reinterpret_steal<py::object>(PyUnicode_InternFromString(p.name.c_str())));
     py::object d;
     if (defaults.contains(p.name.c_str())) d = defaults[p.name.c_str()];
     defaults_.push_back(d);
   }
+  fn_.emplace(f.value());
+}
+
+void PyJit::defineThrough(PyObject* self) {
+  py::handle h(self);
+  if (!py::hasattr(h, "_define_now")) throw py::type_error("kiln: a JitFunction without a kernel");
+  h.attr("_define_now")();
+  if (!fn_) throw py::type_error("kiln: _define_now() defined no kernel");
 }
 
 py::list PyJit::params() const {
@@ -167,7 +196,7 @@ Grid PyJit::grid(PyObject* g, const Bound& b) const {
 
 py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, size_t nargs, const Keywords& kw,
                          bool interpret) {
-  ensureLinked(self);
+  ensureDefined(self);
   Bound b;
   b.options.interpret = interpret;
   bind(args, nargs, kw, b);
@@ -182,7 +211,7 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
 }
 
 py::object PyJit::bindOnly(PyObject* self, PyObject* g, PyObject* const* args, size_t nargs, const Keywords& kw) {
-  ensureLinked(self);
+  ensureDefined(self);
   Bound b;
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
@@ -196,7 +225,7 @@ py::object PyJit::bindOnly(PyObject* self, PyObject* g, PyObject* const* args, s
 }
 
 py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, const Keywords& kw, bool gpu) {
-  ensureLinked(self);
+  ensureDefined(self);
   Bound b;
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
@@ -211,7 +240,7 @@ py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, co
 }
 
 std::string PyJit::signature(PyObject* self, PyObject* const* args, size_t nargs, const Keywords& kw) {
-  ensureLinked(self);
+  ensureDefined(self);
   Bound b;
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
@@ -220,26 +249,6 @@ std::string PyJit::signature(PyObject* self, PyObject* const* args, size_t nargs
   Result<std::string> sig = fn_->signature(la.span());
   if (!sig) raise(LaunchErrorKind::Argument, sig.error());
   return sig.value();
-}
-
-void PyJit::link(PyObject* self) {
-  py::handle h(self);
-  if (py::hasattr(h, "_imports")) {
-    // (modules, names): modules [(module name, path, text)]; names [(file, name, kind, value, defined_in)]
-    py::object r = h.attr("_imports")();
-    if (!r.is_none()) {
-      ModuleImports imports;
-      py::tuple t = r.cast<py::tuple>();
-      for (py::handle m : t[0]) {
-        py::tuple mt = m.cast<py::tuple>();
-        imports.modules.push_back(ModuleImports::Module{
-            mt[0].cast<std::string>(), Source::fromString(mt[2].cast<std::string>(), mt[1].cast<std::string>())});
-      }
-      for (py::handle n : t[1]) imports.names.push_back(importedName(n.cast<py::tuple>()));
-      fn_->setImports(std::move(imports));
-    }
-  }
-  linked_ = true;
 }
 
 void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
@@ -258,7 +267,9 @@ void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vect
     }
     la[i] = a;
   }
-  if (device && !b.options.interpret) {
+  // Without a usable GPU there is no stream to ask torch for (a CUDA build of torch raises then): the
+  // launch says why it cannot run, or that host and device arguments are mixed.
+  if (device && !b.options.interpret && state().runtime.hasGpu()) {
     b.options.stream = currentStream(b.options.device);
     if (PyErr_Occurred()) throw py::error_already_set();
   }

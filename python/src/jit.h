@@ -83,10 +83,18 @@ struct Bound {
 
 class PyJit {
  public:
+  // Empty until define(): a kernel is read and checked on its first use, not when it is decorated.
+  PyJit() = default;
   // Raises CompilationError when `kernel` is not a @jit function of `text`, or do_not_specialize
-  // names no parameter. `defaults`: parameter name -> default value.
-  PyJit(const std::string& text, const std::string& file, const std::string& kernel,
-        std::vector<std::string> doNotSpecialize, py::dict defaults);
+  // names no parameter. `defaults`: parameter name -> default value. `imports`: what the names the
+  // kernel's text reads from outside resolve to, (modules, names) as kiln/_resolve.py gives them.
+  void define(const std::string& text, const std::string& file, bool block, const std::string& kernel,
+              std::vector<std::string> doNotSpecialize, py::dict defaults, py::object imports);
+  bool defined() const { return fn_.has_value(); }
+  // Defines the kernel on first use through the Python object's _define_now() (kiln/jit.py).
+  void ensureDefined(PyObject* self) {
+    if (!fn_) defineThrough(self);
+  }
 
   const JitFunction& fn() const { return *fn_; }
   py::list params() const;  // [(name, is_constexpr, has_default)]
@@ -97,9 +105,8 @@ class PyJit {
   // The grid as up to three ints; a callable is called with the meta-parameters (every argument by name).
   Grid grid(PyObject* g, const Bound& b) const;
 
-  // The methods below take `self`, the Python JitFunction object: on first use they ask it, through
-  // self._imports(), for what its module takes from other modules (kiln/_link.py), and hand that to
-  // the compiler. A bare _kiln.JitFunction (no _imports) links nothing.
+  // The methods below take `self`, the Python JitFunction object: on first use they ask it to define
+  // the kernel (ensureDefined).
 
   // kernel[grid](*args, **kwargs): bind, convert, launch; returns the compiled kernel that ran.
   py::object launch(PyObject* self, PyObject* g, PyObject* const* args, size_t nargs, const Keywords& kw,
@@ -112,17 +119,13 @@ class PyJit {
   std::string signature(PyObject* self, PyObject* const* args, size_t nargs, const Keywords& kw);
 
  private:
-  void ensureLinked(PyObject* self) {
-    if (!linked_) link(self);
-  }
-  void link(PyObject* self);
+  void defineThrough(PyObject* self);
   void convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
                bool signatureStrings = false);
   // The Python object of a compiled kernel: one per specialization, the last one found without a lookup.
   py::object compiledObject(const std::shared_ptr<const CompiledKernel>& c);
 
   std::optional<JitFunction> fn_;
-  bool linked_ = false;  // self._imports() was handed to fn_
   const CompiledKernel* lastCompiled_ = nullptr;  // kept alive by compiled_
   py::object lastCompiledObject_;
   std::vector<py::object> names_;     // interned parameter names

@@ -78,10 +78,17 @@ PYBIND11_MODULE(_kiln, m) {
 
   py::class_<PyJit> jitClass(m, "JitFunction", py::dynamic_attr());
   jitClass
-      .def(py::init<const std::string&, const std::string&, const std::string&, std::vector<std::string>, py::dict>(),
-           py::arg("source"), py::arg("file"), py::arg("name"), py::arg("do_not_specialize"), py::arg("defaults"))
-      .def_property_readonly("params", &PyJit::params)
-      .def_property_readonly("cache_size", &PyJit::cacheSize)
+      .def(py::init<>())
+      .def("_define", &PyJit::define, py::arg("source"), py::arg("file"), py::arg("block"), py::arg("name"),
+           py::arg("do_not_specialize"), py::arg("defaults"), py::arg("imports"))
+      .def_property_readonly("_defined", &PyJit::defined)
+      .def_property_readonly("params",
+                             [](py::object self) {
+                               PyJit& j = self.cast<PyJit&>();
+                               j.ensureDefined(self.ptr());
+                               return j.params();
+                             })
+      .def_property_readonly("cache_size", [](const PyJit& j) { return j.defined() ? j.cacheSize() : size_t(0); })
       // The methods below take the call's arguments as a tuple and a dict, so no kernel parameter name
       // can clash with theirs.
       .def("_launch", [](py::object self, py::object grid, bool interpret, py::tuple args, py::dict kwargs) {

@@ -79,7 +79,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
                                           std::to_string(options.num_warps));
 
     // 1. front end: Python source -> AST
-    auto file = makeSource(source.name, source.text);
+    auto file = makeSource(source.name, source.text, source.block);
     std::unique_ptr<ast::Module> module = frontend::parseModule(file);
     if (const ast::FunctionDef* def = module->findFunction(impl->name)) impl->ast = frontend::dump(*def);
     if (afterParse) afterParse(*module);  // other modules' @jit functions and constants (link.h)

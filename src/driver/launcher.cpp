@@ -328,10 +328,11 @@ struct JitFunction::Impl {
 };
 
 Result<JitFunction> JitFunction::create(Runtime runtime, Source source, std::string kernel,
-                                        std::vector<std::string> doNotSpecialize) {
-  Result<std::vector<KernelParameter>> params = kernelParameters(source, kernel);
+                                        std::vector<std::string> doNotSpecialize, ModuleImports imports) {
+  Result<std::vector<KernelParameter>> params = kernelParameters(source, kernel, &imports);
   if (!params) return params.error();
   auto impl = std::make_shared<Impl>();
+  impl->imports = std::move(imports);
   impl->runtime = std::move(runtime);
   impl->source = std::move(source);
   impl->name = std::move(kernel);

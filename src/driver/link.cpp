@@ -20,6 +20,15 @@ namespace {
 
 using Name = ModuleImports::Name;
 
+// Every location in e becomes loc.
+void relocate(ast::Expr& e, const SourceLoc& loc) {
+  e.loc = loc;
+  for (ast::ExprPtr& c : e.elts)
+    if (c) relocate(*c, loc);
+  for (ast::Keyword& k : e.keywords)
+    if (k.value) relocate(*k.value, loc);
+}
+
 // A constant as the expression a module would have assigned it with (`-3` is Neg(Int 3)).
 ast::ExprPtr literal(const Name& n, const SourceLoc& loc) {
   auto make = [&](ast::ExprKind k) { return std::make_unique<ast::Expr>(k, loc); };
@@ -51,6 +60,16 @@ ast::ExprPtr literal(const Name& n, const SourceLoc& loc) {
       return e;
     }
     case Name::Kind::None: return make(ast::ExprKind::NoneLit);
+    case Name::Kind::Expr: {
+      // Parsed as the value of a module constant; its locations point at the use that linked it.
+      std::unique_ptr<ast::Module> m =
+          frontend::parseModule(makeSource(loc.file ? loc.file->name : "<value>", "_ = " + n.text + "\n"));
+      if (m->globals.size() != 1 || !m->globals[0].value)
+        throw InternalError(loc, "linking: '" + n.name + "' has no value expression");
+      ast::ExprPtr e = std::move(m->globals[0].value);
+      relocate(*e, loc);
+      return e;
+    }
     case Name::Kind::Function:
     case Name::Kind::Alias:
     case Name::Kind::Unsupported: break;
@@ -81,7 +100,7 @@ class Linker {
   Linker(ast::Module& main, const ModuleImports& imports) : main_(main) {
     mainFile_ = main.file ? main.file->name : "";
     for (const Name& n : imports.names) entries_[{n.file, n.name}] = &n;
-    for (const ModuleImports::Module& m : imports.modules) modules_[m.source.name] = &m;
+    for (const ModuleImports::Module& m : imports.modules) modules_[m.id()] = &m;
   }
 
   void run(std::string_view kernel) {
@@ -117,7 +136,8 @@ class Linker {
     auto m = modules_.find(file);
     if (m == modules_.end()) throw InternalError(loc, "linking: the binding gave no source for " + file);
     auto& slot = parsed_[file];
-    slot = frontend::parseModule(makeSource(file, m->second->source.text));
+    const Source& source = m->second->source;
+    slot = frontend::parseModule(makeSource(source.name, source.text, source.block));
     return *slot;
   }
 
@@ -275,7 +295,7 @@ class Linker {
         defined_.insert(name);
         return name;
       }
-    throw CompileError(loc, "kiln found no @jit function '" + fname + "' at the top level of " + file +
+    throw CompileError(loc, "kiln found no @jit function '" + fname + "' in " + modules_.at(file)->source.name +
                                 " (module '" + moduleName(file) + "')");
   }
 
@@ -288,6 +308,7 @@ class Linker {
       main_.aliases[name] = n.text;
       return name;
     }
+    if (n.kind == Name::Kind::Expr) main_.aliases.emplace("triton", "triton");  // the paths it spells
     ast::GlobalAssign g;
     g.name = name;
     g.loc = loc;

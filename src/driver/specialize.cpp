@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "driver/errors.h"
+#include "driver/link.h"
 #include "driver/specialize.h"
 #include "frontend/parser.h"
 
@@ -168,9 +169,11 @@ std::vector<KernelParameter> parametersOf(const ast::Module& m, std::string_view
   return out;
 }
 
-Result<std::vector<KernelParameter>> kernelParameters(const Source& source, std::string_view kernel) {
+Result<std::vector<KernelParameter>> kernelParameters(const Source& source, std::string_view kernel,
+                                                      const ModuleImports* imports) {
   return guarded<std::vector<KernelParameter>>([&] {
-    std::unique_ptr<ast::Module> m = frontend::parseModule(makeSource(source.name, source.text));
+    std::unique_ptr<ast::Module> m = frontend::parseModule(makeSource(source.name, source.text, source.block));
+    if (imports && !imports->empty()) linkImports(*m, kernel, *imports);
     return parametersOf(*m, kernel);
   });
 }

@@ -227,6 +227,11 @@ void Lexer::handleIndentation() {
     }
     Pos at = here();
     const char* tabError = "inconsistent use of tabs and spaces in indentation";
+    if (file_->block && toks_.empty()) {  // a cut-out block: its first line's indentation is the top level
+      indents_ = {col};
+      altIndents_ = {alt};
+      return;
+    }
     if (col > indents_.back()) {
       if (alt <= altIndents_.back()) fail(at, tabError);
       indents_.push_back(col);

@@ -70,6 +70,11 @@ void Parser::parseTopLevelStatement(ast::Module& m) {
     return endSimpleStatement();
   }
   if (isPlainName(t) && parseGlobalAssign(m)) return;
+  // A cut-out definition (SourceFile::block) is a kernel's, its decorators already applied by Python.
+  if (file_->block && t.isName("def")) {
+    m.functions.push_back(parseFunctionDef({}));
+    return;
+  }
   notePlainFunction(m);
   skipStatement();
 }

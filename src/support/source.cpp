@@ -23,10 +23,11 @@ std::string SourceLoc::str() const {
   return file->name + ":" + std::to_string(line) + ":" + std::to_string(col);
 }
 
-std::shared_ptr<const SourceFile> makeSource(std::string name, std::string text) {
+std::shared_ptr<const SourceFile> makeSource(std::string name, std::string text, bool block) {
   auto f = std::make_shared<SourceFile>();
   f->name = std::move(name);
   f->text = std::move(text);
+  f->block = block;
   return f;
 }
 

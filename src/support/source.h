@@ -10,6 +10,9 @@ namespace kiln {
 struct SourceFile {
   std::string name;  // path, or "<string>"
   std::string text;
+  // The text is one statement cut out of a larger text at its original place (a nested kernel's def,
+  // preceded by blank lines up to its line): the indentation of its first line is the top level.
+  bool block = false;
 
   // The text of 1-based line `line`, without its newline; empty when out of range.
   std::string_view line(int line) const;
@@ -26,6 +29,6 @@ struct SourceLoc {
   std::string str() const;
 };
 
-std::shared_ptr<const SourceFile> makeSource(std::string name, std::string text);
+std::shared_ptr<const SourceFile> makeSource(std::string name, std::string text, bool block = false);
 
 }  // namespace kiln

@@ -122,13 +122,16 @@ def test_a_helper_assigned_to_a_module_name():
     assert x[0] == 3.0
 
 
-def test_kernels_in_functions_are_refused_with_a_hint():
+def test_kernels_in_functions_read_their_closure():
     scale = 2
-    with pytest.raises(kiln.KilnError, match="inside a function.*pass what it took from the enclosing function "
-                                             "as tl.constexpr arguments"):
-        @kiln.jit
-        def closure(x_ptr):
-            tl.store(x_ptr, scale)
+
+    @kiln.jit
+    def closure(x_ptr):
+        tl.store(x_ptr, tl.load(x_ptr) * scale + kiln_helpers.OFFSET)
+
+    x = np.ones(1, np.float32)
+    closure[(1,)](x)
+    assert x[0] == 2 + kiln_helpers.OFFSET
 
 
 def test_a_local_shadows_an_import():

@@ -248,13 +248,6 @@ def test_warmup_with_type_strings():
     assert axpy.cache_size == before + 1
 
 
-def test_nested_kernel_is_refused():
-    with pytest.raises(kiln.KilnError, match="inside a function"):
-        @kiln.jit
-        def inner(x_ptr):
-            pass
-
-
 def test_jit_function_is_not_callable():
     with pytest.raises(kiln.KilnError, match=r"axpy\[grid\]"):
         axpy(1, 2, 3)
