@@ -33,6 +33,28 @@ SValue pointerAdd(Context& cx, const SValue& a, const SValue& b, bool subtract, 
   return SValue::irValue(emit(cx, Opcode::PtrAdd, {va, off}, va->type, loc));
 }
 
+// `a >> b` in the promoted type, arithmetic when the left operand is a signed runtime value even if
+// the promoted type is unsigned (Triton picks ashr by the left tensor's dtype: int8 >> uint8 is a
+// uint8 holding the sign-filled bits), else by the promoted type: shr on a signed type is
+// arithmetic, on an unsigned one logical. A Python-number left operand goes by the promoted type,
+// as Triton's interpreter does (its compiler would pick by the right operand's signedness; the two
+// differ only for a negative number shifted by an unsigned tensor narrower than 32 bits).
+SValue shiftRight(Context& cx, const SValue& a, const SValue& b, const SourceLoc& loc) {
+  auto [va, vb] = binaryOperands(cx, a, b, BinaryRule{}, ">>", loc);
+  if (!va->type.isInt()) operandError(">>", a, b, loc, "bitwise operators need integers");
+  const Scalar t = va->type.elem;
+  const bool signedLeft = a.isIR() && ir::isSigned(a.ir->type.elem);
+  if (!signedLeft || ir::isSigned(t))
+    return SValue::irValue(emit(cx, Opcode::Shr, {va, vb}, va->type, loc));
+  // The same bits as the signed type of that width, shifted there and read back as unsigned.
+  const Type s = Type::scalar(t == Scalar::U8 ? Scalar::I8 : t == Scalar::U16 ? Scalar::I16
+                              : t == Scalar::U32 ? Scalar::I32 : Scalar::I64);
+  ir::Value* sa = bitcastElem(cx, va, s, loc);
+  ir::Value* sb = bitcastElem(cx, vb, s, loc);
+  ir::Value* r = emit(cx, Opcode::Shr, {sa, sb}, sa->type, loc);
+  return SValue::irValue(bitcastElem(cx, r, va->type.element(), loc));
+}
+
 SValue arithmetic(Context& cx, ast::BinOp op, const SValue& a, const SValue& b, const SourceLoc& loc) {
   const char* sp = ast::spelling(op);
   switch (op) {
@@ -63,15 +85,14 @@ SValue arithmetic(Context& cx, ast::BinOp op, const SValue& a, const SValue& b, 
                                     "tl.floor(a / b)");
       return SValue::irValue(emit(cx, op == ast::BinOp::Mod ? Opcode::Rem : Opcode::Div, {va, vb}, va->type, loc));
     }
+    case ast::BinOp::RShift: return shiftRight(cx, a, b, loc);
     case ast::BinOp::LShift:
-    case ast::BinOp::RShift:
     case ast::BinOp::BitAnd:
     case ast::BinOp::BitOr:
     case ast::BinOp::BitXor: {
       auto [va, vb] = binaryOperands(cx, a, b, BinaryRule{}, sp, loc);
       if (!va->type.isInt()) operandError(sp, a, b, loc, "bitwise operators need integers");
       Opcode code = op == ast::BinOp::LShift   ? Opcode::Shl
-                    : op == ast::BinOp::RShift ? Opcode::Shr
                     : op == ast::BinOp::BitAnd ? Opcode::And
                     : op == ast::BinOp::BitOr  ? Opcode::Or
                                                : Opcode::Xor;
