@@ -1,6 +1,6 @@
 // Python builtins visible inside kernels: min/max (Python on constexprs, tl.minimum/maximum on
-// runtime values), float/int/bool/abs/len on constexprs, and range/print/isinstance, which are
-// rejected with a hint when called as plain functions.
+// runtime values), float/int/bool/abs/len on constexprs, hasattr (a constexpr answer), and
+// range/print/isinstance, which are rejected with a hint when called as plain functions.
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -112,6 +112,14 @@ SValue pyLen(CallArgs& a) {
   a.fail("object of type '" + std::string(pyTypeName(v)) + "' has no len()");
 }
 
+// A constexpr bool, so `if hasattr(x, "dtype") and ...` folds like Triton's.
+SValue pyHasattr(CallArgs& a) {
+  const SValue& name = a.at(1);
+  if (name.kind != K::Str)
+    a.fail("hasattr(): attribute name must be string, not '" + std::string(pyTypeName(name)) + "'");
+  return SValue::boolean(hasAttribute(a.at(0), name.str));
+}
+
 SValue pyRange(CallArgs& a) { a.fail("range() can only be used as the iterable of a for loop"); }
 SValue pyPrint(CallArgs& a) {
   a.fail("print is not supported in kernels; use tl.static_print for compile-time values");
@@ -126,6 +134,7 @@ constexpr BuiltinDef kPython[] = {
     {"bool", kPy, "x?", pyBool},
     {"abs", kPy, "x", pyAbs},
     {"len", kPy, "obj", pyLen},
+    {"hasattr", kPy, "obj name", pyHasattr},
     {"range", kPy, nullptr, pyRange},
     {"print", kPy, nullptr, pyPrint},
     {"isinstance", kPy, nullptr, pyIsinstance},

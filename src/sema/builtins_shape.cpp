@@ -1,5 +1,6 @@
-// Shape builtins: reshape/view/ravel, permute/trans, expand_dims, broadcast_to and broadcast.
-// Shapes passed as tuples or as separate arguments (tl.reshape(x, (4, 8)) == tl.reshape(x, 4, 8)).
+// Shape builtins: reshape/view/ravel, permute/trans, expand_dims, broadcast_to and broadcast, and
+// x.item() (a one-element tile as a scalar). Shapes passed as tuples or as separate arguments
+// (tl.reshape(x, (4, 8)) == tl.reshape(x, 4, 8)).
 #include <algorithm>
 
 #include "sema/ops_common.h"
@@ -51,7 +52,29 @@ ir::Value* reshape(Context& cx, ir::Value* v, const Shape& shape, const SourceLo
   return emit(cx, Opcode::Reshape, {v}, v->type.withShape(shape), loc);
 }
 
+// Tile IR has no unsplat op: a max-reduction over the single element combines nothing, so it is
+// exact on the interpreter and the GPU (NaN and -0.0 included). It goes through tl.max's rules
+// (narrow types widen first, then convert back, which is exact); pointers travel as i64.
+ir::Value* unsplat(Context& cx, ir::Value* v, const SourceLoc& loc) {
+  const Type& t = v->type;
+  if (!t.isTensor()) return v;
+  if (t.numel() != 1)
+    fail(loc, "can only unsplat single-element tensors: item() needs one element, got " +
+                  SValue::irValue(v).describe() + " (" + std::to_string(t.numel()) + " elements)");
+  Type elem = t.element();
+  ir::Value* flat = reshape(cx, v, {1}, loc);
+  if (t.isPtr()) flat = castElem(cx, flat, Type::scalar(ir::Scalar::I64), loc);
+  ir::Value* s = reduceValue(cx, SValue::irValue(flat), "max", 0, false, loc).ir;
+  return s->type == elem ? s : castElem(cx, s, elem, loc);
+}
+
 namespace {
+
+SValue item(CallArgs& a) {
+  const SValue& x = a.at(0);
+  if (!x.isIR()) a.fail(a.display + "() needs a tensor, got " + x.describe());
+  return SValue::irValue(unsplat(*a.cx, x.ir, a.loc));
+}
 
 ir::Value* tensorArg(CallArgs& a) {
   const SValue& x = a.at(0);
@@ -113,6 +136,7 @@ constexpr BuiltinDef kShape[] = {
     {"expand_dims", kTl | kMember, "input axis", expandDimsFn},
     {"broadcast_to", kTl | kMember, "input *shape", broadcastToFn},
     {"broadcast", kTl, "input other", broadcastFn},
+    {"item", kMember, "input", item},  // a tensor method only, as in Triton
     {"join", kTl, nullptr, unsupportedBuiltin},
     {"split", kTl | kMember, nullptr, unsupportedBuiltin},
     {"cat", kTl, nullptr, unsupportedBuiltin},

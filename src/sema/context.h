@@ -69,5 +69,8 @@ ir::Type typeOf(const SValue& v);
 // Converts an IR value to `to` (a type of the same shape or a scalar type that is broadcast):
 // used for loop-carried values and returns that must keep one type.
 ir::Value* castTo(Context& cx, ir::Value* v, const ir::Type& to, const SourceLoc& loc);
+// x.item(): the element of a one-element tile as a scalar of its dtype (a scalar is returned as it
+// is); a tile of more elements is an error at loc, in Triton's words.
+ir::Value* unsplat(Context& cx, ir::Value* v, const SourceLoc& loc);
 
 }  // namespace kiln::sema

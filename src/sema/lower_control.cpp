@@ -1,6 +1,6 @@
 // `if` statements and conditional expressions: a constexpr condition folds to the taken branch;
 // otherwise an `if` op whose results are the variables (or return values) that the two branches
-// leave different, with one type per result.
+// leave different, with one type per result. An `if` also takes a one-element tile, as in Triton.
 #include "sema/lower.h"
 
 namespace kiln::sema {
@@ -82,6 +82,14 @@ std::optional<Flow> Lowerer::ifStmt(const ast::Stmt& s, const Continuation* rest
     if (rest) return stmts(taken, 0, rest, true);
     stmts(taken, 0, nullptr, false);
     return std::nullopt;
+  }
+  // As in Triton, an `if` (not a while or a conditional expression) takes a one-element tile,
+  // which it unsplats; a larger tile is ambiguous.
+  if (cond.ir->type.isTensor()) {
+    if (cond.ir->type.numel() != 1)
+      fail(s.value->loc, "Boolean value of Tensor with more than one value is ambiguous: the if condition is " +
+                             cond.describe() + " (use tl.where to select element-wise, or reduce the tensor first)");
+    cond = SValue::irValue(unsplat(cx_, cond.ir, s.value->loc));
   }
   ir::Value* c = scalarCondition(cond, s.value->loc, "if condition");
   ir::Op* op = cx_.b.create(ir::Opcode::If, {c}, {}, {}, s.loc);

@@ -67,9 +67,17 @@ SValue subscriptExpr(Lowerer& L, const ast::Expr& e) {
   for (size_t i = 1; i < e.elts.size(); ++i) {
     const ast::Expr& ix = *e.elts[i];
     if (ix.kind == ast::ExprKind::Slice) {
-      for (const auto& part : ix.elts)
-        if (part) fail(ix.loc, "slicing with bounds is not supported (only ':' alone, e.g. x[:, None])");
-      indices.push_back(SValue::slice());
+      // The bounds are evaluated (absent ones are None): `x[None:]` is a ':' on a tensor, and
+      // tuples take constexpr bounds (`t[1:]`); subscript() judges them.
+      SValue sl = SValue::slice();
+      bool bounded = false;
+      for (size_t p = 0; p < 3; ++p) {
+        const ast::Expr* part = p < ix.elts.size() ? ix.elts[p].get() : nullptr;
+        sl.elts.push_back(part ? L.expr(*part) : SValue::none());
+        bounded = bounded || sl.elts.back().kind != SValue::Kind::None;
+      }
+      if (!bounded) sl.elts.clear();
+      indices.push_back(std::move(sl));
     } else {
       indices.push_back(L.expr(ix));
     }

@@ -68,6 +68,29 @@ RangeKind rangeKind(const SValue& callee) {
   return RangeKind::NotRange;
 }
 
+// Triton's tl.range and tl.static_range take (arg1, arg2=None, step=None): keywords move into
+// place; with arg2 absent the range is 0..arg1. Other keywords stay (tl.range's loop options).
+void bindRangeKeywords(std::vector<SValue>& args, Kwargs& kwargs, const std::string& what, const SourceLoc& loc) {
+  const char* names[3] = {"arg1", "arg2", "step"};
+  std::optional<SValue> slot[3];
+  bool moved = false;
+  for (size_t i = 0; i < args.size() && i < 3; ++i) slot[i] = args[i];
+  for (auto it = kwargs.begin(); it != kwargs.end();) {
+    int i = 0;
+    while (i < 3 && it->first != names[i]) ++i;
+    if (i == 3) { ++it; continue; }
+    if (slot[i]) fail(loc, what + "() got multiple values for argument '" + it->first + "'");
+    slot[i] = std::move(it->second);
+    it = kwargs.erase(it);
+    moved = true;
+  }
+  if (!moved || args.size() > 3) return;  // the arity check reports extra arguments
+  if (!slot[0]) fail(loc, what + "() missing required argument 'arg1'");
+  bool noEnd = !slot[1] || slot[1]->kind == SValue::Kind::None;
+  bool noStep = !slot[2] || slot[2]->kind == SValue::Kind::None;
+  args = {noEnd ? SValue::integer(0) : *slot[0], noEnd ? *slot[0] : *slot[1], noStep ? SValue::integer(1) : *slot[2]};
+}
+
 const char* const kForAttrs[] = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
                                  "warp_specialize"};
 
@@ -216,8 +239,13 @@ void Lowerer::forStmt(const ast::Stmt& s) {
       for (size_t i = 1; i < it.elts.size(); ++i) args.push_back(expr(*it.elts[i]));
       Kwargs kwargs;
       for (const auto& kw : it.keywords) kwargs.push_back({kw.name, expr(*kw.value)});
+      if (kind != RangeKind::Python)
+        bindRangeKeywords(args, kwargs, kind == RangeKind::Static ? "tl.static_range" : "tl.range", it.loc);
       if (kind == RangeKind::Static) {
-        if (!kwargs.empty()) fail(it.keywords[0].loc, "tl.static_range takes no keyword arguments");
+        for (const auto& kw : it.keywords)
+          if (!kwargs.empty() && kw.name == kwargs[0].first)
+            fail(kw.loc, "tl.static_range() got an unexpected keyword argument '" + kw.name +
+                             "' (it takes arg1, arg2 and step)");
         staticFor(s, std::move(args));
       } else {
         if (kind == RangeKind::Python && !kwargs.empty())

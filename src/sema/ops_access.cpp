@@ -1,6 +1,7 @@
 // Attribute access and subscripts: tensor attributes and methods (x.dtype, x.shape, x.T, x.to),
 // dtype attributes and predicates, members of the triton / triton.language / tl.math namespaces
-// (one lookup over the builtin table), import paths, x[:, None] and tuple indexing.
+// (one lookup over the builtin table), import paths, x[:, None] and tuple indexing, and the
+// hasattr() predicate over all of these.
 #include <algorithm>
 
 #include "sema/ops_common.h"
@@ -169,21 +170,27 @@ bool fullSlice(const SValue& s) {
   return true;
 }
 
+// Triton's tensor.__getitem__: each None inserts a size-1 dimension at its position and each ':'
+// (bounds None or absent) keeps one, so a scalar takes x[None], x[None, :], x[None, None].
 SValue subscriptTensor(Context& cx, const SValue& x, const std::vector<SValue>& indices, const SourceLoc& loc) {
-  int64_t rank = x.ir->type.rank(), kept = 0;
+  int64_t rank = x.ir->type.rank(), kept = 0, added = 0;
   for (const SValue& idx : indices) {
-    if (idx.kind == K::Slice && !fullSlice(idx))
-      fail(loc, "slices with bounds are not supported on tensors; only ':' and None can index " + x.describe());
-    if (idx.kind != K::Slice && idx.kind != K::None)
+    if ((idx.kind == K::Slice && !fullSlice(idx)) || (idx.kind != K::Slice && idx.kind != K::None))
       fail(loc, "unsupported tensor index (" + idx.describe() + "): tensors take only ':' and None (x[:, None])");
     if (idx.kind == K::Slice) ++kept;
+    else ++added;
   }
-  if (kept > rank)
+  if (kept > rank + added)
     fail(loc, "too many indices for " + x.describe() + ": " + std::to_string(kept) + " ':' for rank " +
-                  std::to_string(rank));
+                  std::to_string(rank) + (added ? " plus " + std::to_string(added) + " None" : ""));
   ir::Value* v = x.ir;
-  for (size_t dim = 0; dim < indices.size(); ++dim)
-    if (indices[dim].kind == K::None) v = expandDims(cx, v, int64_t(dim), loc);
+  for (size_t dim = 0; dim < indices.size(); ++dim) {
+    if (indices[dim].kind != K::None) continue;
+    if (int64_t(dim) > v->type.rank())
+      fail(loc, "None at index position " + std::to_string(dim) + " is past the dimensions of " +
+                    SValue::irValue(v).describe() + " (too many ':' before it)");
+    v = expandDims(cx, v, int64_t(dim), loc);
+  }
   return SValue::irValue(v);
 }
 
@@ -203,6 +210,11 @@ SValue attribute(Context& cx, const SValue& obj, const std::string& name, const 
     case K::Int:
     case K::Float:
     case K::Bool:
+      // Triton turns a number assigned to a name into a scalar of its literal type, so
+      // `x = 5; x.dtype` is tl.int32 there; kiln keeps the constexpr and answers the same.
+      if (name == "dtype") return SValue::dtype(literalType(obj));
+      if (name == "value") return obj;
+      break;
     case K::Str:
     case K::None:
     case K::Tuple:
@@ -241,6 +253,39 @@ SValue subscript(Context& cx, const SValue& obj, const std::vector<SValue>& indi
                   std::to_string(n));
   if (obj.kind == K::Tuple) return obj.elts[size_t(i)];
   return SValue::string(std::string(1, obj.str[size_t(i)]));
+}
+
+// hasattr(obj, name) as Triton answers it: the code generator unwraps constexprs first, so a
+// constexpr number, string, None or tuple has none of kiln's attributes (not even .value).
+bool hasAttribute(const SValue& obj, const std::string& name) {
+  switch (obj.kind) {
+    case K::IR:
+      if (name == "T") return obj.ir->type.rank() == 2;
+      return name == "dtype" || name == "type" || name == "numel" || name == "shape" ||
+             findBuiltin(name, kMember) != nullptr;
+    case K::Dtype:
+      try {
+        dtypeAttribute(obj, name, SourceLoc{});  // pure: it builds no IR
+        return true;
+      } catch (const CompileError&) {
+        return false;
+      }
+    case K::Namespace: {
+      SValue out;
+      return tryMember(obj.str, name, out);
+    }
+    case K::Int:
+    case K::Float:
+    case K::Bool:
+    case K::Str:
+    case K::None:
+    case K::Tuple:
+    case K::Function:
+    case K::Builtin:
+    case K::Method:
+    case K::Slice: return false;
+  }
+  return false;
 }
 
 bool lookupPythonBuiltin(std::string_view name, SValue& out) {

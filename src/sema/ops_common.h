@@ -168,6 +168,8 @@ SValue castValue(Context& cx, const SValue& x, const ir::Type& dtype, const std:
 SValue dtypeAttribute(const SValue& dt, const std::string& name, const SourceLoc& loc);
 SValue callDtypeMethod(const SValue& dt, const std::string& name, const std::vector<SValue>& args,
                        const SourceLoc& loc);
+// hasattr(obj, name) with Triton's answer (constexprs are unwrapped to Python values first).
+bool hasAttribute(const SValue& obj, const std::string& name);
 // The element or pointer types named tl.float32 ... (null when `name` is not a dtype name).
 std::optional<ir::Type> dtypeByName(std::string_view name, const SourceLoc& loc);
 

@@ -130,7 +130,11 @@ std::string pyRepr(const SValue& v) {
     case K::Namespace: return "<module '" + v.str + "'>";
     case K::Builtin: return "<built-in function " + builtinDisplay(v.str) + ">";
     case K::Method: return "<method " + v.str + ">";
-    case K::Slice: return "slice(None, None, None)";
+    case K::Slice: {  // elts: lo, hi, step when the subscript wrote any bound
+      std::string s = "slice(";
+      for (size_t i = 0; i < 3; ++i) s += (i ? ", " : "") + (i < v.elts.size() ? pyRepr(v.elts[i]) : "None");
+      return s + ")";
+    }
   }
   return "?";
 }
@@ -153,7 +157,7 @@ std::string SValue::describe() const {
     case Kind::Namespace: return "the module " + str;
     case Kind::Builtin: return "the builtin " + builtinDisplay(str);
     case Kind::Method: return "the method ." + str + (elts.empty() ? "" : " of " + elts[0].describe());
-    case Kind::Slice: return "a slice";
+    case Kind::Slice: return "the slice " + pyRepr(*this);
   }
   return "?";
 }
