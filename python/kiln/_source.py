@@ -7,6 +7,7 @@ taken only when compiling it gives back the function's own code object, so a ker
 definition other than its own.
 """
 import ast
+import functools
 import inspect
 import linecache
 import sys
@@ -44,13 +45,19 @@ def _defining_codes(code, name):
             yield from _defining_codes(c, name)
 
 
+@functools.lru_cache(maxsize=32)
+def _compiled(text, path, mode):
+    """`text` compiled as `path` (the kernels of one exec()'d string or `-c` text share it), or None."""
+    try:
+        return compile(text, path, mode, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _text_defines(text, path, code, mode="exec"):
     """Whether compiling `text` as `path` gives `code` among its functions."""
-    try:
-        top = compile(text, path, mode, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return any(c == code for c in _defining_codes(top, code.co_name))
+    top = _compiled(text, path, mode)
+    return top is not None and any(c == code for c in _defining_codes(top, code.co_name))
 
 
 def _candidates(fn, depth=64):

@@ -229,3 +229,31 @@ def test_decorating_compiles_nothing_and_is_fast():
         kiln.jit(f)
     per = (time.perf_counter() - start) / n
     assert per < 200e-6, f"decorating took {per * 1e6:.1f} us"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses a pseudo-terminal")
+def test_kernel_at_the_interactive_prompt():
+    """The prompt keeps no text of what was typed but readline's history: the kernel comes from there."""
+    pty = pytest.importorskip("pty")
+    env = dict(os.environ, KILN_INTERPRET="1", PYTHONPATH=os.pathsep.join(sys.path))
+    typed = ["import numpy as np, kiln, kiln.language as tl", "@kiln.jit", "def k(p, BLOCK: tl.constexpr):",
+             "    tl.store(p + tl.arange(0, BLOCK), tl.arange(0, BLOCK) * 3)", "",
+             "x = np.zeros(4, np.int32)", "k[(1,)](x, BLOCK=4) and None", "print('RESULT', x.tolist())", "exit()"]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: an interactive Python on the terminal
+        os.execvpe(sys.executable, [sys.executable, "-i", "-q"], env)
+    out = b""
+    for line in typed:
+        os.write(fd, (line + "\n").encode())
+        time.sleep(0.3)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    assert "RESULT [0, 3, 6, 9]" in out.decode(errors="replace"), out.decode(errors="replace")[-2000:]
