@@ -1,6 +1,6 @@
 // Python builtins visible inside kernels: min/max (Python on constexprs, tl.minimum/maximum on
-// runtime values), float/int/bool/abs/len on constexprs, hasattr (a constexpr answer), and
-// range/print/isinstance, which are rejected with a hint when called as plain functions.
+// runtime values), float/int/bool/abs/len on constexprs, hasattr and isinstance (constexpr
+// answers), and range/print, which are rejected with a hint when called as plain functions.
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -124,7 +124,28 @@ SValue pyRange(CallArgs& a) { a.fail("range() can only be used as the iterable o
 SValue pyPrint(CallArgs& a) {
   a.fail("print is not supported in kernels; use tl.static_print for compile-time values");
 }
-SValue pyIsinstance(CallArgs& a) { a.fail("isinstance is not supported in kernels"); }
+// isinstance as Triton answers it (constexprs unwrapped to Python values first): tl.tensor holds
+// the runtime values, tl.dtype every dtype, tl.pointer_type the pointer dtypes, int/float/bool
+// the constexprs of those Python types (a bool is an int); `cls` may be a tuple of classes.
+bool isInstance(const CallArgs& a, const SValue& obj, const SValue& cls) {
+  if (cls.kind == K::Tuple) {
+    for (const SValue& c : cls.elts)
+      if (isInstance(a, obj, c)) return true;
+    return false;
+  }
+  if (cls.kind == K::Builtin) {
+    const std::string& c = cls.str;
+    if (c == "triton.language.tensor") return obj.isIR();
+    if (c == "triton.language.dtype") return obj.kind == K::Dtype;
+    if (c == "triton.language.pointer_type") return obj.kind == K::Dtype && obj.type.isPtr() && !obj.type.isTensor();
+    if (c == "int") return obj.kind == K::Int || obj.kind == K::Bool;
+    if (c == "float") return obj.kind == K::Float;
+    if (c == "bool") return obj.kind == K::Bool;
+  }
+  a.fail("isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, int, float and bool, not " +
+         cls.describe());
+}
+SValue pyIsinstance(CallArgs& a) { return SValue::boolean(isInstance(a, a.at(0), a.at(1))); }
 
 constexpr BuiltinDef kPython[] = {
     {"min", kPy, "*args", pyMin},
@@ -137,7 +158,7 @@ constexpr BuiltinDef kPython[] = {
     {"hasattr", kPy, "obj name", pyHasattr},
     {"range", kPy, nullptr, pyRange},
     {"print", kPy, nullptr, pyPrint},
-    {"isinstance", kPy, nullptr, pyIsinstance},
+    {"isinstance", kPy, "obj classinfo", pyIsinstance},
 };
 
 }  // namespace

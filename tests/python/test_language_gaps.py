@@ -1,6 +1,6 @@
 """Constructs that Triton's own test suite (test_core.py) uses, run end to end on every backend:
 x.item(), .dtype of a constexpr number (test_constexpr), None/':' subscripts of scalars and slices
-with None bounds (test_slice), hasattr (test_short_circuiting, without isinstance), tl.static_range
+with None bounds (test_slice), hasattr and isinstance (test_short_circuiting), tl.static_range
 keywords (test_static_range), `if` on a one-element tile (test_unsplat); and their misuse."""
 import numpy as np
 import pytest
@@ -86,8 +86,8 @@ def test_slice(backend):
 
 @kiln.jit
 def short_circuiting_kernel(x):
-    if (x is not None) and hasattr(x, "dtype") and x.dtype.is_ptr() and (x.dtype.element_ty == tl.int32) and (
-            tl.load(x) > 42):
+    if (x is not None) and hasattr(x, "dtype") and isinstance(
+            x.dtype, tl.pointer_type) and (x.dtype.element_ty == tl.int32) and (tl.load(x) > 42):
         tl.store(x, 42)
 
 
@@ -136,10 +136,16 @@ def bounded_slice(dst):
     dst[10:]
 
 
+@kiln.jit
+def isinstance_of_constexpr(dst):
+    tl.static_assert(isinstance(0, tl.tensor))  # test_compile_errors.py: a constexpr is not a tensor
+
+
 @pytest.mark.parametrize("kernel, match", [
     (item_of_many, r"can only unsplat single-element tensors"),
     (if_on_two, r"Boolean value of Tensor with more than one value is ambiguous"),
     (bounded_slice, r"unsupported tensor index"),
+    (isinstance_of_constexpr, r"static_assert failed"),
 ])
 def test_misuse_is_a_located_error(kernel, match):
     x = np.zeros(16, np.float32)

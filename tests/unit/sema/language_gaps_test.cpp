@@ -1,5 +1,5 @@
 // Structure tests of sema for constructs Triton's own test suite uses: x.item(), .dtype of a
-// constexpr number, None/':' subscripts of scalars and slices with None bounds, hasattr(),
+// constexpr number, None/':' subscripts of scalars and slices with None bounds, hasattr(), isinstance(),
 // tl.static_range / tl.range keywords, and `if` on a one-element tile; each with its misuse.
 #include "ir/text.h"
 #include "structure_util.h"
@@ -139,6 +139,30 @@ def k(x_ptr):
   EXPECT_EQ(srcLine(d), 3);
   EXPECT_TRUE(contains(lowerError("@triton.jit\ndef k(x_ptr):\n    h = hasattr(x_ptr)\n", "k", "*fp32").message,
                        "missing required argument 'name'"));
+}
+
+TEST(LanguageGaps, IsinstanceIsAConstexprBool) {
+  auto m = lowerSource(R"(
+@triton.jit
+def k(x_ptr, n, N: tl.constexpr):
+    tl.static_assert(isinstance(x_ptr, tl.tensor) and isinstance(n, tl.tensor) and not isinstance(N, tl.tensor))
+    tl.static_assert(isinstance(x_ptr.dtype, tl.pointer_type) and not isinstance(n.dtype, tl.pointer_type))
+    tl.static_assert(isinstance(n.dtype, tl.dtype) and not isinstance(N, tl.dtype))
+    tl.static_assert(isinstance(N, int) and isinstance(True, int) and isinstance(1.5, (bool, float)))
+    tl.static_assert(not isinstance(N, (float, bool)) and not isinstance(None, int))
+    if isinstance(x_ptr.dtype, tl.pointer_type) and x_ptr.dtype.element_ty == tl.int32:
+        tl.store(x_ptr, 42)
+)", "k", "*i32, i32, 3");
+  EXPECT_EQ(countOps(*m, Opcode::If), 0);
+  EXPECT_EQ(countOps(*m, Opcode::Store), 1);
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(x_ptr):
+    b = isinstance(x_ptr, tl.load)
+)", "k", "*fp32");
+  EXPECT_EQ(d.message, "isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, int, float and "
+                       "bool, not the builtin tl.load");
+  EXPECT_EQ(srcLine(d), 3);
 }
 
 TEST(LanguageGaps, RangeKeywords) {
