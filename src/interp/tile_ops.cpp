@@ -1,5 +1,5 @@
 // Whole-tile ops: element-wise evaluation, broadcast and permute (strided gathers), reductions in
-// index order, and dot products accumulated in the accumulator's type one multiply-add at a time.
+// index order, and dot products accumulated one multiply-add at a time (in f32 for f16 accumulators).
 #include <cmath>
 
 #include "interp/machine.h"
@@ -168,6 +168,9 @@ void Machine::reduce(const Inst& in) {
 // acc[b, m, n] + sum over k in index order of a[b, m, k] * b[b, k, n], one fused multiply-add at a
 // time in the accumulator's type. Operands are converted to that type first (exact for f16, bf16
 // and fp8 into f32, i8 into i32); f32 operands are rounded to tf32 first when precision is tf32.
+// A float accumulator narrower than f32 (f16) is Triton's interpreter instead: the exact products
+// summed in f32 from zero, that sum rounded once to the accumulator's type, then acc added (one
+// more rounding).
 void Machine::dot(const Inst& in) {
   const ir::Type& at = type(in.in[0]);
   const ir::Type& bt = type(in.in[1]);
@@ -181,8 +184,9 @@ void Machine::dot(const Inst& in) {
   if (bt.shape[bd] != K || ct.shape[bd] != M || ct.shape[bd + 1] != N ||
       (rank == 3 && (at.shape[0] != B || bt.shape[0] != B)))
     throw InternalError(in.op->loc, "dot operand shapes do not agree");
-  Scalar acc = ct.elem;
-  // Operand element -> accumulator type, with the tf32 rounding of f32 inputs.
+  const bool narrow = ir::isFloat(ct.elem) && ir::bitWidth(ct.elem) < 32;
+  Scalar acc = narrow ? Scalar::F32 : ct.elem;  // the type the products are summed in
+  // Operand element -> summation type, with the tf32 rounding of f32 inputs.
   auto prep = [&](Scalar t, const Elem& e) {
     Elem v = e;
     if (t == Scalar::F32 && in.a) v.f = ir::roundToTF32(v.f);
@@ -211,9 +215,10 @@ void Machine::dot(const Inst& in) {
         size_t ci = size_t((b * M + m) * N + n), ai = size_t((b * M + m) * K), bi = size_t((b * N + n) * K);
         Elem c = C[ci];
         if (acc == Scalar::F32) {
-          float s = float(c.f);
+          float s = narrow ? 0.0f : float(c.f);
           for (int64_t k = 0; k < K; ++k) s = std::fma(fa_[ai + size_t(k)], fb_[bi + size_t(k)], s);
-          c.f = s;
+          // acc + sum in double then rounded: one correct rounding (double has over twice their precision).
+          c.f = narrow ? ir::roundTo(ct.elem, ir::roundTo(ct.elem, double(s)) + c.f) : double(s);
         } else if (ir::isFloat(acc)) {
           for (int64_t k = 0; k < K; ++k)
             c.f = ir::fmaTo(acc, ea_[ai + size_t(k)].f, eb_[bi + size_t(k)].f, c.f);

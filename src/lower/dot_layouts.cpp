@@ -83,13 +83,15 @@ std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::T
   std::optional<MmaConfig> cfg;
   const Scalar in = a.elem, out = acc.elem;
   const bool intAcc = out == Scalar::I32 || out == Scalar::U32;
-  if (in == Scalar::F16 && out == Scalar::F32) cfg = MmaConfig{ptx::MmaKind::F16_F32, 16, 16, {}};
+  // An f16 accumulator sums in f32 too and is rounded once after the last k (docs/semantics.md).
+  const bool f32Sum = out == Scalar::F32 || out == Scalar::F16;
+  if (in == Scalar::F16 && f32Sum) cfg = MmaConfig{ptx::MmaKind::F16_F32, 16, 16, {}};
   else if (in == Scalar::BF16 && out == Scalar::F32) cfg = MmaConfig{ptx::MmaKind::BF16_F32, 16, 16, {}};
   else if (in == Scalar::F32 && out == Scalar::F32 && roundsToTf32(dot)) cfg = MmaConfig{ptx::MmaKind::TF32_F32, 32, 8, {}};
   else if (in == Scalar::I8 && intAcc) cfg = MmaConfig{ptx::MmaKind::S8_S32, 8, 32, {}};
   else if (in == Scalar::U8 && intAcc) cfg = MmaConfig{ptx::MmaKind::U8_S32, 8, 32, {}};
-  else if (in == Scalar::F8E4M3 && out == Scalar::F32 && target.sm >= 89) cfg = MmaConfig{ptx::MmaKind::E4M3_F32, 8, 32, {}};
-  else if (in == Scalar::F8E5M2 && out == Scalar::F32 && target.sm >= 89) cfg = MmaConfig{ptx::MmaKind::E5M2_F32, 8, 32, {}};
+  else if (in == Scalar::F8E4M3 && f32Sum && target.sm >= 89) cfg = MmaConfig{ptx::MmaKind::E4M3_F32, 8, 32, {}};
+  else if (in == Scalar::F8E5M2 && f32Sum && target.sm >= 89) cfg = MmaConfig{ptx::MmaKind::E5M2_F32, 8, 32, {}};
   if (!cfg || target.sm < 80) return std::nullopt;
   const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
   if (m < 16 || n < 8 || k < cfg->kTile || m % 16 || n % 8 || k % cfg->kTile) return std::nullopt;

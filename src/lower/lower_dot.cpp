@@ -1,5 +1,6 @@
 // dot: mma.sync over 16x8xK tiles when dotLayout chose the tensor-core layouts, else one fused
 // multiply-add per accumulator register and k, in k order (the interpreter's order and rounding).
+// An f16 accumulator sums in f32 from zero either way, rounded to f16 once and then added.
 // Fragment registers are found through the layouts: the element an instruction needs at lane 0 is
 // looked up by its coordinates among the thread's registers (the lane and warp parts are the same for
 // every register of a layout, and the layouts agree with the PTX fragments lane by lane).
@@ -92,6 +93,22 @@ Reg packFragment(ptx::Entry& e, Scalar t, const std::vector<Reg>& el) {
   }
 }
 
+// An f16 accumulator's dot sums the products in f32 from zero; this is its end: the sum rounded once
+// to f16, then the accumulator element added in f16 (docs/semantics.md, the interpreter's order).
+bool sumsInF32(Scalar acc) { return acc == Scalar::F16; }
+Reg finishF32Sum(ptx::Entry& e, const ir::Op& op, Reg sum, Reg acc) {
+  Reg h = e.reg(ptx::regClassOf(Scalar::F16)), d = e.reg(ptx::regClassOf(Scalar::F16));
+  ptx::selectCast(e, Scalar::F32, Scalar::F16, false, h, sum, op.loc);
+  Reg add[] = {h, acc};
+  ptx::selectElementwise(e, ptx::ElementOp{ir::Opcode::Add, Scalar::F16, ptx::CmpPred::Eq, false, false, op.loc}, d, add);
+  return d;
+}
+Reg zeroF32(ptx::Entry& e) {
+  Reg z = e.reg(RegClass::F32);
+  e.inst("mov.f32", {z, ptx::f32Imm(0.0f)});
+  return z;
+}
+
 void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
   ptx::Entry& e = cg.e;
   const ir::Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
@@ -136,10 +153,13 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
 
   e.comment("dot: mma.sync " + std::to_string(numM) + "x" + std::to_string(numN) + "x" + std::to_string(numK) + " tiles");
   const RegClass accClass = ptx::mmaShape(cfg.kind).accClass;
+  const bool f32Sum = sumsInF32(c->type.elem);  // f16 accumulator: the mmas start from f32 zeros
+  const Reg zero = f32Sum ? zeroF32(e) : Reg{};
   std::vector<std::vector<Reg>> acc(static_cast<size_t>(numM * numN));
   for (int64_t mi = 0; mi < numM; ++mi)
     for (int64_t ni = 0; ni < numN; ++ni)
-      for (int32_t i = 0; i < 4; ++i) acc[size_t(mi * numN + ni)].push_back(cr.at(size_t(accIndex(mi, ni, i))));
+      for (int32_t i = 0; i < 4; ++i)
+        acc[size_t(mi * numN + ni)].push_back(f32Sum ? zero : cr.at(size_t(accIndex(mi, ni, i))));
   // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them. The fragments
   // of k-slice ki + 1 are formed before the mmas of slice ki (operands still in shared memory are loaded
   // there), so their ldmatrix latency hides behind those mmas while only two slices of A and B are live
@@ -191,7 +211,8 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
     for (int64_t ni = 0; ni < numN; ++ni)
       for (int32_t i = 0; i < 4; ++i) {
         int32_t r = accIndex(mi, ni, i);
-        out[size_t(r)] = acc[size_t(mi * numN + ni)][size_t(i)];
+        Reg sum = acc[size_t(mi * numN + ni)][size_t(i)];
+        out[size_t(r)] = f32Sum ? finishF32Sum(e, op, sum, cr.at(size_t(r))) : sum;
         set[size_t(r)] = true;
       }
   for (int32_t r = 0; r < numRegs; ++r)
@@ -218,7 +239,8 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
   const ir::Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const int rank = c->type.rank();
   const int64_t k = a->type.shape.back();
-  const Scalar accT = c->type.elem;
+  const bool f32Sum = sumsInF32(c->type.elem);
+  const Scalar accT = f32Sum ? Scalar::F32 : c->type.elem;  // the type the products are summed in
   const LinearLayout& cl = *c->type.layout;
   RegisterIndex ia(*a->type.layout), ib(*b->type.layout);
   const std::vector<Reg>&ar = cg.regs(a), &br = cg.regs(b), &cr = cg.regs(c);
@@ -237,9 +259,13 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
     if (fresh) coords.push_back(co);
     slotOf.push_back(it->second);
   }
-  std::vector<Reg> sum;
+  std::vector<Reg> sum, accIn;
+  const Reg zero = f32Sum ? zeroF32(e) : Reg{};
   for (int32_t r = 0; r < numRegs; ++r)
-    if (sum.size() == slotOf[size_t(r)]) sum.push_back(cr.at(size_t(r)));
+    if (sum.size() == slotOf[size_t(r)]) {
+      accIn.push_back(cr.at(size_t(r)));
+      sum.push_back(f32Sum ? zero : cr.at(size_t(r)));
+    }
 
   e.comment("dot: " + std::to_string(coords.size()) + " x " + std::to_string(k) + " fma");
   for (int32_t kk = 0; kk < int32_t(k); ++kk)
@@ -261,6 +287,8 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
       }
       sum[s] = d;
     }
+  if (f32Sum)
+    for (size_t s = 0; s < sum.size(); ++s) sum[s] = finishF32Sum(e, op, sum[s], accIn[s]);
   std::vector<Reg> out;
   for (int32_t r = 0; r < numRegs; ++r) out.push_back(sum[slotOf[size_t(r)]]);
   cg.bind(op.result(0), std::move(out));

@@ -1,6 +1,7 @@
-// tl.dot: shape checks (2-D or batched 3-D, inner dimensions equal, M, N, K at least 16 as on
-// NVIDIA tensor cores; K at least 32 for 8-bit types), operand dtypes as Triton allows, the result
-// type (i32 for int8, f32 for f32/bf16, f64 for f64, out_dtype for f16/fp8) and the accumulator.
+// tl.dot: shape checks (2-D or batched 3-D, inner dimensions equal; any M, N, K, as Triton's
+// interpreter allows: the GPU lowering pads or falls back to FMA), operand dtypes as Triton allows,
+// the result type (i32 for int8, f32 for f32/bf16, f64 for f64, out_dtype for f16/fp8) and the
+// accumulator.
 #include "sema/ops_common.h"
 
 namespace kiln::sema {
@@ -47,10 +48,6 @@ SValue dot(CallArgs& a) {
            ", b is " + dims(sb));
   if (batched && sa[0] != sb[0])
     a.fail("incompatible batch dimensions for dot: a is [B,M,K]=" + dims(sa) + ", b is [B,K,N]=" + dims(sb));
-  int64_t minK = ir::bitWidth(ea) == 8 ? 32 : 16;
-  if (m < 16 || n < 16 || k < minK)
-    a.fail("tl.dot needs M >= 16, N >= 16 and K >= " + std::to_string(minK) + ", got M=" + std::to_string(m) +
-           ", N=" + std::to_string(n) + ", K=" + std::to_string(k));
 
   if (a.has(3) && a.has(4)) a.fail("tl.dot: only one of input_precision and allow_tf32 can be given");
   std::string precision = a.has(3) ? a.strArg(3, "") : (a.boolArg(4, true) ? "tf32" : "ieee");
@@ -62,7 +59,10 @@ SValue dot(CallArgs& a) {
       a.fail("tl.dot: max_num_imprecise_acc (" + std::to_string(maxImprecise) + ") must be <= K (" +
              std::to_string(k) + ")");
   }
-  Scalar out = a.has(6) ? a.dtypeArg(6).elem : Scalar::F32;
+  // Without out_dtype, an f16 accumulator makes the output f16 (Triton takes the accumulator's
+  // element type); anything else is f32 and a mismatched accumulator is reported below.
+  const bool f16Acc = a.has(2) && a.at(2).isIR() && a.at(2).ir->type.elem == Scalar::F16;
+  Scalar out = a.has(6) ? a.dtypeArg(6).elem : f16Acc ? Scalar::F16 : Scalar::F32;
   Scalar ret = Scalar::F32;
   if (ea == Scalar::I8 || ea == Scalar::U8) {
     if (ea == Scalar::U8) a.fail("tl.dot supports only int8 among integer operands, got u8");

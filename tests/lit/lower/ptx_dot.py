@@ -13,6 +13,9 @@
 # RUN: kiln compile %s --kernel tile_dot --signature "*i8:16, *i8:16, *i32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOFMA
 # RUN: kiln compile %s --kernel tile_dot --signature "*fp16:16, *fp16:16, *fp16:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=F16OUT
 # RUN: kiln compile %s --kernel tile_dot_ieee --signature "*fp32:16, *fp32:16, *fp32:16, 16, 16, 16" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=FMA
+# RUN: kiln compile %s --kernel tile_dot_f16acc --signature "*fp16:16, *fp16:16, *fp16:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=F16ACC
+# RUN: kiln compile %s --kernel tile_dot --signature "*fp16:16, *fp16:16, *fp32:16, 8, 8, 8" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=SMALL
+# RUN: kiln compile %s --kernel tile_dot_f16acc --signature "*fp16:16, *fp16:16, *fp16:16, 2, 4, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SMALLF16
 
 # f16: A and B stored to shared memory as 16-byte vectors; A read by ldmatrix, B by ldmatrix .trans
 # (B is k-major in registers, mma wants it n-major); barriers around each staging.
@@ -69,6 +72,29 @@
 # FMA-COUNT-63: fma.rn.f32
 # FMA-NOT:     mma.sync
 # FMA-NOT:     cvt.rna.tf32
+# out_dtype=float16 with an f16 accumulator: the mmas sum in f32 from zero, each sum is rounded once to
+# f16 and the accumulator added in f16 afterwards (docs/semantics.md).
+# F16ACC:      // dot: mma.sync 2x4x2 tiles
+# F16ACC-NEXT: mov.f32 %f[[ZERO:[0-9]+]], 0f00000000;
+# F16ACC:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%f[[ZERO]], %f[[ZERO]], %f[[ZERO]], %f[[ZERO]]};
+# F16ACC-COUNT-15: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# F16ACC-NOT:  mma.sync
+# F16ACC:      cvt.rn.f16.f32 %h[[SUM:[0-9]+]], %f{{[0-9]+}};
+# F16ACC-NEXT: add.rn.f16 %h{{[0-9]+}}, %h[[SUM]], %h{{[0-9]+}};
+# F16ACC-NOT:  fma.rn
+
+# Below the mma tiles (M < 16, N < 8 or K below the instruction's K) the dot runs on fma, from f16
+# operands widened to f32; an f16 accumulator sums in f32 there too.
+# SMALL:       .target sm_90a
+# SMALL:       // dot: {{[0-9]+}} x 8 fma
+# SMALL-NOT:   mma.sync
+# SMALL:       fma.rn.f32
+# SMALLF16:    // dot: {{[0-9]+}} x 32 fma
+# SMALLF16-NOT: mma.sync
+# SMALLF16-NOT: fma.rn.f16
+# SMALLF16:    fma.rn.f32
+# SMALLF16:    cvt.rn.f16.f32 %h[[SUM:[0-9]+]], %f{{[0-9]+}};
+# SMALLF16-NEXT: add.rn.f16 %h{{[0-9]+}}, %h[[SUM]], %h{{[0-9]+}};
 import triton
 import triton.language as tl
 
@@ -93,3 +119,15 @@ def tile_dot_ieee(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.c
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     c = tl.dot(a, b, input_precision="ieee")
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@triton.jit
+def tile_dot_f16acc(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    cp = c_ptr + rm[:, None] * N + rn[None, :]
+    c = tl.dot(a, b, tl.load(cp), out_dtype=tl.float16)
+    tl.store(cp, c)
