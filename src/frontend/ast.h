@@ -48,6 +48,7 @@ enum class ExprKind {
   Subscript,  // elts[0] is the value; elts[1..] the indices (one per dimension; Slice, NoneLit, ...)
   Slice,      // `lo:hi:step`: elts[0..2] each may be null
   IfExp,      // elts[1] if elts[0] else elts[2]   (elts = {test, body, orelse})
+  ListComp,   // [elts[0] for elts[1] in elts[2]]: one `for`, no `if` (elts = {element, target, iterable})
 };
 
 struct Expr {

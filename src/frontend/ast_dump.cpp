@@ -75,6 +75,7 @@ class Dumper {
       case ast::ExprKind::Subscript: text = "Subscript"; break;
       case ast::ExprKind::Slice: text = "Slice"; break;
       case ast::ExprKind::IfExp: text = "IfExp"; break;
+      case ast::ExprKind::ListComp: text = "ListComp"; break;
     }
     line(indent, label, text, e->loc);
     if (e->kind == ast::ExprKind::Slice) {
@@ -84,6 +85,10 @@ class Dumper {
       expr(indent + 1, "test", e->elts[0].get());
       expr(indent + 1, "body", e->elts[1].get());
       expr(indent + 1, "orelse", e->elts[2].get());
+    } else if (e->kind == ast::ExprKind::ListComp && e->elts.size() == 3) {
+      expr(indent + 1, "element", e->elts[0].get());
+      expr(indent + 1, "target", e->elts[1].get());
+      expr(indent + 1, "iterable", e->elts[2].get());
     } else {
       for (const ast::ExprPtr& c : e->elts) expr(indent + 1, nullptr, c.get());
     }

@@ -358,8 +358,8 @@ Parsed Parser::parseList() {
   std::vector<Parsed> elts;
   while (!atOp("]")) {
     elts.push_back(parseExpr());
-    if (elts.size() == 1 && (atKw("for") || atKw("async")))
-      failAt(loc(open), "list comprehensions are not supported in kernels");
+    if (elts.size() == 1 && atKw("async")) failAt(loc(open), "asynchronous comprehensions are not supported in kernels");
+    if (elts.size() == 1 && atKw("for")) return parseListComprehension(open, std::move(elts[0]));
     if (!acceptOp(",")) break;
   }
   if (!acceptOp("]"))
@@ -422,6 +422,21 @@ Parsed Parser::parseNumber() {
     case NumKind::Imag: fail(t, "complex literals are not supported in kernels");
   }
   fail(t, "invalid syntax");
+}
+
+// `[element for target in iterable]` after its element, as Triton takes it: one `for` over a tuple
+// (sema checks the iterable), no `if` clause (Triton would drop it silently).
+Parsed Parser::parseListComprehension(const Token& open, Parsed element) {
+  next();  // for
+  Parsed target = parseTargetList();
+  checkTarget(*target.expr, nullptr);
+  if (!atKw("in")) fail(peek(), "invalid syntax: expected 'in'");
+  next();
+  Parsed iterable = parseOr();
+  if (atKw("if")) fail(peek(), "a list comprehension in a kernel cannot have an 'if' clause");
+  if (atKw("for") || atKw("async")) fail(peek(), "a list comprehension in a kernel can have only one 'for'");
+  if (!acceptOp("]")) fail(peek(), "invalid syntax");
+  return node(ExprKind::ListComp, loc(open), kids(std::move(element), std::move(target), std::move(iterable)));
 }
 
 // A `for` target list: like an expression list, but stops before `in` (no comparisons).

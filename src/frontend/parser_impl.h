@@ -70,6 +70,7 @@ class Parser {
   Parsed parseAtom();
   Parsed parseParenthesized();
   Parsed parseList();
+  Parsed parseListComprehension(const Token& open, Parsed element);
   [[noreturn]] void rejectBraces();
   Parsed parseStrings();
   Parsed parseNumber();

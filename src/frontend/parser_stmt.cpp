@@ -233,6 +233,7 @@ void Parser::checkTarget(const ast::Expr& e, const char* tupleMessage) {
     case ast::ExprKind::Bool: what = e.intValue ? "True" : "False"; break;
     case ast::ExprKind::NoneLit: what = "None"; break;
     case ast::ExprKind::IfExp: what = "conditional expression"; break;
+    case ast::ExprKind::ListComp: what = "list comprehension"; break;
     case ast::ExprKind::Compare: what = "comparison"; break;
     case ast::ExprKind::BinOp:
     case ast::ExprKind::UnaryOp:

@@ -81,6 +81,7 @@ class Lowerer {
   // function and then returns its Flow; otherwise returns nullopt and lowering goes on after it.
   std::optional<Flow> ifStmt(const ast::Stmt& s, const Continuation* rest);
   SValue ifExp(const ast::Expr& e);
+  SValue listComprehension(const ast::Expr& e);
   void collectMerge(const SValue& a, const SValue& b, Merge& m, const std::string& what, const SourceLoc& loc);
   // Emits the casts and the `yield` that end one branch of an `if` op.
   void yieldLeaves(ir::Block& block, const std::vector<SValue>& leaves, const std::vector<ir::Type>& types,

@@ -123,6 +123,7 @@ SValue Lowerer::expr(const ast::Expr& e) {
     case ast::ExprKind::Subscript: return subscriptExpr(*this, e);
     case ast::ExprKind::Slice: fail(e.loc, "a slice can only appear inside [...]");
     case ast::ExprKind::IfExp: return ifExp(e);
+    case ast::ExprKind::ListComp: return listComprehension(e);
   }
   throw InternalError(e.loc, "unknown expression kind");
 }
@@ -138,6 +139,21 @@ ir::Value* Lowerer::scalarCondition(const SValue& c, const SourceLoc& loc, const
   if (!b.isIR() || !b.ir->type.isBool() || b.ir->type.isTensor())
     throw InternalError(loc, "compare() did not produce an i1 scalar for a condition");
   return b.ir;
+}
+
+// `[element for target in iterable]`, as Triton takes it: over a tuple, giving a tuple; the target is
+// assigned as by a `for` and stays bound afterwards.
+SValue Lowerer::listComprehension(const ast::Expr& e) {
+  SValue iterable = expr(*e.elts[2]);
+  if (iterable.kind != SValue::Kind::Tuple)
+    fail(e.elts[2]->loc, "a list comprehension in a kernel iterates over a tuple, not " + iterable.describe());
+  std::vector<SValue> out;
+  for (const SValue& x : iterable.elts) {
+    countWork(e.loc);
+    assign(*e.elts[1], x, e.elts[1]->loc);
+    out.push_back(expr(*e.elts[0]));
+  }
+  return SValue::tuple(std::move(out));
 }
 
 }  // namespace kiln::sema

@@ -114,7 +114,8 @@ void Lowerer::assign(const ast::Expr& target, const SValue& v, const SourceLoc& 
     case ast::ExprKind::BoolOp:
     case ast::ExprKind::Compare:
     case ast::ExprKind::Slice:
-    case ast::ExprKind::IfExp: fail(target.loc, "cannot assign to an expression");
+    case ast::ExprKind::IfExp:
+    case ast::ExprKind::ListComp: fail(target.loc, "cannot assign to an expression");
   }
 }
 

@@ -152,3 +152,36 @@ def test_misuse_is_a_located_error(kernel, match):
     with pytest.raises(Exception, match=match) as info:
         kernel[(1,)](x)
     assert "test_language_gaps.py:" in str(info.value)
+
+
+@kiln.jit
+def _incremented(values):
+    return tl.tuple([v + 1 for v in values])
+
+
+@kiln.jit
+def comprehension_kernel(out_ptr, x_ptr):
+    x = tl.load(x_ptr)
+    vals = _incremented((1, x, 3.5))  # constexprs and a runtime scalar
+    for i in tl.static_range(3):
+        tl.store(out_ptr + i, vals[i])
+    pairs = [a * b for a, b in ((2, 3), (4, 5))]
+    tl.store(out_ptr + 3, pairs[1] + a)  # the target stays bound, as in Triton
+
+
+def test_list_comprehension_over_a_tuple(backend):
+    out = backend.asarray(np.zeros(4, np.float32))
+    x = backend.asarray(np.array([10.0], np.float32))
+    comprehension_kernel[(1,)](out, x)
+    backend.sync()
+    np.testing.assert_array_equal(backend.numpy(out), [2.0, 11.0, 4.5, 24.0])
+
+
+def test_list_comprehension_needs_a_tuple():
+    @kiln.jit
+    def over_a_tensor(p):
+        t = [v for v in tl.arange(0, 4)]
+        tl.store(p, t[0])
+
+    with pytest.raises(kiln.CompilationError, match="a list comprehension in a kernel iterates over a tuple"):
+        over_a_tensor[(1,)](np.zeros(1, np.float32))

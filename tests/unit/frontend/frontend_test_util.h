@@ -56,6 +56,7 @@ inline std::string sexpr(const ast::Expr* e) {
     case ast::ExprKind::Subscript: return list("sub", 0);
     case ast::ExprKind::Slice: return list("slice", 0);
     case ast::ExprKind::IfExp: return list("ifexp", 0);
+    case ast::ExprKind::ListComp: return list("listcomp", 0);
   }
   return "?";
 }

@@ -8,13 +8,20 @@ namespace {
 using test::Err;
 using test::kernel;
 using test::parseError;
+using test::parseExpr;
 
 // The error of a kernel whose body is `body`; kernel lines start at line 4.
 Err kernelError(const std::string& body) { return parseError(kernel(body)); }
 
 TEST(ParserErrors, UnsupportedExpressions) {
   EXPECT_EQ(kernelError("    f = lambda x: x\n"), (Err{4, 9, "lambda expressions are not supported in kernels"}));
-  EXPECT_EQ(kernelError("    y = [i for i in x]\n"), (Err{4, 9, "list comprehensions are not supported in kernels"}));
+  EXPECT_EQ(parseExpr("[i + 1 for i in x]"), "(listcomp (+ i 1) i x)");
+  EXPECT_EQ(parseExpr("[a * b for a, b in pairs]"), "(listcomp (* a b) (tuple a b) pairs)");
+  EXPECT_EQ(kernelError("    y = [i for i in x if i]\n"),
+            (Err{4, 23, "a list comprehension in a kernel cannot have an 'if' clause"}));
+  EXPECT_EQ(kernelError("    y = [i for i in x for j in x]\n"),
+            (Err{4, 23, "a list comprehension in a kernel can have only one 'for'"}));
+  EXPECT_EQ(kernelError("    y = [i for 1 in x]\n"), (Err{4, 16, "cannot assign to literal"}));
   EXPECT_EQ(kernelError("    y = {i: i for i in x}\n"), (Err{4, 9, "dict comprehensions are not supported in kernels"}));
   EXPECT_EQ(kernelError("    y = {i for i in x}\n"), (Err{4, 9, "set comprehensions are not supported in kernels"}));
   EXPECT_EQ(kernelError("    y = (i for i in x)\n"), (Err{4, 9, "generator expressions are not supported in kernels"}));

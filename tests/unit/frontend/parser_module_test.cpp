@@ -134,7 +134,7 @@ TEST(ParserModule, Globals) {
   EXPECT_EQ(value("x"), "(call torch.randn 10 device='cuda')");
   EXPECT_EQ(value("d"), "skip: dict literals are not supported in kernels");
   EXPECT_EQ(value("f"), "skip: lambda expressions are not supported in kernels");
-  EXPECT_EQ(value("c"), "skip: list comprehensions are not supported in kernels");
+  EXPECT_EQ(value("c"), "(listcomp i i (call range 3))");
   EXPECT_EQ(value("z"), "skip: complex literals are not supported in kernels");
   EXPECT_EQ(value("s"), "skip: f-strings are not supported in kernels");
   EXPECT_EQ(value("p"), "skip: assigned by unpacking at module level");
