@@ -15,7 +15,7 @@ namespace {
 
 SValue programIndex(CallArgs& a, Opcode op, const char* what) {
   int64_t axis = a.intArg(0);
-  if (axis < 0 || axis > 2) a.fail(std::string(what) + " axis must be 0, 1 or 2, got " + std::to_string(axis));
+  if (axis < 0 || axis > 2) a.fail(std::string(what) + " axis must be 0, 1, or 2 but got " + std::to_string(axis));
   return SValue::irValue(emit(*a.cx, op, {}, Type::scalar(Scalar::I32), a.loc, {{"axis", axis}}));
 }
 SValue programId(CallArgs& a) { return programIndex(a, Opcode::ProgramId, "tl.program_id"); }

@@ -107,7 +107,7 @@ SValue expandDimsFn(CallArgs& a) {
   std::vector<int64_t> sorted = axes;
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-    a.fail("tl.expand_dims received duplicate axes " + shapeStr(axes));
+    a.fail("tl.expand_dims received duplicate axes, normalized axes = " + shapeStr(axes));
   for (int64_t ax : sorted) x = expandDims(*a.cx, x, ax, a.loc);
   return SValue::irValue(x);
 }

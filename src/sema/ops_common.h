@@ -74,7 +74,7 @@ struct BinaryRule {
 std::pair<ir::Value*, ir::Value*> binaryOperands(Context& cx, const SValue& a, const SValue& b,
                                                  const BinaryRule& rule, std::string_view op,
                                                  const SourceLoc& loc);
-// "unsupported operand types for <op>: A and B"
+// "invalid operands of type A and B for <op>" (Triton's wording first)
 [[noreturn]] void operandError(std::string_view op, const SValue& a, const SValue& b, const SourceLoc& loc,
                                const std::string& hint = "");
 // The IR value of an operand that must be a runtime value or a Python number (to_tensor).

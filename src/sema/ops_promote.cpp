@@ -65,7 +65,7 @@ Scalar computationType(Scalar a, bool aWeak, Scalar b, bool bWeak, bool divOrMod
     fail(loc, "no common type for " + operands + " (" + std::string(ir::name(a)) + " and " +
                   std::string(ir::name(b)) + "); cast one of them explicitly");
   if (divOrMod && ir::isSigned(a) != ir::isSigned(b))
-    fail(loc, "cannot use /, // or % with " + operands + " because they differ in signedness (" +
+    fail(loc, "Cannot use /, // or % with " + operands + " because they have different signedness (" +
                   std::string(ir::name(a)) + " and " + std::string(ir::name(b)) +
                   "); cast them to the same signedness");
   return integerPromote(a, b);
@@ -73,8 +73,9 @@ Scalar computationType(Scalar a, bool aWeak, Scalar b, bool bWeak, bool divOrMod
 
 void operandError(std::string_view op, const SValue& a, const SValue& b, const SourceLoc& loc,
                   const std::string& hint) {
-  fail(loc, "unsupported operand types for " + std::string(op) + ": " + a.describe() + " and " + b.describe() +
-                (hint.empty() ? "" : "; " + hint));
+  auto type = [](const SValue& v) { return v.isIR() && v.ir ? v.ir->type.str() : v.describe(); };
+  fail(loc, "invalid operands of type " + type(a) + " and " + type(b) + " for " + std::string(op) +
+                (hint.empty() ? "" : ": " + hint));
 }
 
 // Triton's range check of a Python int combined with a tensor of integer type `r`.
