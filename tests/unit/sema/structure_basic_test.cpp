@@ -158,7 +158,7 @@ def k(n):
 
 TEST(StructureNames, HostGlobalIsAnErrorAtTheUse) {
   Diagnostic d = lowerError(R"(
-HOST = [i for i in range(3)]
+HOST = {i: i for i in range(3)}
 
 @triton.jit
 def k(n):
