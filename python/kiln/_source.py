@@ -72,10 +72,11 @@ def _candidates(fn, depth=64):
                 seen.add(id(v))
                 yield v, "exec"
         frame, depth = frame.f_back, depth - 1
+    path = fn.__code__.co_filename
     argv = getattr(sys, "orig_argv", [])
-    if "-c" in argv[:-1]:
+    if path == "<string>" and "-c" in argv[:-1]:
         yield argv[argv.index("-c") + 1], "exec"
-    if "readline" in sys.modules:  # the interactive prompt: a statement is the last history items
+    if path == "<stdin>" and "readline" in sys.modules:  # the prompt: a statement is the last history items
         rl = sys.modules["readline"]
         n = rl.get_current_history_length()
         items = [rl.get_history_item(i) or "" for i in range(max(1, n - 400), n + 1)]
