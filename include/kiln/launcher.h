@@ -43,7 +43,11 @@ struct LaunchArg {
     Bool,      // i: 0 or 1
     None,      // Python's None
     String,    // s (constexprs only)
-    Signature  // s: a signature entry written out ("*fp32:16", "i32"): compile only (warmup)
+    Signature,  // s: a signature entry written out ("*fp32:16", "i32"): compile only (warmup)
+    // elems[0..count): a tuple's elements, each a LaunchArg (nested tuples too), which the caller keeps
+    // alive for the launch; s: empty, or for a NamedTuple its class and field names ("Tensor ptr shape").
+    // Its runtime elements become the kernel's parameters in order, like that many arguments.
+    Tuple
   };
   // How messages name the argument's value: "a CPU tensor", "a NumPy array" (empty: from the kind).
   Kind kind = Kind::Int;
@@ -58,6 +62,10 @@ struct LaunchArg {
   double f = 0;
   std::string_view s;
   std::string_view what;
+  const LaunchArg* elems = nullptr;  // Tuple
+  uint32_t count = 0;                // Tuple: the number of elements
+  // An element of a tuple passed as tl.constexpr(v): compile-time even inside a runtime parameter.
+  bool isConstexpr = false;
 
   static LaunchArg devicePointer(uint64_t address, std::string_view dtype, int device = -1) {
     LaunchArg a;
@@ -91,6 +99,15 @@ struct LaunchArg {
     LaunchArg a;
     a.kind = Kind::Bool;
     a.i = v;
+    return a;
+  }
+  // A tuple of `elements` (a NamedTuple: `named` = "Class field1 field2 ..."); they must outlive the launch.
+  static LaunchArg tuple(std::span<const LaunchArg> elements, std::string_view named = {}) {
+    LaunchArg a;
+    a.kind = Kind::Tuple;
+    a.elems = elements.data();
+    a.count = uint32_t(elements.size());
+    a.s = named;
     return a;
   }
   static LaunchArg string(std::string_view v) {

@@ -1,5 +1,5 @@
 // Python objects -> kiln::LaunchArg: torch tensors (CUDA: device pointers; CPU: host buffers), NumPy
-// arrays, __cuda_array_interface__ objects, Python scalars and strings; anything else goes through
+// arrays, __cuda_array_interface__ objects, Python scalars and strings, tuples of them; anything else goes through
 // kiln._args.convert (DLPack, NumPy scalars, tl.constexpr). A kiln.TensorWrapper (triton.reinterpret)
 // is its base with the pointee replaced. Tensors are read with the CPython API
 // so the per-launch cost stays a few attribute reads: for plain torch.Tensor objects, direct calls of
@@ -193,7 +193,8 @@ LaunchArg fromInterface(PyObject* obj, PyObject* interface, bool cuda, const Arg
 }  // namespace
 
 std::string ArgSite::str() const {
-  return "kernel '" + kernel + "': argument " + std::to_string(index) + " ('" + param + "')";
+  return "kernel '" + kernel + "': argument " + std::to_string(index) + " ('" + param + "')" +
+         (element.empty() ? "" : ", element " + element);
 }
 
 ModuleState& state() {
@@ -304,7 +305,46 @@ LaunchArg fromWrapper(ModuleState& s, PyObject* obj, const ArgSite& site) {
                  "an array)");
 }
 
-LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool allowFallback) {
+LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool allowFallback,
+                  bool signatureStrings);
+
+// A tuple: its elements converted one by one into an array kept alive with the launch. An element
+// passed as tl.constexpr(v) is marked so (it specializes as a literal, as in Triton); a NamedTuple
+// also carries its class and field names ("Tensor ptr shape stride"), part of its signature entry.
+LaunchArg fromTuple(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool signatureStrings) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(obj);
+  auto* elems = new LaunchArg[size_t(n > 0 ? n : 1)];
+  keep.push_back(py::capsule(elems, [](void* p) { delete[] static_cast<LaunchArg*>(p); }));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(obj, i);
+    ArgSite at{site.kernel, site.param, site.index, site.element + "[" + std::to_string(i) + "]"};
+    const bool isConst = std::string_view(Py_TYPE(item)->tp_name) == "constexpr";
+    elems[i] = convert(item, at, keep, true, signatureStrings && !isConst);
+    elems[i].isConstexpr = isConst;
+    if (signatureStrings && !isConst && elems[i].kind == LaunchArg::Kind::String)
+      elems[i].kind = LaunchArg::Kind::Signature;
+  }
+  std::string named;
+  if (PyObject* fields = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)), "_fields")) {
+    py::object f = py::reinterpret_steal<py::object>(fields);
+    if (PyTuple_Check(fields) && PyTuple_GET_SIZE(fields) == n) {
+      named = Py_TYPE(obj)->tp_name;
+      named = named.substr(named.rfind('.') + 1);  // a static type's "module.Class"
+      for (Py_ssize_t i = 0; i < n; ++i) named += " " + py::str(PyTuple_GET_ITEM(fields, i)).cast<std::string>();
+    }
+  } else {
+    PyErr_Clear();
+  }
+  std::string_view namedView;
+  if (!named.empty()) {  // LaunchArg keeps a view: the text lives in a Python string kept for the launch
+    keep.push_back(py::str(named));
+    namedView = PyUnicode_AsUTF8(keep.back().ptr());
+  }
+  return LaunchArg::tuple(std::span<const LaunchArg>(elems, size_t(n)), namedView);
+}
+
+LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool allowFallback,
+                  bool signatureStrings) {
   ModuleState& s = state();
   // Exact types first: they are what launches pass most.
   if (s.torchTensorType && Py_TYPE(obj) == reinterpret_cast<PyTypeObject*>(s.torchTensorType))
@@ -334,6 +374,10 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
     a.kind = LaunchArg::Kind::None;
     return a;
   }
+  if (PyTuple_Check(obj)) return fromTuple(obj, site, keep, signatureStrings);  // torch.Size, NamedTuples too
+  if (PyList_Check(obj) || PyDict_Check(obj))
+    argError(site, "is " + typeName(obj) + ", which kiln kernels cannot take (pass a tuple: kernels take "
+                   "tuples of tensors, arrays, numbers, None and tuples)");
   if (!s.torchTensorType) findTorch(s);
   if (s.torchTensorType && PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(s.torchTensorType)))
     return fromTorch(s, obj, site);
@@ -383,7 +427,7 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
     py::object converted = check(PyObject_CallOneArg(s.fallback, obj));
     if (converted.ptr() != obj && !converted.is_none()) {
       keep.push_back(converted);
-      return convert(converted.ptr(), site, keep, false);
+      return convert(converted.ptr(), site, keep, false, signatureStrings);
     }
   }
   argError(site, "is " + typeName(obj) + ", which kiln kernels cannot take (pass a tensor, an array, an int, a "
@@ -392,8 +436,16 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
 
 }  // namespace
 
-LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep) {
-  return convert(obj, site, keep, true);
+LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool signatureStrings) {
+  return convert(obj, site, keep, true, signatureStrings);
+}
+
+const LaunchArg* firstDevicePointer(const LaunchArg& a) {
+  if (a.kind == LaunchArg::Kind::Pointer) return a.host ? nullptr : &a;
+  if (a.kind != LaunchArg::Kind::Tuple) return nullptr;
+  for (uint32_t i = 0; i < a.count; ++i)
+    if (const LaunchArg* p = firstDevicePointer(a.elems[i])) return p;
+  return nullptr;
 }
 
 }  // namespace kiln::python

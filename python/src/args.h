@@ -63,9 +63,17 @@ struct ArgSite {
   const std::string& kernel;
   const std::string& param;
   size_t index;
+  std::string element = {};  // within a tuple argument: "[1][0]"
   std::string str() const;
 };
-LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep);
+// A tuple (or NamedTuple) becomes a LaunchArg::Tuple whose elements, converted the same way, live in an
+// array `keep` holds. `signatureStrings` (warmup): strings among a tuple's elements are signature
+// entries ("*fp32:16"), as they are for a runtime parameter.
+LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep,
+                      bool signatureStrings = false);
+
+// The first device pointer among `a` and, for a tuple, its elements; null when there is none.
+const LaunchArg* firstDevicePointer(const LaunchArg& a);
 
 // The CUstream PyTorch launches on for `device` (its current stream), or 0 without torch.
 void* currentStream(int device);

@@ -232,7 +232,7 @@ py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, co
   std::vector<py::object> keep;
   convert(b, la, keep, /*signatureStrings=*/true);
   for (const LaunchArg& a : la)
-    if (a.kind == LaunchArg::Kind::Pointer && !a.host && a.device >= 0) b.options.device = a.device;
+    if (const LaunchArg* p = firstDevicePointer(a); p && p->device >= 0) b.options.device = p->device;
   std::shared_ptr<const CompiledKernel> out;
   LaunchStatus s = fn_->compile(la.span(), b.options, gpu, &out);
   if (!s) raise(s);
@@ -257,13 +257,19 @@ void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vect
   la.assign(params.size(), LaunchArg{});
   bool device = false;
   for (size_t i = 0; i < params.size(); ++i) {
-    LaunchArg a = toLaunchArg(b.values[i], ArgSite{fn_->name(), params[i].name, i}, keep);
+    LaunchArg a = toLaunchArg(b.values[i], ArgSite{fn_->name(), params[i].name, i}, keep,
+                              signatureStrings && !params[i].isConstexpr);
     // warmup("*fp32:16", ...): a string for a runtime parameter is its signature entry.
     if (signatureStrings && a.kind == LaunchArg::Kind::String && !params[i].isConstexpr)
       a.kind = LaunchArg::Kind::Signature;
     if (a.kind == LaunchArg::Kind::Pointer && !a.host && !device) {
       device = true;
       if (a.device >= 0) b.options.device = a.device;
+    } else if (a.kind == LaunchArg::Kind::Tuple && !device) {  // a tuple's tensors pick the device too
+      if (const LaunchArg* p = firstDevicePointer(a)) {
+        device = true;
+        if (p->device >= 0) b.options.device = p->device;
+      }
     }
     la[i] = a;
   }

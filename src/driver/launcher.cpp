@@ -49,7 +49,11 @@ constexpr size_t kFastDevices = 16;
 // One specialization: the compiled kernel, how its arguments are packed, and where it is loaded.
 struct Variant {
   std::shared_ptr<const CompiledKernel> compiled;
-  std::vector<size_t> argIndex;  // for each kernel parameter: its LaunchArg
+  // For each kernel parameter: its LaunchArg among the launch's leaves (leavesOf: the arguments with
+  // every tuple replaced by its elements), which are the arguments themselves when no tuple was passed.
+  std::vector<size_t> argIndex;
+  bool tuples = false;            // a tuple argument: the launch flattens its arguments first
+  std::vector<std::string> where;  // for each kernel parameter, how messages name it
   std::vector<ParamSlot> slots;  // how each kernel parameter is packed (param_slots.h)
   std::mutex loadMutex;
   std::deque<Loaded> loaded;  // a deque: launches hold pointers into it while others load
@@ -68,6 +72,30 @@ LaunchStatus failure(LaunchErrorKind kind, const std::string& message) {
   e.message = message;
   e.text = "error: " + message;
   return failure(kind, std::move(e));
+}
+
+// Appends the leaves of `a` to out: `a` itself, or a tuple's elements' leaves in order (pre-order).
+void appendLeaves(const LaunchArg& a, std::vector<LaunchArg>& out) {
+  if (a.kind != LaunchArg::Kind::Tuple) {
+    out.push_back(a);
+    return;
+  }
+  for (uint32_t i = 0; i < a.count; ++i) appendLeaves(a.elems[i], out);
+}
+
+// The arguments as the kernel's parameters see them: a tuple argument is its elements.
+std::span<const LaunchArg> leavesOf(const Variant& v, std::span<const LaunchArg> args, std::vector<LaunchArg>& out) {
+  if (!v.tuples) return args;
+  out.clear();
+  for (const LaunchArg& a : args) appendLeaves(a, out);
+  return out;
+}
+
+// Calls f(leaf, path) for every leaf of `a`; path: "" for `a` itself, else "[0][2]".
+template <class F>
+void forEachLeaf(const LaunchArg& a, const std::string& path, F&& f) {
+  if (a.kind != LaunchArg::Kind::Tuple) return f(a, path);
+  for (uint32_t i = 0; i < a.count; ++i) forEachLeaf(a.elems[i], path + "[" + std::to_string(i) + "]", f);
 }
 
 // Function ids for the recent-launch table (recent_launches.h): never reused.
@@ -101,7 +129,8 @@ struct JitFunction::Impl {
     for (size_t i = 0; i < args.size(); ++i) {
       if (i) key.append(", ", 2);
       if (auto why = appendSignatureEntry(key, params[i], args[i], specialize[i]))
-        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " " + *why);
+        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) +
+                                                      (why->rfind("element [", 0) == 0 ? ", " : " ") + *why);
     }
     signatureEnd = key.size();
     char options[32];
@@ -114,8 +143,9 @@ struct JitFunction::Impl {
     return {};
   }
 
-  // The variant for key, compiled on first use.
-  LaunchStatus variant(const std::string& key, size_t signatureEnd, const LaunchOptions& o, Variant*& out) {
+  // The variant for key, compiled on first use (`args`: a launch's, to map the kernel's parameters).
+  LaunchStatus variant(const std::string& key, size_t signatureEnd, const LaunchOptions& o,
+                       std::span<const LaunchArg> args, Variant*& out) {
     if (Variant* last = lastVariant.load(std::memory_order_acquire); last && last->compiled->key == key) {
       out = last;
       return {};
@@ -139,13 +169,25 @@ struct JitFunction::Impl {
     auto compiled = std::make_shared<CompiledKernel>(CompiledKernel{kernel.value(), signature, key, o.num_warps,
                                                                     o.num_stages, {}, -1, -1, -1, {}});
     // The kernel's parameters are the non-constexpr ones, in order, less those a None specialized away
-    // (Triton's rule: None compiles as a constexpr): matched by name.
+    // (Triton's rule: None compiles as a constexpr), with a tuple's runtime elements in its place (named
+    // "t.0.1" after their path; its constexprs compile away): matched by name among the leaves.
     const std::vector<Param>& kp = kernel->params();
-    for (size_t i = 0, k = 0; i < params.size() && k < kp.size(); ++i)
-      if (!params[i].isConstexpr && params[i].name == kp[k].name) {
-        v->argIndex.push_back(i);
-        ++k;
-      }
+    size_t leaf = 0, k = 0;
+    for (size_t i = 0; i < params.size(); ++i) {
+      v->tuples = v->tuples || args[i].kind == LaunchArg::Kind::Tuple;
+      forEachLeaf(args[i], "", [&](const LaunchArg&, const std::string& path) {
+        std::string leafName = params[i].name;
+        for (char c : path)  // "[0][2]" -> ".0.2"
+          if (c == '[') leafName += '.';
+          else if (c != ']') leafName += c;
+        if (!params[i].isConstexpr && k < kp.size() && kp[k].name == leafName) {
+          v->argIndex.push_back(leaf);
+          v->where.push_back(argName(i) + (path.empty() ? "" : ", element " + path));
+          ++k;
+        }
+        ++leaf;
+      });
+    }
     if (kp.size() != v->argIndex.size())
       return failure(LaunchErrorKind::Compile, "internal error: kernel '" + name + "' compiled with " +
                                                    std::to_string(kp.size()) + " parameters, expected " +
@@ -234,7 +276,9 @@ struct JitFunction::Impl {
     }
   }
 
-  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> args) {
+  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs) {
+    std::vector<LaunchArg> flat;
+    std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
     std::vector<Arg> values;
     values.reserve(v.argIndex.size());
     for (size_t k = 0; k < v.argIndex.size(); ++k) {
@@ -250,7 +294,8 @@ struct JitFunction::Impl {
         case LaunchArg::Kind::None:
         case LaunchArg::Kind::String:
         case LaunchArg::Kind::Signature:
-          return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(v.argIndex[k]) + " is " +
+        case LaunchArg::Kind::Tuple:
+          return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " is " +
                                                         describeArgument(a) + ", which cannot be passed at run time");
       }
     }
@@ -259,7 +304,10 @@ struct JitFunction::Impl {
     return {};
   }
 
-  LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> args, void* stream) {
+  LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
+                   void* stream) {
+    std::vector<LaunchArg> flat;  // stays empty (no allocation) unless a tuple was passed
+    std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
     const size_t n = v.argIndex.size();
     // On the stack for the usual few parameters: the cached path allocates nothing.
     constexpr size_t kInline = 24;
@@ -279,7 +327,7 @@ struct JitFunction::Impl {
     // entry's .param declares (a .b16 for f16/bf16) to that parameter's offset.
     for (size_t k = 0; k < n; ++k) {
       if (auto why = packArgument(v.slots[k], args[v.argIndex[k]], slots[k]))
-        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(v.argIndex[k]) + " " + *why);
+        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " " + *why);
       pointers[k] = &slots[k];
     }
     try {
@@ -296,25 +344,35 @@ struct JitFunction::Impl {
   LaunchStatus placement(std::span<const LaunchArg> args, const LaunchOptions& o, bool& interp, int& device) {
     int firstHost = -1, firstDevice = -1;
     device = -1;
-    for (size_t i = 0; i < args.size(); ++i) {
-      const LaunchArg& a = args[i];
-      if (a.kind != LaunchArg::Kind::Pointer) continue;
+    std::optional<LaunchStatus> mismatch;
+    const LaunchArg* hostArg = nullptr;
+    // A tuple's pointers count as arguments of their own (its elements are the kernel's parameters).
+    auto visit = [&](size_t i, const LaunchArg& a) {
+      if (a.kind != LaunchArg::Kind::Pointer) return;
       if (a.host) {
-        if (firstHost < 0) firstHost = int(i);
-        continue;
+        if (firstHost < 0) firstHost = int(i), hostArg = &a;
+        return;
       }
       if (firstDevice < 0) firstDevice = int(i);
       if (a.device >= 0) {
-        if (device >= 0 && a.device != device)
-          return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " is on device " +
-                                                        std::to_string(a.device) + " but earlier arguments are on device " +
-                                                        std::to_string(device));
+        if (device >= 0 && a.device != device && !mismatch)
+          mismatch = failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " is on device " +
+                                                            std::to_string(a.device) +
+                                                            " but earlier arguments are on device " +
+                                                            std::to_string(device));
         device = a.device;
       }
+    };
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].kind == LaunchArg::Kind::Tuple)
+        forEachLeaf(args[i], "", [&](const LaunchArg& a, const std::string&) { visit(i, a); });
+      else
+        visit(i, args[i]);
+      if (mismatch) return *mismatch;
     }
     if (firstHost >= 0 && firstDevice >= 0)
       return failure(LaunchErrorKind::Argument,
-                     "kernel '" + name + "': " + argName(size_t(firstHost)) + " is " + describeArgument(args[firstHost]) +
+                     "kernel '" + name + "': " + argName(size_t(firstHost)) + " is " + describeArgument(*hostArg) +
                          " in host memory, but " + argName(size_t(firstDevice)) + " is on the GPU: move it to the "
                          "GPU (.cuda()), or run everything on the interpreter with host arrays (KILN_INTERPRET=1)");
     if (device < 0) device = o.device;
@@ -388,7 +446,7 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
     key.clear();
     size_t signatureEnd = 0;
     if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
-    if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
+    if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
     rememberLaunch(f.id, print, v);
   }
   // An empty grid launches nothing, as in Triton.
@@ -410,7 +468,7 @@ LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchO
   size_t signatureEnd = 0;
   if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
   Variant* v = nullptr;
-  if (LaunchStatus s = f.variant(key, signatureEnd, options, v); !s) return s;
+  if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
   if (out) *out = v->compiled;
   if (!gpu) return {};
   const Loaded* l = nullptr;

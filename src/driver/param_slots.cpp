@@ -47,7 +47,8 @@ bool realValue(const LaunchArg& a, double& out) {
     case LaunchArg::Kind::Pointer:
     case LaunchArg::Kind::None:
     case LaunchArg::Kind::String:
-    case LaunchArg::Kind::Signature: return false;
+    case LaunchArg::Kind::Signature:
+    case LaunchArg::Kind::Tuple: return false;
   }
   return false;
 }
@@ -65,6 +66,7 @@ std::string describeArgument(const LaunchArg& a) {
     case LaunchArg::Kind::None: return "None";
     case LaunchArg::Kind::String: return "a string";
     case LaunchArg::Kind::Signature: return "a signature entry (for warmup only)";
+    case LaunchArg::Kind::Tuple: return "a tuple";
   }
   return "an argument";
 }

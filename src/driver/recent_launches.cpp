@@ -12,26 +12,44 @@ uint64_t ArgPrint::dtypeWord() const {
   return w;
 }
 
-bool printArgs(std::span<const LaunchArg> args, ArgPrint* out) {
+namespace {
+
+// Prints `a` at out[n] (a tuple: a marker with its size, then its elements), advancing n; false when it
+// does not print or needs more than `cap` entries in all.
+bool printOne(const LaunchArg& a, ArgPrint* out, size_t& n, size_t cap) {
   using K = LaunchArg::Kind;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const LaunchArg& a = args[i];
-    ArgPrint& p = out[i];
-    p = ArgPrint{};
-    p.kind = uint64_t(a.kind);
-    if (a.dtype.size() > sizeof p.dtype) return false;
-    std::memcpy(p.dtype, a.dtype.data(), a.dtype.size());
-    switch (a.kind) {
-      case K::Pointer:
-        // The key reads the address only through its divisibility hint (":16", ":8" or none).
-        p.bits = (a.address % 16 == 0 ? 16 : a.address % 8 == 0 ? 8 : 0) | (a.host ? 1 : 0);
-        break;
-      case K::Int: case K::UInt: case K::Bool: p.bits = uint64_t(a.i); break;
-      case K::Float: std::memcpy(&p.bits, &a.f, sizeof p.bits); break;
-      case K::None: break;
-      case K::String: case K::Signature: return false;
-    }
+  if (n >= cap) return false;
+  ArgPrint& p = out[n++];
+  p = ArgPrint{};
+  // A tl.constexpr(v) tuple element keys as a literal, an equal plain one as a type: kept apart.
+  p.kind = uint64_t(a.kind) | (a.isConstexpr ? 0x100 : 0);
+  if (a.dtype.size() > sizeof p.dtype) return false;
+  std::memcpy(p.dtype, a.dtype.data(), a.dtype.size());
+  switch (a.kind) {
+    case K::Pointer:
+      // The key reads the address only through its divisibility hint (":16", ":8" or none).
+      p.bits = (a.address % 16 == 0 ? 16 : a.address % 8 == 0 ? 8 : 0) | (a.host ? 1 : 0);
+      return true;
+    case K::Int: case K::UInt: case K::Bool: p.bits = uint64_t(a.i); return true;
+    case K::Float: std::memcpy(&p.bits, &a.f, sizeof p.bits); return true;
+    case K::None: return true;
+    case K::Tuple:
+      if (!a.s.empty()) return false;  // a NamedTuple's class and fields are text: the key compares them
+      p.bits = a.count;
+      for (uint32_t i = 0; i < a.count; ++i)
+        if (!printOne(a.elems[i], out, n, cap)) return false;
+      return true;
+    case K::String: case K::Signature: return false;
   }
+  return false;
+}
+
+}  // namespace
+
+bool printArgs(std::span<const LaunchArg> args, ArgPrint* out) {
+  size_t n = 0;
+  for (const LaunchArg& a : args)
+    if (!printOne(a, out, n, args.size())) return false;
   return true;
 }
 
@@ -42,11 +60,17 @@ bool LaunchPrint::operator==(const LaunchPrint& o) const {
 
 LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o) {
   LaunchPrint p;
-  p.numArgs = args.size();
   p.numWarps = o.num_warps;
   p.numStages = o.num_stages;
   p.fpFusion = o.enable_fp_fusion;
-  p.printed = args.size() <= kPrintedArgs && printArgs(args, p.args);
+  size_t n = 0;
+  p.printed = true;
+  for (const LaunchArg& a : args)
+    if (!printOne(a, p.args, n, kPrintedArgs)) {
+      p.printed = false;
+      break;
+    }
+  p.numArgs = n;
   return p;
 }
 

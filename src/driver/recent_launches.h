@@ -4,7 +4,8 @@
 // equal prints give equal keys, so a launch whose arguments print like a recent launch's reuses its
 // variant without writing the key out. Scalars print their exact value (integers, bools, a float's
 // bits and dtype), pointers their pointee and the divisibility class of their address; strings and
-// signature entries do not print (those launches build the key).
+// signature entries do not print (those launches build the key); a tuple prints as its size and its
+// elements' prints (a NamedTuple does not print).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -23,15 +24,16 @@ struct ArgPrint {
   uint64_t dtypeWord() const;
 };
 
-// Prints every argument into out[0..args.size()); false when one does not print.
+// Prints every argument into out[0..args.size()); false when one does not print (or is a tuple: a
+// tuple prints as a marker of its size followed by its elements, which only printLaunch has room for).
 bool printArgs(std::span<const LaunchArg> args, ArgPrint* out);
 
 // One launch's arguments and options as a print; `printed` is false when an argument does not print
-// or there are more than kPrintedArgs (the launch then builds its key and is not remembered).
+// or they take more than kPrintedArgs prints (the launch then builds its key and is not remembered).
 constexpr size_t kPrintedArgs = 16;
 struct LaunchPrint {
   bool printed = false;
-  size_t numArgs = 0;
+  size_t numArgs = 0;  // prints in args (a tuple takes one more than its elements)
   int numWarps = 0, numStages = 0;
   bool fpFusion = true;
   ArgPrint args[kPrintedArgs];

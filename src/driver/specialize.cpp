@@ -1,5 +1,7 @@
 // Specialization as Triton does it: a @jit function's parameters (which are constexprs), and the
-// signature a launch's arguments select, written in Triton's AOT syntax; the cache key is built on it.
+// signature a launch's arguments select, written in Triton's AOT syntax (tuples as "(*fp32:16, i32)");
+// the cache key is built on it.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -178,25 +180,30 @@ Result<std::vector<KernelParameter>> kernelParameters(const Source& source, std:
   });
 }
 
-std::optional<std::string> appendSignatureEntry(std::string& out, const KernelParameter& p, const LaunchArg& a,
-                                                bool specialize) {
+namespace {
+
+std::optional<std::string> appendTuple(std::string& out, const LaunchArg& a, bool constexprParam);
+
+// A constexpr's entry: its literal value ("1024", "'relu'", "None", "tl.fp16", "(2, 4)").
+std::optional<std::string> appendConstexpr(std::string& out, const LaunchArg& a) {
   using K = LaunchArg::Kind;
-  if (p.isConstexpr) {
-    switch (a.kind) {
-      case K::Int: appendInt(out, a.i); return std::nullopt;
-      case K::Float: appendFloat(out, a.f); return std::nullopt;
-      case K::Bool: out += a.i ? "True" : "False"; return std::nullopt;
-      case K::None: out += "None"; return std::nullopt;
-      case K::String: appendQuoted(out, a.s); return std::nullopt;
-      case K::Signature: out += a.s; return std::nullopt;
-      case K::UInt: return "is a constexpr, and " + std::to_string(uint64_t(a.i)) + " does not fit in 64-bit signed";
-      case K::Pointer: return "is a constexpr, but got a tensor (a pointer argument)";
-    }
-    return "has an argument of an unknown kind";
+  switch (a.kind) {
+    case K::Int: appendInt(out, a.i); return std::nullopt;
+    case K::Float: appendFloat(out, a.f); return std::nullopt;
+    case K::Bool: out += a.i ? "True" : "False"; return std::nullopt;
+    case K::None: out += "None"; return std::nullopt;
+    case K::String: appendQuoted(out, a.s); return std::nullopt;
+    case K::Signature: out += a.s; return std::nullopt;
+    case K::Tuple: return appendTuple(out, a, true);
+    case K::UInt: return "is a constexpr, and " + std::to_string(uint64_t(a.i)) + " does not fit in 64-bit signed";
+    case K::Pointer: return "is a constexpr, but got a tensor (a pointer argument)";
   }
-  // An annotated type decides the entry; None still specializes and a signature string is taken as is.
-  if (!p.type.empty() && a.kind != K::None && a.kind != K::Signature)
-    return appendAnnotated(out, p.type, a, specialize);
+  return "has an argument of an unknown kind";
+}
+
+// A runtime argument's entry by its own kind (no annotation): "*fp32:16", "i32", "1", "fp32", "None".
+std::optional<std::string> appendRuntime(std::string& out, const LaunchArg& a, bool specialize) {
+  using K = LaunchArg::Kind;
   switch (a.kind) {
     case K::Pointer:
       out += '*';
@@ -224,9 +231,57 @@ std::optional<std::string> appendSignatureEntry(std::string& out, const KernelPa
     case K::None:  // as in Triton, None specializes the parameter: it compiles as a constexpr None
       out += "None";
       return std::nullopt;
+    case K::Tuple: return appendTuple(out, a, false);
     case K::String: return "got a string, which only a tl.constexpr parameter can take";
   }
   return "has an argument of an unknown kind";
+}
+
+// A tuple's entry, Triton's tuple specialization: "(e0, e1)", "(e0,)", "()", or for a NamedTuple
+// "Class(field=e0, ...)". Each element of a runtime tuple specializes as an argument of its own
+// would (always, as Triton's specialize_impl does for elements: do_not_specialize is for the whole
+// parameter); a tl.constexpr(v) element, and every element of a constexpr parameter's tuple, is a
+// literal.
+std::optional<std::string> appendTuple(std::string& out, const LaunchArg& a, bool constexprParam) {
+  std::string_view named = a.s, cls = named.substr(0, named.find(' '));
+  if (!named.empty()) named.remove_prefix(std::min(named.size(), cls.size() + 1));
+  out += cls;
+  out += '(';
+  for (uint32_t i = 0; i < a.count; ++i) {
+    if (i) out.append(", ", 2);
+    if (!cls.empty()) {  // the next field name
+      std::string_view field = named.substr(0, named.find(' '));
+      named.remove_prefix(std::min(named.size(), field.size() + 1));
+      out += field;
+      out += '=';
+    }
+    const LaunchArg& e = a.elems[i];
+    std::optional<std::string> why =
+        constexprParam || e.isConstexpr ? appendConstexpr(out, e) : appendRuntime(out, e, true);
+    if (why) {
+      std::string at = "element [" + std::to_string(i) + "]";
+      if (why->rfind("element [", 0) == 0) return at + why->substr(8);  // nested: "element [1][2] ..."
+      // A runtime parameter's message says "got a string": an element's says "is a string".
+      if (why->rfind("got ", 0) == 0) return at + " is " + why->substr(4) + " (or pass tl.constexpr(...))";
+      return at + " " + *why;
+    }
+  }
+  if (cls.empty() && a.count == 1) out += ',';
+  out += ')';
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> appendSignatureEntry(std::string& out, const KernelParameter& p, const LaunchArg& a,
+                                                bool specialize) {
+  using K = LaunchArg::Kind;
+  if (p.isConstexpr) return appendConstexpr(out, a);
+  // An annotated type decides the entry; None still specializes and a signature string is taken as is.
+  if (!p.type.empty() && a.kind == K::Tuple) return "is a tuple, but the parameter is annotated " + p.type;
+  if (!p.type.empty() && a.kind != K::None && a.kind != K::Signature)
+    return appendAnnotated(out, p.type, a, specialize);
+  return appendRuntime(out, a, specialize);
 }
 
 }  // namespace kiln

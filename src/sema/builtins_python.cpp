@@ -1,6 +1,6 @@
 // Python builtins visible inside kernels: min/max (Python on constexprs, tl.minimum/maximum on
 // runtime values), float/int/bool/abs/len on constexprs, hasattr and isinstance (constexpr
-// answers), and range/print, which are rejected with a hint when called as plain functions.
+// answers), tuple/tl.tuple, and range/print, which are rejected with a hint when called as plain functions.
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -112,6 +112,15 @@ SValue pyLen(CallArgs& a) {
   a.fail("object of type '" + std::string(pyTypeName(v)) + "' has no len()");
 }
 
+// tl.tuple(values) / tuple(values): Triton's tuple of a tuple or list (a list is a tuple in kiln's sema);
+// no argument: the empty tuple. A NamedTuple's fields do not carry over, as Python's tuple() drops them.
+SValue pyTuple(CallArgs& a) {
+  if (!a.has(0) && !(a.vals.at(0) && a.vals[0]->kind == K::None)) return SValue::tuple({});
+  const SValue& v = a.at(0);
+  if (v.kind != K::Tuple) a.fail("expected a tuple or a list of values, got " + v.describe());
+  return SValue::tuple(v.elts);
+}
+
 // A constexpr bool, so `if hasattr(x, "dtype") and ...` folds like Triton's.
 SValue pyHasattr(CallArgs& a) {
   const SValue& name = a.at(1);
@@ -159,6 +168,7 @@ constexpr BuiltinDef kPython[] = {
     {"range", kPy, nullptr, pyRange},
     {"print", kPy, nullptr, pyPrint},
     {"isinstance", kPy, "obj classinfo", pyIsinstance},
+    {"tuple", kPy | kTl, "iterable?", pyTuple},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // checks the result with the IR verifier. Also name lookup (locals, module globals evaluated
 // lazily as constexprs, jit functions, import aliases, Python builtins).
 #include <algorithm>
+#include <functional>
 
 #include "ir/text.h"
 #include "sema/lower.h"
@@ -116,6 +117,34 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
     int64_t by;
   };
   std::vector<Hinted> hinted;
+  // A tuple's elements, in order: a type is the next kernel argument (named "t.0.1" after its path),
+  // with a ':16'/':8' hint applied at once; a literal is a constexpr of the tuple (the integer 1 also an
+  // argument, as at top level); in a constexpr parameter's tuple every element must be a literal.
+  std::function<SValue(const ast::Param&, const SigEntry&, const std::string&, bool)> element =
+      [&](const ast::Param& p, const SigEntry& e, const std::string& name, bool isConst) -> SValue {
+    if (e.kind == SigEntry::Kind::Tuple) {
+      std::vector<SValue> elts;
+      for (size_t k = 0; k < e.elts.size(); ++k)
+        elts.push_back(element(p, e.elts[k], name + "." + std::to_string(k), isConst));
+      SValue t = SValue::tuple(std::move(elts));
+      t.str = e.tupleName;
+      t.fields = e.fields;
+      return t;
+    }
+    if (e.kind == SigEntry::Kind::Literal) {
+      if (!isConst && e.litKind == SigEntry::LitKind::Int && e.intValue == 1)
+        f.body.addArg(ir::Type::scalar(ir::Scalar::I32), name);
+      return literalValue(e);
+    }
+    if (isConst)
+      fail(p.loc, "parameter '" + p.name + "' is a constexpr and needs literal values in the signature, got '" +
+                      e.text + "' in its tuple");
+    ir::Type t = e.kind == SigEntry::Kind::Pointer ? ir::Type::ptr(e.type) : ir::Type::scalar(e.type);
+    ir::Value* arg = f.body.addArg(t, name);
+    if (e.divisibility <= 1) return SValue::irValue(arg);
+    return SValue::irValue(cx_.b.create1(ir::Opcode::MultipleOf, {arg}, arg->type,
+                                         {ir::Attr{"values", std::vector<int64_t>{e.divisibility}}}, p.loc));
+  };
   for (size_t i = 0; i < n; ++i) {
     const ast::Param& p = fn.params[i];
     bool isConst = isConstexprAnnotation(p.annotation.get());
@@ -124,6 +153,10 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
       continue;
     }
     const SigEntry& e = sig.entries[i];
+    if (e.kind == SigEntry::Kind::Tuple) {  // a tuple argument (Triton's tuple specialization)
+      scope().set(p.name, element(p, e, p.name, isConst));
+      continue;
+    }
     if (isConst) {
       if (e.kind != SigEntry::Kind::Literal)
         fail(p.loc, "parameter '" + p.name + "' is a constexpr and needs a literal value in the signature, got '" +

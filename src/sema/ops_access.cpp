@@ -218,6 +218,8 @@ SValue attribute(Context& cx, const SValue& obj, const std::string& name, const 
     case K::Str:
     case K::None:
     case K::Tuple:
+      for (size_t i = 0; i < obj.fields.size() && i < obj.elts.size(); ++i)  // a NamedTuple's field
+        if (obj.fields[i] == name) return obj.elts[i];
       if (name == "value" && obj.allConstexpr()) return obj;  // tl.constexpr's .value
       break;
     case K::Function:

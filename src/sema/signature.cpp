@@ -1,5 +1,6 @@
 // Parser for kernel signatures in Triton's AOT syntax ("*fp32:16, i32, 1024"): one entry per
-// parameter, each a pointer type, a scalar type or a literal, with an optional ":16" hint.
+// parameter, each a pointer type, a scalar type or a literal, with an optional ":16" hint, or a tuple
+// of such values ("(*fp32:16, (1, None))", a NamedTuple "Tensor(ptr=*fp32, shape=(i32, i32))").
 #include "sema/signature.h"
 
 #include <algorithm>
@@ -27,11 +28,12 @@ std::optional<ir::Scalar> dtypeFromTritonName(std::string_view n) {
 
 namespace {
 
-// Splits at top-level commas: a comma inside a quoted string literal does not separate entries.
+// Splits at top-level commas: a comma inside a quoted string literal or a tuple does not separate entries.
 std::vector<std::string_view> splitEntries(std::string_view text) {
   std::vector<std::string_view> out;
   size_t start = 0;
   char quote = 0;
+  int depth = 0;  // inside a tuple's parentheses
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (quote) {
@@ -39,7 +41,11 @@ std::vector<std::string_view> splitEntries(std::string_view text) {
       else if (c == quote) quote = 0;
     } else if (c == '"' || c == '\'') {
       quote = c;
-    } else if (c == ',') {
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (depth > 0) --depth;
+    } else if (c == ',' && depth == 0) {
       out.push_back(text.substr(start, i - start));
       start = i + 1;
     }
@@ -67,11 +73,26 @@ class EntryParser {
       : s_(text), index_(index), where_(std::move(where)) {}
 
   SigEntry parse() {
-    SigEntry e;
-    e.text = std::string(s_);
     if (s_.empty()) error("empty entry (expected a type such as 'i32' or '*fp32', or a literal)");
-    char c = s_[0];
-    if (c == '*') {
+    SigEntry e = value();
+    e.text = std::string(s_);
+    skipSpace();
+    if (pos_ < s_.size())
+      error("unexpected '" + std::string(s_.substr(pos_)) + "' after '" + std::string(trim(s_.substr(0, pos_))) + "'");
+    return e;
+  }
+
+ private:
+  // One value at pos_: a type, a literal, or a tuple of values (nested entries of a tuple argument).
+  SigEntry value() {
+    skipSpace();
+    SigEntry e;
+    const size_t start = pos_;
+    if (pos_ >= s_.size()) error("expected a type or a literal at the end");
+    char c = s_[pos_];
+    if (c == '(') {
+      tuple(e, false);
+    } else if (c == '*') {
       ++pos_;
       skipSpace();
       std::string_view name = ident();
@@ -107,6 +128,9 @@ class EntryParser {
         e.kind = SigEntry::Kind::Literal;
         e.litKind = SigEntry::LitKind::DType;
         e.type = *t;
+      } else if (pos_ < s_.size() && s_[pos_] == '(') {  // a NamedTuple: "Tensor(ptr=*fp32, shape=(i32, i32))"
+        e.tupleName = std::string(name);
+        tuple(e, true);
       } else {
         auto t = dtypeFromTritonName(name);
         if (!t) error("unknown type '" + std::string(name) + "'");
@@ -120,14 +144,46 @@ class EntryParser {
       }
     }
     skipSpace();
-    if (pos_ < s_.size()) {
-      if (s_[pos_] == ':' && e.kind == SigEntry::Kind::Literal) error("a literal cannot carry a ':' hint");
-      error("unexpected '" + std::string(s_.substr(pos_)) + "' after '" + std::string(trim(s_.substr(0, pos_))) + "'");
+    if (pos_ < s_.size() && s_[pos_] == ':') {
+      if (e.kind == SigEntry::Kind::Literal) error("a literal cannot carry a ':' hint");
+      if (e.kind == SigEntry::Kind::Tuple) error("a tuple cannot carry a ':' hint (its elements can)");
     }
+    e.text = std::string(trim(s_.substr(start, pos_ - start)));
     return e;
   }
 
- private:
+  // A tuple at pos_ ('('): "(a, b)", "(a,)", "()"; `named`: "(field=a, ...)" after the class name.
+  void tuple(SigEntry& e, bool named) {
+    const size_t open = pos_++;
+    e.kind = SigEntry::Kind::Tuple;
+    bool comma = false;
+    skipSpace();
+    while (pos_ < s_.size() && s_[pos_] != ')') {
+      if (named) {
+        std::string_view field = ident();
+        skipSpace();
+        if (field.empty() || pos_ >= s_.size() || s_[pos_] != '=')
+          error("expected 'field=' in the NamedTuple '" + e.tupleName + "(...)'");
+        ++pos_;
+        e.fields.emplace_back(field);
+      }
+      e.elts.push_back(value());
+      skipSpace();
+      if (pos_ < s_.size() && s_[pos_] == ',') {
+        ++pos_;
+        comma = true;
+        skipSpace();
+      } else if (pos_ < s_.size() && s_[pos_] != ')') {
+        error("expected ',' or ')' in the tuple '" + std::string(trim(s_.substr(open))) + "', got '" +
+              std::string(s_.substr(pos_)) + "'");
+      }
+    }
+    if (pos_ >= s_.size()) error("'(' is not closed");
+    ++pos_;
+    if (!named && e.elts.size() == 1 && !comma)
+      error("a one-element tuple is written '(x,)', with a comma (as in Python)");
+  }
+
   std::string_view s_;
   size_t index_;
   SourceLoc where_;
@@ -187,7 +243,7 @@ class EntryParser {
 
   void number(SigEntry& e) {
     size_t start = pos_;
-    while (pos_ < s_.size() && !isSpace(s_[pos_]) && s_[pos_] != ':') ++pos_;
+    while (pos_ < s_.size() && !isSpace(s_[pos_]) && s_[pos_] != ':' && s_[pos_] != ',' && s_[pos_] != ')') ++pos_;
     std::string tok(s_.substr(start, pos_ - start));
     e.kind = SigEntry::Kind::Literal;
     bool isFloat = tok.find_first_of(".eEn") != std::string::npos;  // "inf"/"nan" contain 'n'

@@ -2,7 +2,9 @@
 // One entry per kernel parameter: a pointer ("*" + dtype, optional ":16" = 16-byte aligned; kiln also
 // reads ":8"),
 // a scalar type (optional ":16" = divisible by 16; the literal 1 specializes an integer to 1),
-// or, in a constexpr position, a literal value (int, float, True/False, None, or a string).
+// or, in a constexpr position, a literal value (int, float, True/False, None, or a string); or a tuple
+// of those, nested as a tuple argument is: "(*fp32:16, (1, None, *i32:16, 4))", "(i32,)", "()", and a
+// NamedTuple with its class and fields, "Tensor(ptr=*fp32:16, shape=(i32:16, i32:16))".
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -16,7 +18,7 @@
 namespace kiln::sema {
 
 struct SigEntry {
-  enum class Kind { Pointer, Scalar, Literal };
+  enum class Kind { Pointer, Scalar, Literal, Tuple };
   Kind kind = Kind::Scalar;
   ir::Scalar type = ir::Scalar::I32;  // Pointer: the pointee; Scalar: the type; Literal: inferred (i32/i64/f32/i1)
   bool divisibleBy16 = false;         // ":16"
@@ -32,6 +34,11 @@ struct SigEntry {
   double floatValue = 0;
   std::string strValue;
   std::string text;  // the entry as written, for messages
+  // Tuple: the elements, each an entry of its own (a literal element is a constexpr of the tuple, a type
+  // one of the kernel's parameters); a NamedTuple's class name and one field name per element.
+  std::vector<SigEntry> elts;
+  std::string tupleName;
+  std::vector<std::string> fields;
 };
 
 struct Signature {

@@ -121,6 +121,11 @@ std::string pyRepr(const SValue& v) {
     case K::None: return "None";
     case K::Dtype: return dtypeExpr(v.type);
     case K::Tuple: {
+      if (!v.fields.empty() && v.fields.size() == v.elts.size()) {  // a NamedTuple, as Python shows it
+        std::string s = v.str + "(";
+        for (size_t i = 0; i < v.elts.size(); ++i) s += (i ? ", " : "") + v.fields[i] + "=" + pyRepr(v.elts[i]);
+        return s + ")";
+      }
       std::string s = "(";
       for (size_t i = 0; i < v.elts.size(); ++i) s += (i ? ", " : "") + pyRepr(v.elts[i]);
       return s + (v.elts.size() == 1 ? ",)" : ")");

@@ -35,6 +35,9 @@ struct SValue {
   std::string str;
   ir::Type type;  // Dtype: the scalar (or pointer) type it denotes
   std::vector<SValue> elts;
+  // Tuple from a NamedTuple argument: its field names, one per element (`str` holds the class name),
+  // so `t.ptr` reads an element.
+  std::vector<std::string> fields;
   const ast::FunctionDef* fn = nullptr;
 
   static SValue irValue(ir::Value* v) { SValue s; s.kind = Kind::IR; s.ir = v; return s; }

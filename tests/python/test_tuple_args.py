@@ -1,0 +1,181 @@
+"""Tuple kernel arguments, as Triton 3.6 takes them: nested tuples of tensors, numbers, None and
+tl.constexpr(...) values, NamedTuples, constexpr tuples, specialization inside tuples, and the errors
+for what a kernel cannot take."""
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as tl
+
+
+@kiln.jit
+def _assign(XPtrs, YPtrs, values):
+    X0, X1 = XPtrs
+    x0, x1, _ = values
+    tl.store(X0, x0)
+    tl.store(X1, x1)
+    Y = YPtrs[0], YPtrs[1], YPtrs[2]
+    y = x0, 10, x1
+    for i in tl.static_range(3):
+        tl.store(Y[i], y[i])
+
+
+def test_tuples_of_pointers_and_floats(backend):
+    x = tuple(backend.asarray(np.zeros(1, np.float32)) for _ in range(2))
+    y = tuple(backend.asarray(np.zeros(1, np.float32)) for _ in range(3))
+    _assign[(1,)](x, y, (2.0, 3.0, None))
+    backend.sync()
+    assert [float(backend.numpy(t)[0]) for t in x] == [2.0, 3.0]
+    assert [float(backend.numpy(t)[0]) for t in y] == [2.0, 10.0, 3.0]
+
+
+@kiln.jit
+def _inner(Ptr, cst: tl.constexpr, t):
+    tl.static_assert(t[1] is None)
+    tl.store(Ptr + 5, cst)
+    tl.store(Ptr + 6, t[0])
+    tl.store(Ptr + 7, tl.load(t[2][0]))
+    tl.store(Ptr + 8, t[2][1][0])
+
+
+@kiln.jit
+def _serialize(Ptr, N1, t1, cst1: tl.constexpr, val1, t2):
+    tl.static_assert(N1 is None)
+    tl.static_assert(t1[1][1] is None)
+    tl.static_assert(t1[1][3] == 4)  # a tl.constexpr element is a compile-time value
+    tl.store(Ptr + 0, tl.load(t1[0]))
+    tl.store(Ptr + 1, t1[1][0])
+    tl.store(Ptr + 2, tl.load(t1[1][2]))
+    tl.store(Ptr + 3, cst1 + val1)
+    tl.store(Ptr + 4, tl.load(t2[0]))
+    _inner(Ptr, 15, (-1, None, t1))  # a tuple argument passed on to a helper
+
+
+def test_nested_tuples_specialize_like_arguments(backend):
+    x0, x1, y0 = (backend.asarray(np.array([v], np.int32)) for v in (8, 12, 10))
+    z = backend.asarray(np.zeros(9, np.int32))
+    args = (z, None, (x0, (1, None, x1, tl.constexpr(4))), 20, 1, (y0,))
+    # Specialization reaches into the tuples: aligned pointers carry :16, the int 1 is the constant 1.
+    assert _serialize.specialization(*args) == "*i32:16, None, (*i32:16, (1, None, *i32:16, 4)), 20, 1, (*i32:16,)"
+    _serialize[(1,)](*args)
+    backend.sync()
+    assert backend.numpy(z).tolist() == [8, 1, 12, 21, 10, 15, -1, 8, 1]
+
+
+@kiln.jit
+def _reshape(Z, X, out_shape: tl.constexpr):
+    x = tl.load(X + tl.arange(0, 8))
+    z = tl.reshape(x, out_shape)
+    tl.store(Z + tl.arange(0, out_shape[0])[:, None] * out_shape[1] + tl.arange(0, out_shape[1])[None, :], z)
+
+
+def test_constexpr_tuple(backend):
+    x = backend.asarray(np.arange(8, dtype=np.int32))
+    z = backend.asarray(np.zeros((2, 4), np.int32))
+    assert _reshape.specialization(z, x, (2, 4)).endswith(", (2, 4)")
+    _reshape[(1,)](z, x, (2, 4))
+    backend.sync()
+    assert backend.numpy(z).tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+
+
+class Desc(NamedTuple):
+    ptr: object
+    shape: tuple
+    stride: tuple
+
+
+@kiln.jit
+def _copy_desc(src, dst, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < src.shape[0]
+    tl.store(dst.ptr + offs * dst.stride[0], tl.load(src.ptr + offs * src.stride[0], mask=mask), mask=mask)
+
+
+def test_namedtuple(backend):
+    a = backend.asarray(np.arange(10, dtype=np.float32))
+    b = backend.asarray(np.zeros(10, np.float32))
+    src, dst = Desc(a, (10,), (1,)), Desc(b, (10,), (1,))
+    assert _copy_desc.specialization(src, dst, 16).startswith("Desc(ptr=*fp32:16, shape=(i32,), stride=(1,))")
+    _copy_desc[(1,)](src, dst, BLOCK=16)
+    backend.sync()
+    assert backend.numpy(b).tolist() == list(range(10))
+
+
+@kiln.jit
+def _sum_tuple(out, vals):
+    acc = 0.0
+    for i in tl.static_range(len(vals)):
+        acc += vals[i]
+    tl.store(out, acc)
+
+
+def test_each_specialization_compiles_once():
+    out = np.zeros(1, np.float32)
+    for vals in [(1.0, 2.0), (3.0, 4.0), (1.0, 2.0, 3.0), (), (5, 16), (5, 17)]:
+        _sum_tuple[(1,)](out, vals)
+        assert out[0] == sum(vals)
+    # fp32 pairs share a kernel; the triple, the empty tuple and each int pair (17 vs 16: i32 vs i32:16) do not.
+    sigs = {_sum_tuple.specialization(out, v) for v in [(1.0, 2.0), (1.0, 2.0, 3.0), (), (5, 16), (5, 17)]}
+    assert sigs == {"*fp32:16, (fp32, fp32)", "*fp32:16, (fp32, fp32, fp32)", "*fp32:16, ()",
+                    "*fp32:16, (i32, i32:16)", "*fp32:16, (i32, i32)"}
+
+
+def test_tl_tuple_in_kernels():
+    @kiln.jit
+    def k(out):
+        t = tl.tuple((1, 2)) + (3,)
+        tl.static_assert(t == (1, 2, 3))
+        tl.static_assert(tl.tuple([4, 5])[1] == 5)
+        tl.static_assert(tuple() == ())
+        for i in tl.static_range(3):
+            tl.store(out + i, t[i])
+
+    out = np.zeros(3, np.int32)
+    k[(1,)](out)
+    assert out.tolist() == [1, 2, 3]
+
+
+@kiln.jit
+def _takes(t, out):
+    tl.store(out, 0)
+
+
+@pytest.mark.parametrize("bad, why", [
+    ([1, 2], "argument 0 ('t') is list, which kiln kernels cannot take (pass a tuple"),
+    ({"a": 1}, "argument 0 ('t') is dict"),
+    ((1, [2]), "argument 0 ('t'), element [1] is list"),
+    ((1, ("s",)), "argument 0 ('t'), element [1][0] is a string, which only a tl.constexpr parameter can take"),
+    ((1, object()), "argument 0 ('t'), element [1] is object"),
+])
+def test_what_a_tuple_cannot_hold(bad, why):
+    with pytest.raises(kiln.ArgumentError) as e:
+        _takes[(1,)](bad, np.zeros(1, np.int32))
+    assert why in str(e.value)
+
+
+def test_constexpr_strings_in_tuples():
+    @kiln.jit
+    def k(t, out):
+        tl.static_assert(t[0] == "relu")
+        tl.store(out, 1)
+
+    out = np.zeros(1, np.int32)
+    k[(1,)]((tl.constexpr("relu"),), out)
+    assert out[0] == 1
+    assert k.specialization((tl.constexpr("relu"),), out).startswith("('relu',)")
+
+
+def test_pointer_in_a_constexpr_tuple_is_an_error():
+    @kiln.jit
+    def k(t: tl.constexpr):
+        pass
+
+    with pytest.raises(kiln.ArgumentError, match=r"element \[0\] is a constexpr, but got a tensor"):
+        k[(1,)]((np.zeros(1, np.float32),))
+
+
+def test_warmup_takes_signature_strings_in_tuples():
+    compiled = _sum_tuple.warmup("*fp32:16", ("fp32", "fp32"), grid=(1,))
+    assert compiled.signature == "*fp32:16, (fp32, fp32)"
