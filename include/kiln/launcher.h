@@ -237,7 +237,8 @@ class JitFunction {
   // The signature these arguments specialize the kernel to, in Triton's AOT syntax: pointers as
   // "*dtype" (":16" when 16-byte aligned), integers as i32/i64/u64 (the literal 1 when equal to 1,
   // ":16" when divisible by 16), floats fp32 (or their LaunchArg::dtype), bools i1, constexprs as
-  // literal values; a parameter annotated with a scalar type (KernelParameter::type) takes that type.
+  // literal values; a parameter annotated with a scalar type (KernelParameter::type) takes that type;
+  // a tuple is "(...)" of its elements' entries ("(*fp32:16, None, 4)", a NamedTuple "Desc(ptr=*fp32)").
   Result<std::string> signature(std::span<const LaunchArg> args) const;
 
   // Launches on the GPU (device pointers; asynchronous on options.stream) or, when every pointer is a

@@ -15,7 +15,7 @@ namespace kiln {
 std::vector<KernelParameter> parametersOf(const ast::Module& m, std::string_view kernel);
 
 // Appends the signature entry of argument `a` for parameter `p` to `out` ("*fp32:16", "i32", "1",
-// "1024", "'relu'"); `specialize` is false for do_not_specialize parameters. Returns why the argument
+// "1024", "'relu'", "(*fp32:16, None)"); `specialize` is false for do_not_specialize parameters. Returns why the argument
 // cannot be passed to that parameter (the text after "argument N ('name') "), or nothing.
 std::optional<std::string> appendSignatureEntry(std::string& out, const KernelParameter& p, const LaunchArg& a,
                                                 bool specialize);
