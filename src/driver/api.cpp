@@ -1,9 +1,11 @@
 // The rest of the public API: sources, kernel accessors, the interpreter entry point, errors.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "driver/compile.h"
 #include "driver/errors.h"
@@ -24,19 +26,55 @@ Error toError(const Diagnostic& d) {
   return e;
 }
 
+// Kernel sources are kilobytes; past this an input is a mistake (/dev/zero, a log), not a kernel.
+constexpr std::uint64_t kMaxSourceBytes = std::uint64_t(64) << 20;
+
 Result<Source> Source::fromFile(const std::string& path) {
   auto cannot = [&](const std::string& why) {
     return toError(Diagnostic{Diagnostic::Kind::Error, {}, "cannot read '" + path + "': " + why, {}});
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return cannot("it is a directory");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return cannot(errno ? std::strerror(errno) : "cannot open it");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return cannot("read error");
-  return Source{path, text.str()};
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer; only regular files are
+  // read, so the flag changes nothing else.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return cannot(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return cannot(std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (S_ISDIR(st.st_mode)) return cannot("it is a directory");
+    const char* what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                       : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "special";
+    return cannot(std::string("not a regular file (it is ") + what + ")");
+  }
+  auto tooLarge = [&] { return cannot("larger than the 64 MiB limit for a kernel source file"); };
+  if (std::uint64_t(st.st_size) > kMaxSourceBytes) {
+    ::close(fd);
+    return tooLarge();
+  }
+  // Read at most one byte past the limit: the file may grow after fstat.
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return cannot(std::strerror(err));
+    }
+    if (n == 0) break;
+    text.append(buffer, size_t(n));
+    if (text.size() > kMaxSourceBytes) {
+      ::close(fd);
+      return tooLarge();
+    }
+  }
+  ::close(fd);
+  return Source{path, std::move(text)};
 }
 
 Source Source::fromString(std::string text, std::string name) { return Source{std::move(name), std::move(text)}; }

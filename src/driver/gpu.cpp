@@ -1,5 +1,6 @@
 // kiln::Gpu: one CUDA device, the kernels compiled and loaded for it, and runs with host buffers.
 #include <cstring>
+#include <exception>
 #include <map>
 #include <mutex>
 
@@ -28,18 +29,24 @@ struct Gpu::Impl {
 
 namespace {
 
+// Every CudaError is about the environment (no driver or GPU, a failing or timed-out ptxas, a launch
+// the device refuses), never a compiler bug: a user-facing error whose message names the tool or call.
 Error cudaToError(const runtime::CudaError& e) {
   Diagnostic d{Diagnostic::Kind::Error, {}, e.what(), {}};
   return toError(d);
 }
 
-// Runs a step that may throw compiler or CUDA errors; returns them as values.
+// Runs a step that may throw compiler or CUDA errors; returns them as values. CudaError is caught
+// first: it derives from std::exception, which guarded() would report as an internal error.
 template <class T, class F>
 Result<T> guardedGpu(F&& step) {
   try {
-    return guarded<T>(std::function<T()>([&]() -> T { return step(); }));
+    return step();
   } catch (const runtime::CudaError& e) {
     return cudaToError(e);
+  } catch (...) {
+    std::exception_ptr thrown = std::current_exception();
+    return guarded<T>(std::function<T()>([&]() -> T { std::rethrow_exception(thrown); }));
   }
 }
 
