@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -19,7 +20,7 @@ namespace {
 
 constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'C', 'A', 'C', 'H'};
 // A cubin is kilobytes to a few megabytes; a length past this is a corrupt header, not a payload.
-constexpr std::uint64_t kMaxPayloadBytes = std::uint64_t(1) << 32;
+constexpr std::uint64_t kMaxPayloadBytes = std::uint64_t(256) << 20;
 
 void putU64(Bytes& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
@@ -35,27 +36,70 @@ const char* envOrNull(const char* name) {
   return v && *v ? v : nullptr;
 }
 
-// The whole file, or nullopt if it cannot be read (missing is the common case).
-std::optional<Bytes> readFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      std::uint64_t(st.st_size) > kMaxPayloadBytes + kCacheHeaderBytes) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  Bytes data(size_t(st.st_size));
+// Why a cache directory or file is not to be trusted, "" when it is: a cubin from there is loaded
+// and run, so anyone else who can write it could run code as this user.
+std::string distrust(const struct stat& st) {
+  if (st.st_uid != ::geteuid()) return "owned by another user (uid " + std::to_string(st.st_uid) + ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others";
+  return {};
+}
+
+constexpr const char* kSharedHint = " (set KILN_CACHE_SHARED=1 to trust it anyway)";
+
+// Reads n bytes at fd's position; false on error or end of file.
+bool readExactly(int fd, std::uint8_t* out, size_t n) {
   size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // shrank under us: the decoder will reject what we got
-    done += size_t(n);
+  while (done < n) {
+    ssize_t r = ::read(fd, out + done, n - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    done += size_t(r);
+  }
+  return true;
+}
+
+// What reading one cache entry found: the whole file, or nothing (missing, or rejected: not a regular
+// file, untrusted, or a header that disagrees with the file before any payload is read).
+struct Entry {
+  std::optional<Bytes> file;
+  bool rejected = false;
+  std::string distrusted;  // why an untrusted entry was refused
+};
+
+Entry readEntry(const std::string& path, const CacheKey& key, bool shared) {
+  Entry out;
+  // O_NOFOLLOW: entries are written by rename, never as links. O_NONBLOCK: a FIFO put there must not
+  // block the open; for a regular file the flag changes nothing.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    out.rejected = errno != ENOENT && errno != ENOTDIR;
+    return out;
+  }
+  struct stat st {};
+  Bytes data(kCacheHeaderBytes);
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (ok && !shared) {
+    out.distrusted = distrust(st);
+    ok = out.distrusted.empty();
+    if (!ok) out.distrusted = "ignoring cache file " + path + ": it is " + out.distrusted + kSharedHint;
+  }
+  // The header first: a file whose header does not describe exactly this file is rejected unread.
+  const std::uint64_t size = ok ? std::uint64_t(st.st_size) : 0;
+  ok = ok && size >= kCacheHeaderBytes && size - kCacheHeaderBytes <= kMaxPayloadBytes &&
+       readExactly(fd, data.data(), kCacheHeaderBytes) && std::memcmp(data.data(), kMagic, 8) == 0 &&
+       getLE(data, 8, 4) == kCacheFormatVersion && getLE(data, 12, 4) == kCacheHeaderBytes &&
+       std::memcmp(data.data() + 16, key.digest.data(), 32) == 0 &&
+       getLE(data, 48, 8) == size - kCacheHeaderBytes;
+  if (ok) {
+    data.resize(size_t(size));
+    // Shrank under us: the decoder rejects what we got.
+    if (!readExactly(fd, data.data() + kCacheHeaderBytes, data.size() - kCacheHeaderBytes)) data.resize(0);
+    out.file = std::move(data);
+  } else {
+    out.rejected = true;
   }
   ::close(fd);
-  data.resize(done);
-  return data;
+  return out;
 }
 
 // Writes all of data to fd; false on any error.
@@ -131,6 +175,38 @@ std::string defaultCacheDirectory() {
 
 Cache::Cache(std::string directory) : directory_(std::move(directory)) {
   if (directory_.empty()) diskWritable_ = false;
+  const char* shared = envOrNull("KILN_CACHE_SHARED");
+  shared_ = shared && std::string(shared) == "1";
+}
+
+void Cache::warnLocked(const std::string& message) {
+  if (warned_) return;
+  warned_ = true;
+  std::fprintf(stderr, "kiln: warning: %s\n", message.c_str());
+}
+
+bool Cache::directoryTrusted(bool create) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (trust_ != Trust::Unknown) return trust_ == Trust::Trusted;
+  if (create) {
+    // The parents as the umask says; the cache directory itself private, since what it holds is run.
+    std::error_code ec;
+    const std::filesystem::path dir(directory_);
+    if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+    if (::mkdir(directory_.c_str(), 0700) != 0 && errno != EEXIST) return true;  // writeDisk reports it
+  }
+  struct stat st {};
+  if (::stat(directory_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return true;  // a miss, or writeDisk reports it
+  std::string why = shared_ ? std::string() : distrust(st);
+  if (why.empty()) {
+    trust_ = Trust::Trusted;
+    return true;
+  }
+  trust_ = Trust::Refused;
+  diskWritable_ = false;
+  diskProblem_ = "not using the disk cache: directory " + directory_ + " is " + why + kSharedHint;
+  warnLocked(diskProblem_);
+  return false;
 }
 
 std::string Cache::pathFor(const CacheKey& key) const {
@@ -154,15 +230,16 @@ Cache::Stats Cache::stats() const {
 }
 
 std::optional<Bytes> Cache::readDisk(const CacheKey& key) {
-  if (directory_.empty()) return std::nullopt;
-  std::optional<Bytes> file = readFile(pathFor(key));
-  if (!file) return std::nullopt;
-  std::optional<Bytes> payload = decodeCacheFile(*file, key);
-  if (!payload) {
+  if (directory_.empty() || !directoryTrusted(false)) return std::nullopt;
+  Entry entry = readEntry(pathFor(key), key, shared_);
+  std::optional<Bytes> payload;
+  if (entry.file) payload = decodeCacheFile(*entry.file, key);
+  if (!payload && (entry.file || entry.rejected)) {
     // Left in place: the rebuild's rename replaces it atomically, and deleting it here could race
     // with another process that has just renamed a good file over it.
     std::lock_guard<std::mutex> lock(mutex_);
     ++stats_.badFiles;
+    if (!entry.distrusted.empty()) warnLocked(entry.distrusted);
   }
   return payload;
 }
@@ -172,6 +249,7 @@ void Cache::writeDisk(const CacheKey& key, const Bytes& payload) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!diskWritable_) return;
   }
+  if (!directoryTrusted(true)) return;
   std::string problem;
   std::error_code ec;
   std::filesystem::create_directories(directory_, ec);

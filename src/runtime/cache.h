@@ -1,7 +1,7 @@
 // The compiled-kernel cache: an in-memory map in front of an on-disk directory of checksummed files,
 // keyed by a SHA-256 of everything that changes the binary. Disk writes are atomic (temp + rename),
-// so concurrent processes never read half a file; a bad file is a miss; a bad directory turns the
-// disk cache off and never fails a compile.
+// so concurrent processes never read half a file; a bad file (or a FIFO, a huge file, an untrusted
+// one) is a miss; a bad or untrusted directory turns the disk cache off and never fails a compile.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -75,12 +75,20 @@ class Cache {
  private:
   std::optional<Bytes> readDisk(const CacheKey& key);
   void writeDisk(const CacheKey& key, const Bytes& payload);
+  // Whether the directory may be used: ours and not writable by group or others (or KILN_CACHE_SHARED=1).
+  // Decided once it exists (create: make it first, 0700); a refusal turns the disk cache off with one
+  // warning. True while it does not exist yet (reads miss, writes report the failure).
+  bool directoryTrusted(bool create);
+  void warnLocked(const std::string& message);  // to stderr, once per cache; mutex_ held
 
   const std::string directory_;
   mutable std::mutex mutex_;
   std::map<std::string, Bytes> memory_;                        // by key hex
   std::map<std::string, std::shared_future<Bytes>> inFlight_;  // builds under way
   bool diskWritable_ = true;
+  bool shared_ = false;  // KILN_CACHE_SHARED=1: trust a directory and files others can write
+  enum class Trust { Unknown, Trusted, Refused } trust_ = Trust::Unknown;
+  bool warned_ = false;
   std::string diskProblem_;
   Stats stats_;
   std::atomic<std::uint64_t> tempCounter_{0};
