@@ -16,46 +16,21 @@
 #include <functional>
 #include <thread>
 
+#include "../support/process_test_util.h"
 #include "runtime/cache.h"
+#include "support/temp_dir.h"
 
 namespace kiln::runtime {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// A private directory per test (support::TempDirectory) and scoped environment variables.
+class TempDir : public support::TempDirectory {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kiln-cache-trust-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : support::TempDirectory("kiln-cache-trust-") {}
 };
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) ::setenv(name_, old_.c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using testing::ScopedEnv;
 
 Bytes bytesOf(const std::string& s) { return Bytes(s.begin(), s.end()); }
 
@@ -137,18 +112,18 @@ TEST(CacheTrust, CreatesTheDirectoryPrivate) {
 
 // A good entry stored by a trusting cache, then the directory made group-writable.
 TEST(CacheTrust, GroupWritableDirectoryIsRefusedUnlessShared) {
-  ScopedEnv notShared("KILN_CACHE_SHARED", nullptr);
+  ScopedEnv notShared("KILN_CACHE_SHARED", std::nullopt);
   TempDir dir;
   const CacheKey key = CacheKey::of({"k"});
   Cache(dir.path()).store(key, bytesOf("cached"));
   ASSERT_EQ(::chmod(dir.path().c_str(), 0775), 0);
 
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   Cache cache(dir.path());
   int builds = 0;
   EXPECT_EQ(cache.getOrBuild(key, [&] { ++builds; return bytesOf("built"); }), bytesOf("built"));
   EXPECT_EQ(cache.getOrBuild(CacheKey::of({"k2"}), [&] { ++builds; return bytesOf("two"); }), bytesOf("two"));
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(builds, 2);  // the disk entry was not trusted
   EXPECT_FALSE(cache.diskWritable());
   EXPECT_NE(cache.diskProblem().find("writable by group or others"), std::string::npos) << cache.diskProblem();
@@ -164,38 +139,38 @@ TEST(CacheTrust, GroupWritableDirectoryIsRefusedUnlessShared) {
 }
 
 TEST(CacheTrust, WorldWritableEntryIsAMiss) {
-  ScopedEnv notShared("KILN_CACHE_SHARED", nullptr);
+  ScopedEnv notShared("KILN_CACHE_SHARED", std::nullopt);
   TempDir dir;
   const CacheKey key = CacheKey::of({"k"});
   Cache(dir.path()).store(key, bytesOf("cached"));
   ASSERT_EQ(::chmod(Cache(dir.path()).pathFor(key).c_str(), 0666), 0);
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   Cache cache(dir.path());
   EXPECT_FALSE(cache.lookup(key));
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("writable by group or others"), std::string::npos) << err;
 }
 
 // Root can hand files to another user; elsewhere this cannot be set up portably.
 TEST(CacheTrust, ForeignOwnerIsRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown to another user";
-  ScopedEnv notShared("KILN_CACHE_SHARED", nullptr);
+  ScopedEnv notShared("KILN_CACHE_SHARED", std::nullopt);
   TempDir dir;
   const std::string sub = dir.path() + "/theirs";
   const CacheKey key = CacheKey::of({"k"});
   Cache(sub).store(key, bytesOf("cached"));
   ASSERT_EQ(::chown(Cache(sub).pathFor(key).c_str(), 65534, 65534), 0);  // nobody
   {
-    testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStderr();
     Cache cache(sub);
     EXPECT_FALSE(cache.lookup(key));  // the entry belongs to someone else
-    EXPECT_NE(testing::internal::GetCapturedStderr().find("owned by another user"), std::string::npos);
+    EXPECT_NE(::testing::internal::GetCapturedStderr().find("owned by another user"), std::string::npos);
   }
   ASSERT_EQ(::chown(sub.c_str(), 65534, 65534), 0);
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   Cache cache(sub);
   EXPECT_EQ(cache.getOrBuild(key, [] { return bytesOf("built"); }), bytesOf("built"));
-  testing::internal::GetCapturedStderr();
+  ::testing::internal::GetCapturedStderr();
   EXPECT_FALSE(cache.diskWritable());
   EXPECT_NE(cache.diskProblem().find("owned by another user"), std::string::npos) << cache.diskProblem();
   ScopedEnv shared("KILN_CACHE_SHARED", "1");
