@@ -78,26 +78,17 @@ def _triton_path(v):
 
 def _literal_text(v):
     """Python source for a constant a kernel can use inside a tuple, or None."""
-    if isinstance(v, _tl.constexpr):
-        v = v.value
-    if v is None or isinstance(v, (bool, str)):
-        return repr(v)
-    if type(v).__name__ == "bool_":
-        return repr(bool(v))
-    if isinstance(v, numbers.Integral):
-        return repr(int(v)) if -2**63 <= int(v) < 2**64 else None
-    if isinstance(v, numbers.Real):
-        f = float(v)
-        if f != f or f in (float("inf"), float("-inf")):
-            return f"float('{f}')"
-        return repr(f)
-    if isinstance(v, tuple):
-        parts = [_literal_text(x) for x in v]
-        if any(p is None for p in parts):
-            return None
-        return "(" + "".join(p + ", " for p in parts) + ")"
-    path = _triton_path(v)
-    return path if path is not None and isinstance(v, _tl.dtype) else None
+    c = _constant(v)
+    if c is None:
+        return None
+    kind, value = c
+    if kind == "float" and (value != value or value in (float("inf"), float("-inf"))):
+        return f"float('{value}')"
+    if kind == "expr":
+        return value
+    if kind == "alias":  # of Triton's names, only dtypes are values
+        return value if isinstance(v.value if isinstance(v, _tl.constexpr) else v, _tl.dtype) else None
+    return repr(value)
 
 
 def _constant(v):
@@ -116,8 +107,8 @@ def _constant(v):
     if isinstance(v, str):
         return "str", v
     if isinstance(v, tuple):  # not lists: a kernel cannot see a later change to one
-        text = _literal_text(v)
-        return ("expr", text) if text is not None else None
+        parts = [_literal_text(x) for x in v]
+        return None if None in parts else ("expr", "(" + "".join(p + ", " for p in parts) + ")")
     if (path := _triton_path(v)) is not None:
         return "alias", path
     return None

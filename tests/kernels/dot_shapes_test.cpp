@@ -16,6 +16,18 @@ import triton.language as tl
 
 
 @triton.jit
+def dot_as_asked(a, b, cp, PRECISION: tl.constexpr, F16_OUT: tl.constexpr, ACC: tl.constexpr):
+    # f16 out_dtype, or the inputs' own precision; with or without the accumulator stored at cp
+    if F16_OUT:
+        if ACC:
+            return tl.dot(a, b, tl.load(cp), out_dtype=tl.float16)
+        return tl.dot(a, b, out_dtype=tl.float16)
+    if ACC:
+        return tl.dot(a, b, tl.load(cp), input_precision=PRECISION)
+    return tl.dot(a, b, input_precision=PRECISION)
+
+
+@triton.jit
 def dot3(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
          PRECISION: tl.constexpr, F16_OUT: tl.constexpr, ACC: tl.constexpr):
     rb = tl.arange(0, B)[:, None, None]
@@ -25,17 +37,7 @@ def dot3(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
     a = tl.load(a_ptr + rb * (M * K) + rm[None, :, None] * K + rk[None, None, :])
     b = tl.load(b_ptr + rb * (K * N) + rk[None, :, None] * N + rn[None, None, :])
     cp = c_ptr + rb * (M * N) + rm[None, :, None] * N + rn[None, None, :]
-    if F16_OUT:
-        if ACC:
-            c = tl.dot(a, b, tl.load(cp), out_dtype=tl.float16)
-        else:
-            c = tl.dot(a, b, out_dtype=tl.float16)
-    else:
-        if ACC:
-            c = tl.dot(a, b, tl.load(cp), input_precision=PRECISION)
-        else:
-            c = tl.dot(a, b, input_precision=PRECISION)
-    tl.store(cp, c)
+    tl.store(cp, dot_as_asked(a, b, cp, PRECISION, F16_OUT, ACC))
 
 
 @triton.jit
@@ -47,17 +49,7 @@ def dot2(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
     a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     cp = c_ptr + rm[:, None] * N + rn[None, :]
-    if F16_OUT:
-        if ACC:
-            c = tl.dot(a, b, tl.load(cp), out_dtype=tl.float16)
-        else:
-            c = tl.dot(a, b, out_dtype=tl.float16)
-    else:
-        if ACC:
-            c = tl.dot(a, b, tl.load(cp), input_precision=PRECISION)
-        else:
-            c = tl.dot(a, b, input_precision=PRECISION)
-    tl.store(cp, c)
+    tl.store(cp, dot_as_asked(a, b, cp, PRECISION, F16_OUT, ACC))
 )";
 
 enum class In { F16, F32, I8, F64 };
