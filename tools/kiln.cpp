@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,8 +119,8 @@ int compileCommand(const std::vector<std::string>& args) {
     return usageError("unknown stage '" + emit + "' for --emit (ast, ir-before-passes, ir, gpu-ir, ptx, cubin)");
   if (emit == "cubin" && output.empty()) return usageError("--emit cubin writes a binary: name the file with -o");
   if (gpuStage) options.arch = arch;
-  if ((options.num_warps & (options.num_warps - 1)) != 0 || options.num_warps > 32)
-    return usageError("--num-warps must be a power of two from 1 to 32");
+  if (std::optional<std::string> why = kiln::checkNumWarps(options.num_warps))
+    return usageError("--num-warps: " + *why);
 
   kiln::Result<kiln::Source> source = kiln::Source::fromFile(file);
   if (!source.ok()) {

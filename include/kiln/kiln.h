@@ -72,6 +72,11 @@ struct CompileOptions {
   std::string arch;
 };
 
+// Why `num_warps` cannot be used ("num_warps must be a power of two from 1 to 32, got 3"), or nullopt.
+// The one check of the user's value: compile, the kiln CLI and the Python binding all report it
+// (64-bit so that a binding can check a value before narrowing it to CompileOptions' int).
+std::optional<std::string> checkNumWarps(int64_t numWarps);
+
 // One kernel parameter of a compiled kernel, as the launcher must supply it.
 struct Param {
   std::string name;

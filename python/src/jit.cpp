@@ -18,9 +18,25 @@ bool isLaunchOption(std::string_view k) {
          k == "reg_inc_consumer" || k == "stream" || k == "device";
 }
 
-int optionInt(PyObject* v, const char* name) {
+int64_t optionInt(PyObject* v, const char* name) {
   if (!PyLong_Check(v) || PyBool_Check(v)) raiseArgumentError(std::string(name) + " must be an int");
-  return int(PyLong_AsLong(v));
+  int overflow = 0;
+  long long n = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow) raiseArgumentError(std::string(name) + " is outside the 64-bit range");
+  return n;
+}
+
+// num_warps checked here, before it is narrowed to an int, with compile's message and error type (a
+// CompilationError, as when compile alone rejected it).
+int numWarpsOption(PyObject* v) {
+  int64_t n = optionInt(v, "num_warps");
+  if (std::optional<std::string> why = checkNumWarps(n)) {
+    Error e;
+    e.message = *why;
+    e.text = "error: " + *why;
+    raise(LaunchErrorKind::Compile, e);
+  }
+  return int(n);
 }
 
 // One entry of JITFunction._imports()'s names (kiln/_link.py): (file, name, kind, value, defined_in).
@@ -126,8 +142,8 @@ void PyJit::bind(PyObject* const* args, size_t nargs, const Keywords& kw, Bound&
     std::string_view name(k, size_t(len));
     // The options kiln reads; they also bind a parameter of that name. Other options only matter
     // when no parameter takes the name.
-    if (name == "num_warps") b.options.num_warps = optionInt(value, k);
-    else if (name == "num_stages") b.options.num_stages = optionInt(value, k);
+    if (name == "num_warps") b.options.num_warps = numWarpsOption(value);
+    else if (name == "num_stages") b.options.num_stages = int(optionInt(value, k));
     else if (name == "enable_fp_fusion") b.options.enable_fp_fusion = PyObject_IsTrue(value) == 1;
     else if (name == "num_ctas" && optionInt(value, k) != 1)
       raiseArgumentError("kernel '" + fn_->name() + "': kiln launches one CTA per program (num_ctas=1)");

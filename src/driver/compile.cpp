@@ -62,6 +62,12 @@ std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch) co
   return code;
 }
 
+std::optional<std::string> checkNumWarps(int64_t numWarps) {
+  // Layouts spread a tile over the warps by halving: a power of two; 32 warps are a CTA's 1,024 threads.
+  if (numWarps >= 1 && numWarps <= 32 && (numWarps & (numWarps - 1)) == 0) return std::nullopt;
+  return "num_warps must be a power of two from 1 to 32, got " + std::to_string(numWarps);
+}
+
 Result<Kernel> compile(const Source& source, std::string_view kernel, std::string_view signature,
                        const CompileOptions& options) {
   return compile(source, kernel, signature, options, nullptr);
@@ -74,9 +80,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     impl->name = std::string(kernel);
     impl->signature = std::string(signature);
     impl->options = options;
-    if (options.num_warps < 1 || options.num_warps > 32 || (options.num_warps & (options.num_warps - 1)))
-      throw CompileError(SourceLoc{}, "num_warps must be a power of two from 1 to 32, got " +
-                                          std::to_string(options.num_warps));
+    if (std::optional<std::string> why = checkNumWarps(options.num_warps)) throw CompileError(SourceLoc{}, *why);
 
     // 1. front end: Python source -> AST
     auto file = makeSource(source.name, source.text, source.block);
@@ -87,8 +91,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     // 2. sema: specialize for the signature and lower to Tile IR
     // Errors in the signature point into it, shown as a source of its own: "<signature>:1:8".
     sema::Signature sig = sema::parseSignature(signature, makeSource("<signature>", std::string(signature)));
-    sema::Options semaOptions{options.num_warps, options.num_stages};
-    impl->module = sema::lowerKernel(*module, kernel, sig, semaOptions);
+    impl->module = sema::lowerKernel(*module, kernel, sig);
     ir::Function& fn = *impl->module->functions.front();
     verifyOrThrow(fn, "sema");
     impl->irBeforePasses = ir::print(*impl->module);

@@ -1,4 +1,4 @@
-// Launch-argument prints and each thread's recent launches (driver/recent_launches.h).
+// Launch-argument prints and a function's recent launches (driver/recent_launches.h).
 #include "driver/recent_launches.h"
 
 #include <algorithm>
@@ -76,33 +76,54 @@ LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o)
 
 namespace {
 
-constexpr size_t kRecentLaunches = 4;  // a few kernels launched in turn all hit
-
-struct RecentLaunch {
-  uint64_t function = 0;  // 0: empty (function ids start at 1)
-  LaunchPrint print;
-  void* variant = nullptr;
-};
-
-RecentLaunch* recentLaunches() {
-  thread_local RecentLaunch recent[kRecentLaunches];
-  return recent;
+// p as words that are equal exactly when the prints are (operator==): no padding bytes, so entries can
+// be compared word by word through atomics. Returns how many words it wrote.
+size_t encode(const LaunchPrint& p, uint64_t* out) {
+  size_t n = 0;
+  out[n++] = uint64_t(p.numArgs) | uint64_t(p.fpFusion) << 32;
+  out[n++] = uint64_t(uint32_t(p.numWarps)) | uint64_t(uint32_t(p.numStages)) << 32;
+  for (size_t i = 0; i < p.numArgs; ++i) {
+    out[n++] = p.args[i].bits;
+    out[n++] = p.args[i].dtypeWord();
+    out[n++] = p.args[i].kind;
+  }
+  return n;
 }
 
 }  // namespace
 
-void* recentLaunch(uint64_t function, const LaunchPrint& p) {
+void* RecentLaunches::find(const LaunchPrint& p) const {
   if (!p.printed) return nullptr;
-  const RecentLaunch* recent = recentLaunches();
-  for (size_t k = 0; k < kRecentLaunches; ++k)
-    if (recent[k].function == function && recent[k].print == p) return recent[k].variant;
+  uint64_t words[kWords];
+  const size_t n = encode(p, words);
+  for (const Entry& e : entries_) {
+    const uint64_t before = e.version.load(std::memory_order_acquire);
+    if (before == 0 || (before & 1) || e.numWords.load(std::memory_order_relaxed) != n) continue;
+    bool same = true;
+    for (size_t k = 0; k < n && same; ++k) same = e.words[k].load(std::memory_order_relaxed) == words[k];
+    void* variant = e.variant.load(std::memory_order_relaxed);
+    // Orders the reads above before the version's second read: a write they saw any word of has
+    // already made the version odd, or moved it on, by then (Boehm's seqlock reader).
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (same && e.version.load(std::memory_order_relaxed) == before) return variant;
+  }
   return nullptr;
 }
 
-void rememberLaunch(uint64_t function, const LaunchPrint& p, void* variant) {
+void RecentLaunches::remember(const LaunchPrint& p, void* variant) {
   if (!p.printed) return;
-  thread_local size_t next = 0;  // round robin over the entries
-  recentLaunches()[next++ % kRecentLaunches] = RecentLaunch{function, p, variant};
+  Entry& e = entries_[next_.fetch_add(1, std::memory_order_relaxed) % kEntries];
+  uint64_t version = e.version.load(std::memory_order_relaxed);
+  if ((version & 1) || !e.version.compare_exchange_strong(version, version + 1, std::memory_order_relaxed))
+    return;  // another thread is writing this entry
+  // The odd version is visible before any word written below (pairs with find's acquire fence).
+  std::atomic_thread_fence(std::memory_order_release);
+  uint64_t words[kWords];
+  const size_t n = encode(p, words);
+  e.numWords.store(n, std::memory_order_relaxed);
+  for (size_t k = 0; k < n; ++k) e.words[k].store(words[k], std::memory_order_relaxed);
+  e.variant.store(variant, std::memory_order_relaxed);
+  e.version.store(version + 2, std::memory_order_release);
 }
 
 }  // namespace kiln

@@ -1,5 +1,5 @@
-// The launch path's shortcut past the specialization key: each thread keeps its few most recent
-// launches, each as the function's id, the options and the arguments' prints, with the variant they
+// The launch path's shortcut past the specialization key: each JitFunction keeps its few most recent
+// launches (from any thread), each as the options and the arguments' prints, with the variant they
 // selected. A print is what of an argument decides its key (specialize.h), compared byte for byte:
 // equal prints give equal keys, so a launch whose arguments print like a recent launch's reuses its
 // variant without writing the key out. Scalars print their exact value (integers, bools, a float's
@@ -7,6 +7,7 @@
 // signature entries do not print (those launches build the key); a tuple prints as its size and its
 // elements' prints (a NamedTuple does not print).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <span>
 
@@ -19,8 +20,6 @@ struct ArgPrint {
   char dtype[8] = {};  // the pointee or the float's type, zero-padded
   uint64_t kind = 0;   // LaunchArg::Kind (a whole word: no padding bytes to compare)
   bool operator==(const ArgPrint& o) const { return bits == o.bits && kind == o.kind && dtypeWord() == o.dtypeWord(); }
-
- private:
   uint64_t dtypeWord() const;
 };
 
@@ -41,9 +40,30 @@ struct LaunchPrint {
 };
 LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o);
 
-// The variant this thread's recent launch of `function` with the same print selected, or null.
-void* recentLaunch(uint64_t function, const LaunchPrint& p);
-// Records that the print selected `variant` (replacing the oldest entry); nothing when not printed.
-void rememberLaunch(uint64_t function, const LaunchPrint& p, void* variant);
+// One function's recent launches, owned by it (JitFunction::Impl) and shared by the threads that launch
+// it, which may do so at once (the Python binding releases the GIL around launches). Lookups take no
+// lock: each entry is a seqlock (a version that is odd while the entry is written, read before and after
+// the entry's words), so a lookup that overlaps a write misses and builds the key, never returns a torn
+// entry. A write that finds its entry being written skips it: the table is only a shortcut.
+class RecentLaunches {
+ public:
+  // The variant a recent launch with the same print selected, or null.
+  void* find(const LaunchPrint& p) const;
+  // Records that the print selected `variant` (replacing the oldest entry); nothing when not printed.
+  void remember(const LaunchPrint& p, void* variant);
+
+  static constexpr size_t kEntries = 4;                    // a few configurations launched in turn all hit
+  static constexpr size_t kWords = 2 + 3 * kPrintedArgs;  // a LaunchPrint as words (encode in the .cpp)
+
+ private:
+  struct Entry {
+    std::atomic<uint64_t> version{0};  // odd while a writer fills the entry; 0: never written
+    std::atomic<uint64_t> numWords{0};
+    std::atomic<uint64_t> words[kWords] = {};
+    std::atomic<void*> variant{nullptr};
+  };
+  Entry entries_[kEntries];
+  std::atomic<uint64_t> next_{0};  // round robin over the entries
+};
 
 }  // namespace kiln

@@ -63,10 +63,8 @@ void* resolve(void* library, GetProcAddressFn getProc, const char* symbol, const
 
 CudaError noDriver(const std::string& message) { return CudaError(CudaError::Kind::NoDriver, message); }
 
-// The context this thread last made current through makeCurrent: a per-thread mirror of the driver's
-// own per-thread state, so launches skip cuCtxGetCurrent. Primary contexts are shared by every
-// CudaDriver of the process (and by PyTorch), so the handle alone identifies one.
-thread_local cu::Context tCurrentContext = nullptr;
+// makeCurrentAssumed's whole cost on a hit is one load of this and a compare.
+static_assert(std::atomic<std::thread::id>::is_always_lock_free);
 
 }  // namespace
 
@@ -153,6 +151,7 @@ std::shared_ptr<CudaDriver> CudaDriver::open(const std::string& library) {
     driver->handles_.push_back(dev);
   }
   driver->contexts_ = std::vector<std::atomic<cu::Context>>(size_t(count));  // null: not retained yet
+  driver->madeCurrent_ = std::vector<std::atomic<std::thread::id>>(size_t(count) * kThreadSlots);  // no thread
   return driver;
 }
 
@@ -181,22 +180,46 @@ cu::Context CudaDriver::context(int ordinal) {
   return ctx;
 }
 
+size_t CudaDriver::slotOf(std::thread::id thread) {
+  // Thread ids are addresses with many equal low bits: Fibonacci hashing spreads them over the slots.
+  return size_t((uint64_t(std::hash<std::thread::id>{}(thread)) * 0x9E3779B97F4A7C15ull) >> 60) % kThreadSlots;
+}
+
+// Why madeCurrent_ needs no lock. Thread T writes only its own id, only into entry slotOf(T) of each
+// device, and only here: it first clears its id from that entry of every device (a compare-exchange,
+// so an id another thread stored there since is kept), then switches, then stores its id for
+// `ordinal`. Every other thread stores its own id or clears its own. So when T reads its id in
+// device d's entry, T's last makeCurrent through this driver was for d and succeeded: d's context is
+// current on T unless something outside this driver switched it (the caller's retry covers that, see
+// the header). A thread that ends and one that later gets its id back are the same case: the new
+// thread's launch fails for want of the context and the retry makes it current. Relaxed order is
+// enough: T only acts on entries holding T's own id, and a thread always reads its own last write. Two
+// threads whose ids share a slot and that launch on one device in turn keep taking each other's entry;
+// each then pays one cuCtxGetCurrent per launch, as without the cache, and stays correct.
 bool CudaDriver::makeCurrent(int ordinal) {
   cu::Context ctx = context(ordinal);
+  const std::thread::id self = std::this_thread::get_id();
+  const size_t slot = slotOf(self);
+  for (size_t d = 0; d < contexts_.size(); ++d) {
+    std::atomic<std::thread::id>& entry = madeCurrent_[d * kThreadSlots + slot];
+    std::thread::id expected = self;
+    if (entry.load(std::memory_order_relaxed) == self)
+      entry.compare_exchange_strong(expected, std::thread::id(), std::memory_order_relaxed);
+  }
   cu::Context current = nullptr;
   bool switched = false;
   if (api_.ctxGetCurrent(&current) != cu::kSuccess || current != ctx) {
     check(api_.ctxSetCurrent(ctx), "cuCtxSetCurrent");
     switched = true;
   }
-  tCurrentContext = ctx;
+  madeCurrent_[size_t(ordinal) * kThreadSlots + slot].store(self, std::memory_order_relaxed);
   return switched;
 }
 
 void CudaDriver::makeCurrentAssumed(int ordinal) {
   if (ordinal >= 0 && size_t(ordinal) < contexts_.size()) {
-    cu::Context ctx = contexts_[size_t(ordinal)].load(std::memory_order_acquire);
-    if (ctx && ctx == tCurrentContext) return;
+    const std::thread::id self = std::this_thread::get_id();
+    if (madeCurrent_[size_t(ordinal) * kThreadSlots + slotOf(self)].load(std::memory_order_relaxed) == self) return;
   }
   makeCurrent(ordinal);
 }

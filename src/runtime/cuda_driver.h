@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/cuda_api.h"
@@ -54,10 +55,10 @@ class CudaDriver {
   // (contexts are per host thread, so every operation calls this before touching the device). Asks the
   // driver which context is current; returns whether it had to switch.
   bool makeCurrent(int ordinal);
-  // makeCurrent for the launch path: no driver call when this thread's last makeCurrent (through any
-  // CudaDriver) was for this device's context. Code outside kiln (PyTorch's device guards, another
-  // library) may have switched contexts since without kiln seeing it, so a caller whose next driver
-  // call fails must call makeCurrent and, when that switched, retry (runtime::PreparedLaunch does).
+  // makeCurrent for the launch path: no driver call when this thread's last makeCurrent through this
+  // CudaDriver was for this device's context. Code outside this driver (PyTorch's device guards, another
+  // library, another CudaDriver) may have switched contexts since without it seeing, so a caller whose
+  // next driver call fails must call makeCurrent and, when that switched, retry (PreparedLaunch does).
   void makeCurrentAssumed(int ordinal);
   void synchronize(int ordinal);  // cuCtxSynchronize: where asynchronous kernel faults surface
 
@@ -77,6 +78,13 @@ class CudaDriver {
 
   std::mutex contextsMutex_;  // serialises retaining; reads of a retained context take no lock
   std::vector<std::atomic<cu::Context>> contexts_;  // null until retained, then fixed
+
+  // Which threads this driver last made which context current on, for makeCurrentAssumed: kThreadSlots
+  // entries per device; a thread only ever writes its own id, into entry slotOf(its id) of a device
+  // (see makeCurrent for why that keeps the cache exact without a lock).
+  static constexpr size_t kThreadSlots = 16;
+  static size_t slotOf(std::thread::id thread);
+  std::vector<std::atomic<std::thread::id>> madeCurrent_;  // [device * kThreadSlots + slot]
 };
 
 // An RAII stream on one device (cuStreamCreate / cuStreamDestroy).

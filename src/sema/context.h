@@ -20,7 +20,6 @@ namespace kiln::sema {
 // Per-kernel state shared by both halves.
 struct Context {
   const ast::Module& module;
-  const Options& options;
   std::string kernelName;
   ir::Builder b;  // insertion point of the IR being built
 };

@@ -42,8 +42,7 @@ SValue literalValue(const SigEntry& e) {
 
 }  // namespace
 
-Lowerer::Lowerer(const ast::Module& m, std::string_view kernel, const Options& options)
-    : cx_{m, options, std::string(kernel), ir::Builder{}} {}
+Lowerer::Lowerer(const ast::Module& m, std::string_view kernel) : cx_{m, std::string(kernel), ir::Builder{}} {}
 
 bool Lowerer::isConstexprAnnotation(const ast::Expr* a) const {
   if (!a) return false;
@@ -315,8 +314,8 @@ std::string typeDescription(const SValue& v) {
 namespace kiln::sema {
 
 std::unique_ptr<ir::Module> lowerKernel(const ast::Module& module, std::string_view kernel,
-                                        const Signature& signature, const Options& options) {
-  Lowerer lowerer(module, kernel, options);
+                                        const Signature& signature) {
+  Lowerer lowerer(module, kernel);
   return lowerer.run(signature);
 }
 

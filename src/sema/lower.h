@@ -52,7 +52,7 @@ struct Merge {
 
 class Lowerer {
  public:
-  Lowerer(const ast::Module& m, std::string_view kernel, const Options& options);
+  Lowerer(const ast::Module& m, std::string_view kernel);
   std::unique_ptr<ir::Module> run(const Signature& sig);
 
   Context& cx() { return cx_; }

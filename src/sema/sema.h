@@ -11,15 +11,10 @@
 
 namespace kiln::sema {
 
-struct Options {
-  int num_warps = 4;
-  int num_stages = 3;
-};
-
 // Returns a module holding one function named after the kernel. Its parameters are the kernel's
 // non-constexpr parameters, in order (a parameter specialized to the constant 1 stays a parameter
 // whose uses see the constant).
 std::unique_ptr<ir::Module> lowerKernel(const ast::Module& module, std::string_view kernel,
-                                        const Signature& signature, const Options& options);
+                                        const Signature& signature);
 
 }  // namespace kiln::sema

@@ -389,8 +389,13 @@ def test_wrong_arguments():
         axpy[(1,)](x, x, np.zeros(64, np.complex64), 64, 1.0)
     with pytest.raises(kiln.ArgumentError, match="num_ctas=1"):
         axpy[(1,)](x, x, x, 64, 1.0, num_ctas=2)
-    with pytest.raises(kiln.CompilationError, match="num_warps must be a power of two"):
-        axpy[(1,)](x, x, x, 64, 1.0, num_warps=3)
+    # kiln::checkNumWarps' text, as compile and the CLI word it; checked before narrowing to an int.
+    for warps in (3, 64, 0, 2**40):
+        with pytest.raises(kiln.CompilationError,
+                           match=f"^error: num_warps must be a power of two from 1 to 32, got {warps}$"):
+            axpy[(1,)](x, x, x, 64, 1.0, num_warps=warps)
+    with pytest.raises(kiln.ArgumentError, match="num_warps is outside the 64-bit range"):
+        axpy[(1,)](x, x, x, 64, 1.0, num_warps=2**70)
     with pytest.raises(kiln.CompilationError, match="i32 and tl.float16"):  # a dtype where a block size goes
         axpy[(1,)](x, x, x, 64, 1.0, BLOCK=tl.float16)
     axpy[(1,)](x, x, x, 64, 1.0)

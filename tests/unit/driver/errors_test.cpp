@@ -1,6 +1,6 @@
 // Errors at the API boundary: where they point (file, line, column), how they render (source
 // line and caret), and the errors that are not about a kernel line: the signature, an unknown
-// kernel name, an unreadable file.
+// kernel name, an unreadable file, a num_warps that cannot be.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -58,6 +58,21 @@ TEST(DriverErrors, SignatureErrorPointsIntoTheSignature) {
   // The first entry, with leading blanks.
   e = compileError(kKernel, "   *fp32:4, i32, 16");
   EXPECT_EQ(e.col, 4) << e.text;
+}
+
+// checkNumWarps is the one check of num_warps: compile reports its text as a user error (the CLI and
+// the Python binding report the same text: tests/lit/errors/cli.test, tests/python/test_jit.py).
+TEST(DriverErrors, NumWarpsMustBeAPowerOfTwoUpTo32) {
+  for (int64_t ok : {1, 2, 4, 8, 16, 32}) EXPECT_EQ(kiln::checkNumWarps(ok), std::nullopt) << ok;
+  for (int64_t bad : {int64_t(0), int64_t(-4), int64_t(3), int64_t(12), int64_t(64), int64_t(1) << 33})
+    EXPECT_EQ(kiln::checkNumWarps(bad), "num_warps must be a power of two from 1 to 32, got " + std::to_string(bad));
+  kiln::CompileOptions options;
+  options.num_warps = 3;
+  kiln::Result<kiln::Kernel> r = kiln::compile(kiln::Source::fromString(kKernel, "kernel.py"), "k", "*fp32, i32, 64",
+                                               options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(r.error().internal);
+  EXPECT_EQ(r.error().message, "num_warps must be a power of two from 1 to 32, got 3");
 }
 
 TEST(DriverErrors, UnknownKernelNamesTheFileAndItsKernels) {

@@ -1,7 +1,8 @@
 // The launch path's recent-launch table (driver/recent_launches.h): a launch whose
 // arguments print like an earlier one reuses its variant, and every change that changes the key
 // (an integer's divisibility or value 1, a pointer's alignment or dtype, a constexpr's value, the
-// options) still selects its own variant, alternating between functions and threads too. Runs on the
+// options) still selects its own variant, alternating between functions and threads too, and threads
+// sharing one function's table at once find only their own variants. Runs on the
 // interpreter with host buffers: no GPU needed.
 #include <gtest/gtest.h>
 
@@ -129,3 +130,71 @@ TEST(RecentLaunch, PrintsTellApartWhatTheKeyTellsApart) {
 }
 
 }  // namespace
+
+// The table belongs to the function and is shared by the threads that launch it: threads that
+// remember and look up their own prints at once only ever find the variant their own print selected
+// (a lookup overlapping a write misses, never returns a torn entry), and each thread finds its own
+// entry again once no other thread writes.
+TEST(RecentLaunch, ThreadsSharingATableFindOnlyTheirOwnVariants) {
+  kiln::RecentLaunches table;
+  auto printOf = [](int thread, int round) {
+    std::vector<LaunchArg> args{LaunchArg::integer(thread), LaunchArg::integer(round % 3),
+                                LaunchArg::devicePointer(0x1000, "fp32")};
+    kiln::LaunchOptions o;
+    o.num_warps = 1 << (thread % 6);
+    return kiln::printLaunch(args, o);
+  };
+  auto variantOf = [](int thread, int round) {
+    return reinterpret_cast<void*>(uintptr_t(1 + thread * 16 + round % 3));
+  };
+  constexpr int kThreads = 6, kRounds = 20000;
+  std::vector<int> wrong(kThreads, 0), hits(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r) {
+        const kiln::LaunchPrint p = printOf(t, r);
+        if (void* v = table.find(p)) {
+          ++hits[t];
+          if (v != variantOf(t, r)) ++wrong[t];
+        } else {
+          table.remember(p, variantOf(t, r));
+        }
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+  // Alone, a thread finds what it remembered.
+  std::thread([&] {
+    table.remember(printOf(9, 1), variantOf(9, 1));
+    EXPECT_EQ(table.find(printOf(9, 1)), variantOf(9, 1));
+    EXPECT_EQ(table.find(printOf(9, 2)), nullptr);
+  }).join();
+  EXPECT_EQ(table.find(printOf(9, 1)), variantOf(9, 1));  // and so does every other thread
+}
+
+// Threads launching one function with different options at once each get the variant of their own
+// options, from the recent table or the key.
+TEST(RecentLaunch, ConcurrentLaunchesSelectTheirOwnVariant) {
+  kiln::JitFunction f = makeScale();
+  constexpr int kThreads = 4;
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      Buffers b;
+      std::vector<LaunchArg> args{b.in(), b.output(), LaunchArg::integer(64), LaunchArg::real(2.0),
+                                  LaunchArg::integer(64)};
+      kiln::LaunchOptions o;
+      o.interpret = true;
+      for (int r = 0; r < 40; ++r) {
+        o.num_warps = 1 << ((t + r) % 4);
+        std::shared_ptr<const kiln::CompiledKernel> used;
+        kiln::LaunchStatus s = f.launch(kiln::Grid{1, 1, 1}, args, o, &used);
+        if (!s || !used || used->numWarps != o.num_warps) ++wrong[t];
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+  EXPECT_EQ(f.cacheSize(), 4u);
+}

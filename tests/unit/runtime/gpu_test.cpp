@@ -409,5 +409,44 @@ TEST_F(Gpu, PreparedLaunchSurvivesContextChangedBehindItsBack) {
   EXPECT_EQ(failure, "");
 }
 
+// makeCurrentAssumed trusts what this driver made current on the calling thread and nothing else:
+// another thread's makeCurrent does not count for this one. Then several threads launch through one
+// PreparedLaunch at once, each finding the context current on its own.
+TEST_F(Gpu, CurrentContextCacheIsPerThreadAndOwnedByTheDriver) {
+  cu::Context kilns = nullptr;
+  driver_->makeCurrent(0);
+  driver_->check(driver_->api().ctxGetCurrent(&kilns), "cuCtxGetCurrent");
+  auto current = [&] {
+    cu::Context c = nullptr;
+    driver_->check(driver_->api().ctxGetCurrent(&c), "cuCtxGetCurrent");
+    return c;
+  };
+  std::thread([&] {
+    driver_->makeCurrentAssumed(0);  // this thread has no note: the context is made current
+    EXPECT_EQ(current(), kilns);
+    driver_->check(driver_->api().ctxSetCurrent(nullptr), "cuCtxSetCurrent");
+    driver_->makeCurrentAssumed(0);  // its note says current: no driver call, so still none
+    EXPECT_EQ(current(), nullptr);
+    EXPECT_TRUE(driver_->makeCurrent(0));  // makeCurrent asks the driver and switches
+    EXPECT_EQ(current(), kilns);
+  }).join();
+  driver_->makeCurrent(0);
+
+  std::unique_ptr<LoadedKernel> kernel = loadVectorAdd();
+  PreparedLaunch prepared(*kernel, 128, 0, 4);
+  std::vector<std::string> failures(6);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < failures.size(); ++t)
+    threads.emplace_back([&, t] {
+      try {
+        for (unsigned r = 0; r < 20; ++r) runVectorAdd(*kernel, 999 + unsigned(t) * 7 + r, 128, nullptr, r, &prepared);
+      } catch (const std::exception& e) {
+        failures[t] = e.what();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
+}
+
 }  // namespace
 }  // namespace kiln::runtime

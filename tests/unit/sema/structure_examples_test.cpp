@@ -17,7 +17,7 @@ std::unique_ptr<ir::Module> lowerExample(const std::string& file, const std::str
   std::stringstream ss;
   ss << in.rdbuf();
   auto module = frontend::parseModule(makeSource(path, ss.str()));
-  return lowerKernel(*module, kernel, parseSignature(sig), Options{});
+  return lowerKernel(*module, kernel, parseSignature(sig));
 }
 
 TEST(StructureExamples, VectorAdd) {

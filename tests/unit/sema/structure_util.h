@@ -20,7 +20,7 @@ inline std::unique_ptr<ir::Module> lowerSource(const std::string& src, const std
                                                const std::string& sig) {
   auto file = makeSource("test.py", kPrelude + src);
   auto module = frontend::parseModule(file);
-  return lowerKernel(*module, kernel, parseSignature(sig), Options{});
+  return lowerKernel(*module, kernel, parseSignature(sig));
 }
 
 // The diagnostic of a lowering that must fail with a CompileError; a success fails the test.

@@ -19,10 +19,9 @@ using ir::Type;
 class Values : public ::testing::Test {
  protected:
   ast::Module module;
-  Options options;
   ir::Module irm;
   ir::Function& fn = irm.addFunction("k");
-  Context cx{module, options, "k", ir::Builder(fn.body)};
+  Context cx{module, "k", ir::Builder(fn.body)};
   SourceLoc loc{makeSource("k.py", "pass\n"), 1, 1};
 
   // A runtime value of type t (a parameter of the function).

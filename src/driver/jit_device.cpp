@@ -1,0 +1,221 @@
+// Where a JitFunction's variant runs (driver/jit_function.h): loaded on a device on first use (code
+// generated, assembled, cached on disk) and launched on the caller's stream without synchronising,
+// or run on the interpreter for host buffers; and which of the two a launch's arguments ask for.
+#include "driver/compile.h"
+#include "driver/errors.h"
+#include "driver/jit_function.h"
+#include "driver/runtime_state.h"
+#include "runtime/cache.h"
+#include "runtime/cubin.h"
+#include "runtime/cuda_driver.h"
+
+namespace kiln {
+
+// Same tag as kiln::Gpu's (gpu.cpp): a cubin cached by either is valid for both.
+static constexpr const char* kCodegenVersion = "kiln-codegen-1";
+
+namespace {
+
+// Appends the leaves of `a` to out: `a` itself, or a tuple's elements' leaves in order (pre-order).
+void appendLeaves(const LaunchArg& a, std::vector<LaunchArg>& out) {
+  if (a.kind != LaunchArg::Kind::Tuple) {
+    out.push_back(a);
+    return;
+  }
+  for (uint32_t i = 0; i < a.count; ++i) appendLeaves(a.elems[i], out);
+}
+
+// The arguments as the kernel's parameters see them: a tuple argument is its elements.
+std::span<const LaunchArg> leavesOf(const Variant& v, std::span<const LaunchArg> args, std::vector<LaunchArg>& out) {
+  if (!v.tuples) return args;
+  out.clear();
+  for (const LaunchArg& a : args) appendLeaves(a, out);
+  return out;
+}
+
+}  // namespace
+
+LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out) {
+  if (device >= 0 && size_t(device) < kFastDevices)
+    if (const Loaded* l = v.byDevice[size_t(device)].load(std::memory_order_acquire)) {
+      out = l;
+      return {};
+    }
+  std::lock_guard<std::mutex> lock(v.loadMutex);
+  for (const Loaded& l : v.loaded)
+    if (l.device == device) {
+      out = &l;
+      return {};
+    }
+  Runtime::Impl& rt = *runtime.impl();
+  runtime::CudaDriver* driver = rt.open();
+  if (!driver) return failure(LaunchErrorKind::Device, "kernel '" + name + "' cannot run on the GPU: " + rt.whyNot);
+  const Kernel& kernel = v.compiled->kernel;
+  try {
+    const runtime::DeviceInfo& info = driver->device(device);
+    const std::string arch = info.arch();
+    std::shared_ptr<const GpuCode> code;
+    Result<bool> generated = guarded<bool>([&] {
+      code = kernel.impl().gpuCode(arch);
+      return true;
+    });
+    if (!generated) return failure(LaunchErrorKind::Compile, generated.error());
+    runtime::CubinOptions options;
+    options.kernelName = kernel.name();
+    // The tag names the assembler (ptxas and its version, nvJitLink or the driver): their cubins differ.
+    runtime::CacheKey key =
+        runtime::CacheKey::of({kCodegenVersion, arch, runtime::cubinCacheTag(options, driver), code->ptx});
+    runtime::Bytes cubin = rt.cache.getOrBuild(
+        key, [&] { return runtime::compileToCubin(code->ptx, arch, options, driver, device).image; });
+    std::shared_ptr<runtime::LoadedKernel> lk = runtime::LoadedKernel::fromImage(
+        rt.driver, device, cubin, code->entry.name, int(kernel.params().size()));
+    const runtime::KernelAttributes& attrs = lk->attributes();
+    Loaded l;
+    l.device = device;
+    l.kernel = lk;
+    l.blockThreads = unsigned(code->entry.numWarps * 32);
+    l.dynamicShared = size_t(code->entry.sharedBytes);
+    auto compiled = std::make_shared<CompiledKernel>(*v.compiled);
+    compiled->arch = arch;
+    compiled->numRegs = attrs.numRegs;
+    compiled->spillBytes = attrs.localBytes;
+    compiled->sharedBytes = attrs.staticSharedBytes + int(l.dynamicShared);
+    compiled->cubin.assign(cubin.begin(), cubin.end());
+    l.compiled = compiled;
+    // The checks a launch would fail with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES or INVALID_VALUE, said plainly.
+    std::string config = "(num_warps=" + std::to_string(v.compiled->numWarps) +
+                         ", num_stages=" + std::to_string(v.compiled->numStages) + ")";
+    if (size_t(compiled->sharedBytes) > size_t(info.maxSharedPerBlockOptin))
+      return failure(LaunchErrorKind::OutOfResources,
+                     "kernel '" + name + "' " + config + " needs " + std::to_string(compiled->sharedBytes) +
+                         " bytes of shared memory per block, but " + info.name + " has at most " +
+                         std::to_string(info.maxSharedPerBlockOptin) + ": use smaller blocks or fewer stages");
+    if (l.blockThreads > unsigned(attrs.maxThreadsPerBlock))
+      return failure(LaunchErrorKind::OutOfResources,
+                     "kernel '" + name + "' " + config + " uses " + std::to_string(attrs.numRegs) +
+                         " registers per thread, so at most " + std::to_string(attrs.maxThreadsPerBlock) +
+                         " threads per block fit on " + info.name + ", but it needs " +
+                         std::to_string(l.blockThreads) + ": use fewer warps or smaller blocks");
+    // The rest of what a launch would fail with (the device's limits), checked once here.
+    l.prepared.emplace(*lk, l.blockThreads, l.dynamicShared, v.slots.size());
+    v.loaded.push_back(std::move(l));
+    out = &v.loaded.back();
+    if (size_t(device) < kFastDevices) v.byDevice[size_t(device)].store(out, std::memory_order_release);
+    return {};
+  } catch (const runtime::CudaError& e) {
+    const LaunchErrorKind kind = e.kind() == runtime::CudaError::Kind::CompileFailed     ? LaunchErrorKind::Compile
+                                 : e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
+                                                                                         : LaunchErrorKind::Device;
+    return failure(kind, std::string(e.what()) + (e.log().empty() ? "" : "\n" + e.log()));
+  }
+}
+
+LaunchStatus JitFunction::Impl::interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs) {
+  std::vector<LaunchArg> flat;
+  std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
+  std::vector<Arg> values;
+  values.reserve(v.argIndex.size());
+  for (size_t k = 0; k < v.argIndex.size(); ++k) {
+    const LaunchArg& a = args[v.argIndex[k]];
+    switch (a.kind) {
+      case LaunchArg::Kind::Pointer:
+        values.push_back(Arg::buffer(reinterpret_cast<void*>(a.address), a.bytes));
+        break;
+      case LaunchArg::Kind::Float: values.push_back(Arg::real(a.f)); break;
+      case LaunchArg::Kind::Int:
+      case LaunchArg::Kind::UInt:
+      case LaunchArg::Kind::Bool: values.push_back(Arg::integer(a.i)); break;
+      case LaunchArg::Kind::None:
+      case LaunchArg::Kind::String:
+      case LaunchArg::Kind::Signature:
+      case LaunchArg::Kind::Tuple:
+        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " is " +
+                                                      describeArgument(a) + ", which cannot be passed at run time");
+    }
+  }
+  Status s = kiln::interpret(v.compiled->kernel, grid, values);
+  if (!s.ok()) return failure(LaunchErrorKind::Execution, *s.error);
+  return {};
+}
+
+LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid,
+                                    std::span<const LaunchArg> launchArgs, void* stream) {
+  std::vector<LaunchArg> flat;  // stays empty (no allocation) unless a tuple was passed
+  std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
+  const size_t n = v.argIndex.size();
+  // On the stack for the usual few parameters: the cached path allocates nothing.
+  constexpr size_t kInline = 24;
+  uint64_t inlineSlots[kInline];
+  void* inlinePointers[kInline];
+  std::vector<uint64_t> heapSlots;
+  std::vector<void*> heapPointers;
+  uint64_t* slots = inlineSlots;
+  void** pointers = inlinePointers;
+  if (n > kInline) {
+    heapSlots.resize(n);
+    heapPointers.resize(n);
+    slots = heapSlots.data();
+    pointers = heapPointers.data();
+  }
+  // Each value sits in the low bytes of its 8-byte slot: the driver copies as many bytes as the
+  // entry's .param declares (a .b16 for f16/bf16) to that parameter's offset.
+  for (size_t k = 0; k < n; ++k) {
+    if (auto why = packArgument(v.slots[k], args[v.argIndex[k]], slots[k]))
+      return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " " + *why);
+    pointers[k] = &slots[k];
+  }
+  try {
+    l.prepared->launch(runtime::Dim3{grid.x, grid.y, grid.z}, static_cast<runtime::cu::Stream>(stream), pointers);
+  } catch (const runtime::CudaError& e) {
+    return failure(e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
+                                                                         : LaunchErrorKind::Device,
+                   e.what());
+  }
+  return {};
+}
+
+LaunchStatus JitFunction::Impl::placement(std::span<const LaunchArg> args, const LaunchOptions& o, bool& interp,
+                                          int& device) {
+  int firstHost = -1, firstDevice = -1;
+  device = -1;
+  std::optional<LaunchStatus> mismatch;
+  const LaunchArg* hostArg = nullptr;
+  // A tuple's pointers count as arguments of their own (its elements are the kernel's parameters).
+  auto visit = [&](size_t i, const LaunchArg& a) {
+    if (a.kind != LaunchArg::Kind::Pointer) return;
+    if (a.host) {
+      if (firstHost < 0) firstHost = int(i), hostArg = &a;
+      return;
+    }
+    if (firstDevice < 0) firstDevice = int(i);
+    if (a.device >= 0) {
+      if (device >= 0 && a.device != device && !mismatch)
+        mismatch = failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " is on device " +
+                                                          std::to_string(a.device) +
+                                                          " but earlier arguments are on device " +
+                                                          std::to_string(device));
+      device = a.device;
+    }
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind == LaunchArg::Kind::Tuple)
+      forEachLeaf(args[i], "", [&](const LaunchArg& a, const std::string&) { visit(i, a); });
+    else
+      visit(i, args[i]);
+    if (mismatch) return *mismatch;
+  }
+  if (firstHost >= 0 && firstDevice >= 0)
+    return failure(LaunchErrorKind::Argument,
+                   "kernel '" + name + "': " + argName(size_t(firstHost)) + " is " + describeArgument(*hostArg) +
+                       " in host memory, but " + argName(size_t(firstDevice)) + " is on the GPU: move it to the "
+                       "GPU (.cuda()), or run everything on the interpreter with host arrays (KILN_INTERPRET=1)");
+  if (device < 0) device = o.device;
+  interp = o.interpret || firstHost >= 0 || (firstDevice < 0 && !runtime.hasGpu());
+  if (interp && firstDevice >= 0)
+    return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(size_t(firstDevice)) +
+                                                  " is on the GPU, but the interpreter needs host arrays "
+                                                  "(NumPy arrays or CPU tensors)");
+  return {};
+}
+
+}  // namespace kiln
