@@ -20,6 +20,7 @@
 #include "driver/param_slots.h"
 #include "driver/runtime_state.h"
 #include "driver/specialize.h"
+#include "driver/writable_memory.h"
 #include "frontend/parser.h"
 #include "runtime/cache.h"
 #include "runtime/cubin.h"
@@ -55,6 +56,7 @@ struct Variant {
   bool tuples = false;            // a tuple argument: the launch flattens its arguments first
   std::vector<std::string> where;  // for each kernel parameter, how messages name it
   std::vector<ParamSlot> slots;  // how each kernel parameter is packed (param_slots.h)
+  std::vector<size_t> written;   // the kernel parameters it stores through (written_params.h)
   std::mutex loadMutex;
   std::deque<Loaded> loaded;  // a deque: launches hold pointers into it while others load
   std::array<std::atomic<const Loaded*>, kFastDevices> byDevice{};  // published once loaded, then fixed
@@ -193,6 +195,9 @@ struct JitFunction::Impl {
                                                    std::to_string(kp.size()) + " parameters, expected " +
                                                    std::to_string(v->argIndex.size()));
     for (const Param& p : kp) v->slots.push_back(paramSlotOf(p));
+    const std::vector<bool>& written = kernel->impl().written;
+    for (size_t p = 0; p < written.size() && p < kp.size(); ++p)
+      if (written[p]) v->written.push_back(p);
     v->compiled = std::move(compiled);
     variants.emplace(key, v);
     out = v.get();
@@ -276,7 +281,25 @@ struct JitFunction::Impl {
     }
   }
 
-  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs) {
+  // A read-only buffer for a parameter the kernel stores through: refused before anything runs, rather
+  // than a write into memory its owner declared immutable (LaunchArg::readOnly) or a SIGSEGV on a
+  // read-only mapping (`interp`: host memory the interpreter will write, asked of the OS).
+  LaunchStatus checkWritable(const Variant& v, std::span<const LaunchArg> launchArgs, bool interp) const {
+    std::vector<LaunchArg> flat;
+    std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
+    for (size_t k : v.written) {
+      const LaunchArg& a = args[v.argIndex[k]];
+      if (a.kind == LaunchArg::Kind::Pointer &&
+          (a.readOnly || (interp && a.host && !isWritableMemory(reinterpret_cast<const void*>(a.address), a.bytes))))
+        return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " is " +
+                                                      describeArgument(a) + " in read-only memory, but the kernel "
+                                                      "stores through it: pass a writable array (x.copy())");
+    }
+    return {};
+  }
+
+  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
+                         const std::function<bool()>* stop) {
     std::vector<LaunchArg> flat;
     std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
     std::vector<Arg> values;
@@ -299,8 +322,9 @@ struct JitFunction::Impl {
                                                         describeArgument(a) + ", which cannot be passed at run time");
       }
     }
-    Status s = kiln::interpret(v.compiled->kernel, grid, values);
-    if (!s.ok()) return failure(LaunchErrorKind::Execution, *s.error);
+    // Writable memory was checked by launch (checkWritable), as an argument error.
+    Status s = runInterpreter(v.compiled->kernel, grid, values, stop ? *stop : std::function<bool()>{});
+    if (!s.ok()) return failure(s.interrupted ? LaunchErrorKind::Interrupted : LaunchErrorKind::Execution, *s.error);
     return {};
   }
 
@@ -449,11 +473,13 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
     if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
     rememberLaunch(f.id, print, v);
   }
+  if (!v->written.empty())
+    if (LaunchStatus s = f.checkWritable(*v, args, interp); !s) return s;
   // An empty grid launches nothing, as in Triton.
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
   if (interp) {
     if (used) *used = v->compiled;
-    return empty ? LaunchStatus{} : f.interpret(*v, grid, args);
+    return empty ? LaunchStatus{} : f.interpret(*v, grid, args, options.stop);
   }
   const Loaded* l = nullptr;
   if (LaunchStatus s = f.load(*v, device, l); !s) return s;
