@@ -9,6 +9,7 @@
 
 #include "driver/compile.h"
 #include "driver/errors.h"
+#include "driver/source_encoding.h"
 #include "driver/writable_memory.h"
 #include "interp/interp.h"
 
@@ -75,6 +76,7 @@ Result<Source> Source::fromFile(const std::string& path) {
     }
   }
   ::close(fd);
+  if (std::optional<std::string> why = decodeDeclaredEncoding(text)) return cannot(*why);
   return Source{path, std::move(text)};
 }
 

@@ -191,3 +191,28 @@ def test_real_sparse_torch_tensor_is_an_argument_error():
     t = torch.zeros(8).to_sparse()
     with pytest.raises(kiln.ArgumentError, match=r"\('dst'\) is a tensor of layout torch.sparse_coo"):
         copy_kernel[(1,)](torch.zeros(8), t, 8, BLOCK=8)
+
+
+def test_dlpack_exports_are_read_only_only_when_the_producer_says_so():
+    class Legacy:  # DLPack before 1.0 cannot say read-only (NumPy marks its imports read-only anyway)
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, stream=None, **kwargs):
+            return self.a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    class Versioned(Legacy):  # DLPack 1.0: the export carries the array's read-only flag
+        def __dlpack__(self, stream=None, max_version=None, **kwargs):
+            return self.a.__dlpack__(max_version=max_version) if max_version else self.a.__dlpack__()
+
+    src = np.arange(8, dtype=np.float32)
+    dst = np.zeros(8, np.float32)
+    copy_kernel[(1,)](src, Legacy(dst), 8, BLOCK=8)
+    np.testing.assert_array_equal(dst, src)
+    copy_kernel[(1,)](src * 2, Versioned(dst), 8, BLOCK=8)
+    np.testing.assert_array_equal(dst, src * 2)
+    with pytest.raises(kiln.ArgumentError, match=r"\('dst'\) is a NumPy array in read-only memory"):
+        copy_kernel[(1,)](src, Versioned(_read_only(dst)), 8, BLOCK=8)

@@ -79,6 +79,23 @@ def test_latin1_module_with_a_coding_line_compiles(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=_env(), timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "4"
+    # The CLI reads the file itself: it decodes per the coding line too (its messages are UTF-8).
+    bad = tmp_path / "latin1_error.py"
+    bad.write_bytes("# coding: latin-1\nimport triton\nimport triton.language as tl\n@triton.jit\n"
+                    "def k(out_ptr):\n    x = 'caf\xe9' + 1\n".encode("latin-1"))
+    r = _cli("compile", str(bad), "--kernel", "k", "--signature", "*i32", "--emit", "ir")
+    assert r.returncode == 1 and "x = 'caf\xe9' + 1" in r.stderr.decode("utf-8"), r.stderr
+    other = tmp_path / "cp1252.py"
+    other.write_bytes(b"# -*- coding: cp1252 -*-\nimport triton\n")
+    r = _cli("compile", str(other), "--kernel", "k", "--signature", "*i32", "--emit", "ir")
+    assert r.returncode != 0 and "declares the encoding 'cp1252'" in r.stderr.decode(), r.stderr
+
+
+def _cli(*args):
+    kiln_cli = pathlib.Path(kiln.__file__).parent.parent.parent / "kiln"
+    if not kiln_cli.exists():
+        pytest.skip("the kiln CLI is not next to the Python package")
+    return subprocess.run([str(kiln_cli), *args], capture_output=True, timeout=60)
 
 
 def test_jit_of_non_functions_is_a_type_error():
@@ -101,10 +118,6 @@ def test_unknown_named_escape_is_a_located_compile_error(tmp_path):
             tl.device_assert(out_ptr is not None, "\\\\N{NOPE}")
     """).replace("\\\\N", "\\N"))
     assert "\\N{NOPE}" in source.read_text()
-    kiln_cli = pathlib.Path(kiln.__file__).parent.parent.parent / "kiln"
-    if not kiln_cli.exists():
-        pytest.skip("the kiln CLI is not next to the Python package")
-    r = subprocess.run([str(kiln_cli), "compile", str(source), "--kernel", "k", "--signature", "*i32", "--emit", "ir"],
-                       capture_output=True, text=True, timeout=60)
+    r = _cli("compile", str(source), "--kernel", "k", "--signature", "*i32", "--emit", "ir")
     assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
-    assert f"{source}:6:43: error: the escape \\N{{NOPE}} names a Unicode character" in r.stderr, r.stderr
+    assert f"{source}:6:43: error: the escape \\N{{NOPE}} names a Unicode character" in r.stderr.decode(), r.stderr
