@@ -68,7 +68,7 @@ def test_other_threads_run_during_an_interpreter_launch():
     t0 = time.perf_counter()
     touch[(grid,)](out)
     per_program = (time.perf_counter() - t0) / grid
-    grid = max(grid, int(1.0 / per_program))  # about a second of interpreting
+    grid = max(grid, int(1.5 / per_program))  # a second and a half of interpreting
     launcher = threading.Thread(target=lambda: touch[(grid,)](out))
     gaps, last = [], None
     launcher.start()
@@ -79,5 +79,5 @@ def test_other_threads_run_during_an_interpreter_launch():
         last = now
         time.sleep(0.001)
     launcher.join()
-    # Holding the GIL, the launch froze this loop for its whole length (one gap of about a second).
-    assert len(gaps) > 50 and max(gaps) < 0.25, (len(gaps), max(gaps, default=0))
+    # Holding the GIL, the launch froze this loop for its whole length (one gap of over a second).
+    assert len(gaps) > 50 and max(gaps) < 0.4, (len(gaps), max(gaps, default=0))
