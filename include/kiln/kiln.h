@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -43,6 +44,8 @@ class Result {
 // The result of an operation that returns nothing but may fail.
 struct Status {
   std::optional<Error> error;
+  // interpret(): the caller's stop request ended the run early (error says so); not the kernel's fault.
+  bool interrupted = false;
   bool ok() const { return !error; }
   explicit operator bool() const { return ok(); }
 };
@@ -136,8 +139,11 @@ struct Arg {
 };
 
 // Runs the kernel over the grid on the interpreter, one program after another. An out-of-bounds
-// access or a failed device assert is an Error naming the kernel and the source line.
-Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args);
+// access or a failed device assert is an Error naming the kernel and the source line. `stop`, when
+// given, is asked between programs (every few tens of milliseconds) whether to give up: true ends the
+// run with Status::interrupted set (Ctrl-C; the Python binding checks for signals there).
+Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args,
+                 const std::function<bool()>& stop = {});
 
 // ---- GPU
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -66,6 +67,9 @@ struct LaunchArg {
   uint32_t count = 0;                // Tuple: the number of elements
   // An element of a tuple passed as tl.constexpr(v): compile-time even inside a runtime parameter.
   bool isConstexpr = false;
+  // Pointer: the memory may not be written (a read-only NumPy array, a memmap opened with mode 'r').
+  // A launch of a kernel that stores through this parameter is an Argument error.
+  bool readOnly = false;
 
   static LaunchArg devicePointer(uint64_t address, std::string_view dtype, int device = -1) {
     LaunchArg a;
@@ -158,6 +162,9 @@ struct LaunchOptions {
   int device = 0;           // CUDA ordinal, when no pointer argument names one
   void* stream = nullptr;   // a CUstream of the device's primary context (nullptr: the legacy default stream)
   bool interpret = false;   // run on the interpreter (every pointer must be a host buffer)
+  // Interpreter runs: asked between programs whether to stop (kiln::interpret's `stop`); the caller's
+  // object, which must outlive the launch. Null: run to the end.
+  const std::function<bool()>* stop = nullptr;
 };
 
 // Why a launch failed: the binding raises a different exception for each.
@@ -166,7 +173,8 @@ enum class LaunchErrorKind {
   Argument,        // wrong number, type or place of arguments, a bad grid
   OutOfResources,  // more shared memory or registers than the device has
   Execution,       // the interpreter stopped the kernel: an out-of-bounds access, a failed device_assert
-  Device           // no GPU, or a CUDA call failed
+  Device,          // no GPU, or a CUDA call failed
+  Interrupted      // LaunchOptions::stop ended an interpreter run early (Python: the pending KeyboardInterrupt)
 };
 
 struct LaunchStatus {

@@ -17,8 +17,7 @@ def convert(obj):
         torch = _module("torch")
         if torch is not None:
             return torch.from_dlpack(obj)
-        import numpy
-        return numpy.from_dlpack(obj)
+        return _from_dlpack_numpy(obj)
     if isinstance(obj, bool) or type(obj).__name__ == "bool_":
         return bool(obj)
     if isinstance(obj, numbers.Integral):
@@ -31,6 +30,32 @@ def convert(obj):
             f"a pointer type ({name}) cannot be passed to a kernel: kiln's signatures take ints, floats, bools, "
             "None, strings and dtypes as constexpr values")
     return None
+
+
+def _from_dlpack_numpy(obj):
+    """numpy.from_dlpack(obj), with NumPy's read-only flag kept only where the producer could set it: a
+    DLPack export before version 1.0 cannot say read-only, and NumPy marks every such import read-only,
+    which would make kiln refuse every store into it."""
+    import numpy
+    arr = numpy.from_dlpack(obj)
+    if arr.flags.writeable:
+        return arr
+    try:  # a versioned export (its capsule's name says so) carries the producer's own flag
+        if '"dltensor_versioned"' in repr(obj.__dlpack__(max_version=(1, 0))):
+            return arr
+    except TypeError:  # a producer that knows no versions
+        pass
+    return numpy.asarray(_Writable(arr))
+
+
+class _Writable:
+    """An array's interface with the read-only flag cleared (and the array kept alive)."""
+
+    def __init__(self, arr):
+        interface = dict(arr.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
+        self._base = arr
 
 
 def _module(name):

@@ -39,7 +39,8 @@ class JITFunction(_kiln.JitFunction):
                  do_not_specialize_on_alignment=None):
         super().__init__()
         if not callable(fn) or not hasattr(fn, "__code__"):
-            raise _kiln.KilnError(f"kiln.jit: expected a Python function to decorate, got {type(fn).__name__}")
+            # ArgumentError is a KilnError and a TypeError: the type error Python would raise for a bad call.
+            raise _kiln.ArgumentError(f"kiln.jit: expected a Python function to decorate, got {type(fn).__name__}")
         names = _parameter_names(fn)
         dns = []
         for p in (do_not_specialize or ()):

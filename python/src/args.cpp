@@ -1,14 +1,14 @@
-// Python objects -> kiln::LaunchArg: torch tensors (CUDA: device pointers; CPU: host buffers), NumPy
-// arrays, __cuda_array_interface__ objects, Python scalars and strings, tuples of them; anything else goes through
-// kiln._args.convert (DLPack, NumPy scalars, tl.constexpr). A kiln.TensorWrapper (triton.reinterpret)
-// is its base with the pointee replaced. Tensors are read with the CPython API
-// so the per-launch cost stays a few attribute reads: for plain torch.Tensor objects, direct calls of
-// torch's C getters (TensorAttr).
+// Python objects -> kiln::LaunchArg: torch tensors (torch_tensor.cpp; CUDA: device pointers, CPU: host
+// buffers), NumPy arrays and __cuda_array_interface__ objects (array_interface.cpp), Python scalars and
+// strings, tuples of them; anything else goes through kiln._args.convert (DLPack, NumPy scalars,
+// tl.constexpr). A kiln.TensorWrapper (triton.reinterpret) is its base with the pointee replaced.
 #include "args.h"
 
 #include <cstring>
 
+#include "array_interface.h"
 #include "errors.h"
+#include "torch_tensor.h"
 
 namespace kiln::python {
 
@@ -24,18 +24,6 @@ constexpr DtypeName kTorchDtypes[] = {
     {"uint8", "u8"},     {"uint16", "u16"},   {"uint32", "u32"},         {"uint64", "u64"},
     {"bool", "i1"},      {"float8_e4m3fn", "fp8e4nv"}, {"float8_e5m2", "fp8e5"},
 };
-
-// NumPy / array-interface type strings ("<f4") -> Triton's spelling; null when unsupported.
-const char* dtypeOfTypestr(std::string_view t) {
-  if (t.size() < 3) return nullptr;
-  char kind = t[1];
-  std::string_view size = t.substr(2);
-  if (kind == 'f') return size == "4" ? "fp32" : size == "2" ? "fp16" : size == "8" ? "fp64" : nullptr;
-  if (kind == 'i') return size == "1" ? "i8" : size == "2" ? "i16" : size == "4" ? "i32" : size == "8" ? "i64" : nullptr;
-  if (kind == 'u') return size == "1" ? "u8" : size == "2" ? "u16" : size == "4" ? "u32" : size == "8" ? "u64" : nullptr;
-  if (kind == 'b' && size == "1") return "i1";
-  return nullptr;
-}
 
 // A TensorWrapper's dtype by its short name (TensorWrapper._pointee, Triton's canonical names) -> the
 // pointee in kiln's spelling (in DtypeName's fields: short name, kiln's): the element types kiln's
@@ -63,132 +51,6 @@ uint64_t toAddress(PyObject* o) {
 }
 
 std::string typeName(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
-
-// Bytes reachable from `data` through a strided array: the extent of its last element.
-size_t extent(PyObject* shape, PyObject* strides, size_t itemsize) {
-  py::tuple sh = py::reinterpret_borrow<py::tuple>(shape);
-  size_t count = 1;
-  for (auto d : sh) count *= d.cast<size_t>();
-  if (count == 0) return 0;
-  if (!strides || strides == Py_None) return count * itemsize;
-  py::tuple st = py::reinterpret_borrow<py::tuple>(strides);
-  int64_t last = 0;
-  for (size_t i = 0; i < st.size(); ++i) {
-    int64_t s = st[i].cast<int64_t>(), n = sh[i].cast<int64_t>();
-    if (s > 0) last += s * (n - 1);
-  }
-  return size_t(last) + itemsize;
-}
-
-// Where torch.Tensor's C implementation of one attribute is, or nothing (then it is read as usual).
-void findTensorAttr(PyTypeObject* type, TensorAttr& a) {
-  Py_CLEAR(a.descr);
-  a.get = nullptr;
-  a.closure = nullptr;
-  a.noargs = nullptr;
-  PyObject* d = _PyType_Lookup(type, a.name);  // borrowed; through the MRO (torch._C.TensorBase)
-  // The calls below skip the descriptor's own check that the object is of its type: checked here once.
-  if (!d || (Py_TYPE(d) != &PyGetSetDescr_Type && Py_TYPE(d) != &PyMethodDescr_Type) ||
-      !PyType_IsSubtype(type, PyDescr_TYPE(d)))
-    return;
-  if (!a.method && Py_TYPE(d) == &PyGetSetDescr_Type) {
-    PyGetSetDef* def = reinterpret_cast<PyGetSetDescrObject*>(d)->d_getset;
-    a.get = def->get;
-    a.closure = def->closure;
-  } else if (a.method && Py_TYPE(d) == &PyMethodDescr_Type) {
-    PyMethodDef* def = reinterpret_cast<PyMethodDescrObject*>(d)->d_method;
-    constexpr int kCallFlags = METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_O | METH_FASTCALL | METH_METHOD;
-    if ((def->ml_flags & kCallFlags) == METH_NOARGS) {
-      a.noargs = def->ml_meth;
-    } else {
-      Py_INCREF(d);
-      a.descr = d;
-    }
-  }
-}
-
-// Whether obj's attributes can be read through the TensorAttr accessors: it is a torch.Tensor (not a
-// subclass, which may override them) and the type has not been changed since they were found (a
-// monkeypatched torch.Tensor.data_ptr changes its version tag, and the accessors are found again).
-bool plainTensor(ModuleState& s, PyObject* obj) {
-  auto* type = reinterpret_cast<PyTypeObject*>(s.torchTensorType);
-  if (Py_TYPE(obj) != type || type->tp_version_tag == 0) return false;  // 0: no tag now (just modified)
-  if (type->tp_version_tag == s.tensorTypeVersion) return true;
-  for (TensorAttr* a : {&s.tensorDtype, &s.tensorDataPtr, &s.tensorGetDevice}) findTensorAttr(type, *a);
-  s.tensorTypeVersion = type->tp_version_tag;
-  return s.tensorTypeVersion != 0;
-}
-
-// A new reference to the attribute (or the method's result), or null with a Python error set.
-PyObject* readTensorAttr(const TensorAttr& a, PyObject* obj, bool plain) {
-  if (plain) {
-    if (a.get) return a.get(obj, a.closure);
-    if (a.noargs) return a.noargs(obj, nullptr);
-    if (a.descr) return PyObject_Vectorcall(a.descr, &obj, 1, nullptr);
-  }
-  return a.method ? PyObject_CallMethodNoArgs(obj, a.name) : PyObject_GetAttr(obj, a.name);
-}
-
-// `pointee`: the element type the kernel sees (a TensorWrapper's), or null for the tensor's own.
-LaunchArg fromTorch(ModuleState& s, PyObject* obj, const ArgSite& site, const char* pointee = nullptr) {
-  const bool plain = plainTensor(s, obj);
-  const char* dtypeName = pointee;
-  if (!dtypeName) {
-    py::object dtype = check(readTensorAttr(s.tensorDtype, obj, plain));
-    for (const auto& [object, name] : s.torchDtypes)
-      if (object == dtype.ptr()) {
-        dtypeName = name;
-        break;
-      }
-    if (!dtypeName) argError(site, "is a tensor of " + py::str(dtype).cast<std::string>() +
-                                       ", which kiln kernels cannot take");
-  }
-  py::object ptr = check(readTensorAttr(s.tensorDataPtr, obj, plain));
-  py::object dev = check(readTensorAttr(s.tensorGetDevice, obj, plain));
-  long device = PyLong_AsLong(dev.ptr());
-  if (device == -1 && PyErr_Occurred()) throw py::error_already_set();
-  LaunchArg a = LaunchArg::devicePointer(toAddress(ptr.ptr()), dtypeName, int(device));
-  if (device >= 0) {
-    a.what = "a CUDA tensor";
-    return a;
-  }
-  // A CPU tensor: a host buffer from its first element to the end of its storage.
-  py::handle h(obj);
-  py::object storage = h.attr("untyped_storage")();
-  uint64_t begin = storage.attr("data_ptr")().cast<uint64_t>();
-  size_t nbytes = storage.attr("nbytes")().cast<size_t>();
-  a.host = true;
-  a.device = -1;
-  a.bytes = a.address >= begin && a.address <= begin + nbytes ? size_t(begin + nbytes - a.address) : 0;
-  a.what = "a CPU tensor";
-  return a;
-}
-
-// An object with __array_interface__ (NumPy) or __cuda_array_interface__ (`interface`: the dict).
-LaunchArg fromInterface(PyObject* obj, PyObject* interface, bool cuda, const ArgSite& site,
-                        const char* pointee = nullptr) {
-  py::dict d = py::reinterpret_borrow<py::dict>(interface);
-  py::tuple data = d["data"].cast<py::tuple>();
-  std::string typestr = d["typestr"].cast<std::string>();
-  const char* dtype = pointee ? pointee : dtypeOfTypestr(typestr);
-  if (!dtype) {
-    py::handle h(obj);
-    std::string name = py::hasattr(h, "dtype") ? py::str(h.attr("dtype")).cast<std::string>() : typestr;
-    argError(site, "is an array of " + name + ", which kiln kernels cannot take");
-  }
-  uint64_t address = data[0].is_none() ? 0 : data[0].cast<uint64_t>();
-  if (cuda) {
-    LaunchArg a = LaunchArg::devicePointer(address, dtype, -1);
-    a.what = "a CUDA array";
-    return a;
-  }
-  size_t itemsize = size_t(std::stoi(typestr.substr(2)));
-  PyObject* strides = d.contains("strides") ? d["strides"].ptr() : nullptr;
-  LaunchArg a = LaunchArg::hostBuffer(reinterpret_cast<void*>(address), extent(d["shape"].ptr(), strides, itemsize),
-                                      dtype);
-  a.what = "a NumPy array";
-  return a;
-}
 
 }  // namespace
 

@@ -66,6 +66,12 @@ void defineExceptions(py::module_& m) {
 void raise(const LaunchStatus& s) { raise(s.kind, *s.error); }
 
 void raise(LaunchErrorKind kind, const Error& e) {
+  // The stop request that ended the run left Python's error (KeyboardInterrupt, or whatever a signal
+  // handler raised) pending: that error is the one to raise.
+  if (kind == LaunchErrorKind::Interrupted) {
+    if (!PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
   const Exceptions& ex = exceptions();
   PyObject* type = ex.device;
   switch (kind) {
@@ -74,6 +80,7 @@ void raise(LaunchErrorKind kind, const Error& e) {
     case LaunchErrorKind::OutOfResources: type = ex.outOfResources; break;
     case LaunchErrorKind::Execution: type = ex.execution; break;
     case LaunchErrorKind::Device: type = ex.device; break;
+    case LaunchErrorKind::Interrupted: break;  // raised above
   }
   py::object exc = py::reinterpret_steal<py::object>(PyObject_CallFunction(type, "s", e.text.c_str()));
   if (!exc) throw py::error_already_set();

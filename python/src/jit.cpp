@@ -2,6 +2,8 @@
 // and the launch, warmup and signature built on them.
 #include "jit.h"
 
+#include <functional>
+
 #include "args.h"
 #include "errors.h"
 
@@ -21,9 +23,21 @@ bool isLaunchOption(std::string_view k) {
 int64_t optionInt(PyObject* v, const char* name) {
   if (!PyLong_Check(v) || PyBool_Check(v)) raiseArgumentError(std::string(name) + " must be an int");
   int overflow = 0;
-  long long n = PyLong_AsLongLongAndOverflow(v, &overflow);
-  if (overflow) raiseArgumentError(std::string(name) + " is outside the 64-bit range");
-  return n;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+  // Said here with the value given: past the 64-bit range nothing downstream could say it.
+  if (overflow != 0)
+    raiseArgumentError(std::string(name) + " is " + py::str(v).cast<std::string>() + ", which is out of range");
+  return x;
+}
+
+// An int option that the compiler keeps as an int: past int's range the compiler would only see what it
+// wrapped to, so the value given is named here.
+int smallOptionInt(PyObject* v, const char* name) {
+  int64_t x = optionInt(v, name);
+  if (x < INT32_MIN || x > INT32_MAX)
+    raiseArgumentError(std::string(name) + " is " + py::str(v).cast<std::string>() + ", which is out of range");
+  return int(x);
 }
 
 // num_warps checked here, before it is narrowed to an int, with compile's message and error type (a
@@ -37,6 +51,16 @@ int numWarpsOption(PyObject* v) {
     raise(LaunchErrorKind::Compile, e);
   }
   return int(n);
+}
+
+// Asked by the interpreter between programs (every few tens of milliseconds) while the GIL is released:
+// takes it back for a moment so Python runs its signal handlers. A handler that raised (Ctrl-C's
+// KeyboardInterrupt) stops the run; its exception stays pending for the launch to raise.
+bool signalled() {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  const bool raised = PyErr_CheckSignals() != 0;
+  PyGILState_Release(gil);
+  return raised;
 }
 
 // One entry of JITFunction._imports()'s names (kiln/_link.py): (file, name, kind, value, defined_in).
@@ -143,7 +167,7 @@ void PyJit::bind(PyObject* const* args, size_t nargs, const Keywords& kw, Bound&
     // The options kiln reads; they also bind a parameter of that name. Other options only matter
     // when no parameter takes the name.
     if (name == "num_warps") b.options.num_warps = numWarpsOption(value);
-    else if (name == "num_stages") b.options.num_stages = int(optionInt(value, k));
+    else if (name == "num_stages") b.options.num_stages = smallOptionInt(value, k);
     else if (name == "enable_fp_fusion") b.options.enable_fp_fusion = PyObject_IsTrue(value) == 1;
     else if (name == "num_ctas" && optionInt(value, k) != 1)
       raiseArgumentError("kernel '" + fn_->name() + "': kiln launches one CTA per program (num_ctas=1)");
@@ -191,10 +215,12 @@ Grid PyJit::grid(PyObject* g, const Bound& b) const {
       }
       v = index.ptr();
     }
-    long long x = PyLong_AsLongLong(v);
-    if (x < 0 || x > UINT32_MAX)
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (overflow != 0 || x < 0 || x > UINT32_MAX)  // the value as given: 2**64 is not -1
       raiseArgumentError("kernel '" + fn_->name() + "': grid dimension " + std::to_string(i) + " is " +
-                         std::to_string(x) + "; it must be in [0, 2^32)");
+                         py::str(v).cast<std::string>() + "; it must be in [0, 2^32)");
     dims[i] = uint32_t(x);
   };
   if (PyTuple_Check(g) || PyList_Check(g)) {
@@ -221,7 +247,18 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
   convert(b, la, keep);
   Grid gr = grid(g, b);
   std::shared_ptr<const CompiledKernel> used;
-  LaunchStatus s = fn_->launch(gr, la.span(), b.options, &used);
+  LaunchStatus s;
+  if (b.options.interpret || !b.devicePointers) {
+    // Likely the interpreter, which may run for minutes: other Python threads run meanwhile, and Ctrl-C
+    // stops it (signalled). Nothing below touches a Python object: the arguments were converted above,
+    // and `keep` holds what their views point into.
+    const std::function<bool()> stop = signalled;
+    b.options.stop = &stop;
+    py::gil_scoped_release release;
+    s = fn_->launch(gr, la.span(), b.options, &used);
+  } else {
+    s = fn_->launch(gr, la.span(), b.options, &used);  // a GPU launch returns in microseconds
+  }
   if (!s) raise(s);
   return compiledObject(used);
 }
@@ -289,6 +326,7 @@ void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vect
     }
     la[i] = a;
   }
+  b.devicePointers = device;
   // Without a usable GPU there is no stream to ask torch for (a CUDA build of torch raises then): the
   // launch says why it cannot run, or that host and device arguments are mixed.
   if (device && !b.options.interpret && state().runtime.hasGpu()) {

@@ -79,6 +79,7 @@ struct Bound {
   SmallVector<PyObject*, kInlineArgs> values;  // borrowed, one per parameter
   LaunchOptions options;
   py::object extra;  // a dict of launch-option keywords for the grid's meta dict; null when none
+  bool devicePointers = false;  // some argument is a device pointer (convert): the launch may go to the GPU
 };
 
 class PyJit {

@@ -9,6 +9,8 @@
 
 #include "driver/compile.h"
 #include "driver/errors.h"
+#include "driver/source_encoding.h"
+#include "driver/writable_memory.h"
 #include "interp/interp.h"
 
 namespace kiln {
@@ -74,6 +76,7 @@ Result<Source> Source::fromFile(const std::string& path) {
     }
   }
   ::close(fd);
+  if (std::optional<std::string> why = decodeDeclaredEncoding(text)) return cannot(*why);
   return Source{path, std::move(text)};
 }
 
@@ -98,7 +101,20 @@ std::string Kernel::stage(std::string_view stage) const {
   return it == impl_->dumps.end() ? std::string() : it->second;
 }
 
-Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
+Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args, const std::function<bool()>& stop) {
+  const Kernel::Impl& k = kernel.impl();
+  for (size_t i = 0; i < args.size() && i < k.written.size() && i < k.params.size(); ++i)
+    if (k.written[i] && args[i].kind == Arg::Kind::Buffer && !isWritableMemory(args[i].data, args[i].bytes)) {
+      Error e;
+      e.message = "kernel '" + kernel.name() + "': the buffer for parameter '" + k.params[i].name +
+                  "' is read-only memory, but the kernel stores through it";
+      e.text = "error: " + e.message;
+      return Status{e};
+    }
+  return runInterpreter(kernel, grid, args, stop);
+}
+
+Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args, const std::function<bool()>& stop) {
   std::vector<interp::ArgValue> values;
   values.reserve(args.size());
   for (const Arg& a : args) {
@@ -117,10 +133,15 @@ Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
   Result<bool> r = guarded<bool>([&] {
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
       throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': every grid dimension must be at least 1");
-    interp::run(kernel.impl().function(), interp::GridDims{grid.x, grid.y, grid.z}, values);
-    return true;
+    return interp::run(kernel.impl().function(), interp::GridDims{grid.x, grid.y, grid.z}, values, stop);
   });
   if (!r.ok()) return Status{r.error()};
+  if (!r.value()) {
+    Error e;
+    e.message = "kernel '" + kernel.name() + "': the interpreter run was interrupted before the grid finished";
+    e.text = "error: " + e.message;
+    return Status{e, true};
+  }
   return Status{};
 }
 

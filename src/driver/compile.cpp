@@ -4,6 +4,7 @@
 
 #include "analysis/axis_info.h"
 #include "driver/errors.h"
+#include "driver/written_params.h"
 #include "frontend/ast_dump.h"
 #include "frontend/parser.h"
 #include "ir/text.h"
@@ -81,6 +82,9 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     impl->signature = std::string(signature);
     impl->options = options;
     if (std::optional<std::string> why = checkNumWarps(options.num_warps)) throw CompileError(SourceLoc{}, *why);
+    // Checked here for the interpreter's sake too: the same launch must fail alike wherever it runs.
+    if (options.num_stages < 0)
+      throw CompileError(SourceLoc{}, "num_stages must be 0 or more, got " + std::to_string(options.num_stages));
 
     // 1. front end: Python source -> AST
     auto file = makeSource(source.name, source.text, source.block);
@@ -108,6 +112,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     }
     impl->ir = ir::print(*impl->module);
     impl->params = paramsOf(fn);
+    impl->written = writtenParams(fn);  // launches refuse read-only memory for these
 
     // 4. GPU code, when a target is named: layouts, then PTX
     if (!options.arch.empty()) impl->gpuCode(options.arch);

@@ -5,6 +5,7 @@
 #include "driver/errors.h"
 #include "driver/jit_function.h"
 #include "driver/runtime_state.h"
+#include "driver/writable_memory.h"
 #include "runtime/cache.h"
 #include "runtime/cubin.h"
 #include "runtime/cuda_driver.h"
@@ -110,7 +111,23 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
   }
 }
 
-LaunchStatus JitFunction::Impl::interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs) {
+LaunchStatus JitFunction::Impl::checkWritable(const Variant& v, std::span<const LaunchArg> launchArgs,
+                                              bool interp) const {
+  std::vector<LaunchArg> flat;
+  std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
+  for (size_t k : v.written) {
+    const LaunchArg& a = args[v.argIndex[k]];
+    if (a.kind == LaunchArg::Kind::Pointer &&
+        (a.readOnly || (interp && a.host && !isWritableMemory(reinterpret_cast<const void*>(a.address), a.bytes))))
+      return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " is " +
+                                                    describeArgument(a) + " in read-only memory, but the kernel "
+                                                    "stores through it: pass a writable array (x.copy())");
+  }
+  return {};
+}
+
+LaunchStatus JitFunction::Impl::interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
+                                          const std::function<bool()>* stop) {
   std::vector<LaunchArg> flat;
   std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
   std::vector<Arg> values;
@@ -133,8 +150,9 @@ LaunchStatus JitFunction::Impl::interpret(const Variant& v, Grid grid, std::span
                                                       describeArgument(a) + ", which cannot be passed at run time");
     }
   }
-  Status s = kiln::interpret(v.compiled->kernel, grid, values);
-  if (!s.ok()) return failure(LaunchErrorKind::Execution, *s.error);
+  // Writable memory was checked by launch (checkWritable), as an argument error.
+  Status s = runInterpreter(v.compiled->kernel, grid, values, stop ? *stop : std::function<bool()>{});
+  if (!s.ok()) return failure(s.interrupted ? LaunchErrorKind::Interrupted : LaunchErrorKind::Execution, *s.error);
   return {};
 }
 

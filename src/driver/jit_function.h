@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,7 @@ struct Variant {
   bool tuples = false;            // a tuple argument: the launch flattens its arguments first
   std::vector<std::string> where;  // for each kernel parameter, how messages name it
   std::vector<ParamSlot> slots;  // how each kernel parameter is packed (param_slots.h)
+  std::vector<size_t> written;   // the kernel parameters it stores through (written_params.h)
   std::mutex loadMutex;
   std::deque<Loaded> loaded;  // a deque: launches hold pointers into it while others load
   std::array<std::atomic<const Loaded*>, kFastDevices> byDevice{};  // published once loaded, then fixed
@@ -84,8 +86,15 @@ struct JitFunction::Impl {
   // v loaded on device: generates and assembles the code on first use (the cubin cached on disk too).
   LaunchStatus load(Variant& v, int device, const Loaded*& out);
 
-  // Runs v on the interpreter with the launch's host buffers.
-  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs);
+  // A read-only buffer for a parameter the kernel stores through: refused before anything runs, rather
+  // than a write into memory its owner declared immutable (LaunchArg::readOnly) or a SIGSEGV on a
+  // read-only mapping (`interp`: host memory the interpreter will write, asked of the OS).
+  LaunchStatus checkWritable(const Variant& v, std::span<const LaunchArg> launchArgs, bool interp) const;
+
+  // Runs v on the interpreter with the launch's host buffers; `stop` (may be null) is asked between
+  // programs whether to give up (LaunchOptions::stop).
+  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
+                         const std::function<bool()>* stop);
 
   // Packs the arguments and launches l on `stream` (cuLaunchKernel, no synchronisation).
   LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,

@@ -100,6 +100,9 @@ LaunchStatus JitFunction::Impl::variant(const std::string& key, size_t signature
                                                  std::to_string(kp.size()) + " parameters, expected " +
                                                  std::to_string(v->argIndex.size()));
   for (const Param& p : kp) v->slots.push_back(paramSlotOf(p));
+  const std::vector<bool>& written = kernel->impl().written;
+  for (size_t p = 0; p < written.size() && p < kp.size(); ++p)
+    if (written[p]) v->written.push_back(p);
   v->compiled = std::move(compiled);
   variants.emplace(key, v);
   out = v.get();
@@ -172,11 +175,13 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
     if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
     f.recent.remember(print, v);
   }
+  if (!v->written.empty())
+    if (LaunchStatus s = f.checkWritable(*v, args, interp); !s) return s;
   // An empty grid launches nothing, as in Triton.
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
   if (interp) {
     if (used) *used = v->compiled;
-    return empty ? LaunchStatus{} : f.interpret(*v, grid, args);
+    return empty ? LaunchStatus{} : f.interpret(*v, grid, args, options.stop);
   }
   const Loaded* l = nullptr;
   if (LaunchStatus s = f.load(*v, device, l); !s) return s;

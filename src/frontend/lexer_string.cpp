@@ -193,7 +193,9 @@ void Lexer::scanNestedString(Pos outerQuoteAt, int level) {
 }
 
 // Python's escape sequences for str and bytes literals. Unknown escapes keep their backslash
-// (Python warns but accepts them); `\N{name}` is kept as written, as kiln has no name table.
+// (Python warns but accepts them). `\N{name}` in a str is an error: kiln has no Unicode name table,
+// and keeping the text as written would make a different string than Python's (or accept a name
+// Python rejects).
 std::string Lexer::decode(std::string_view body, bool bytes, Pos at) const {
   std::string out;
   out.reserve(body.size());
@@ -228,6 +230,17 @@ std::string Lexer::decode(std::string_view body, bool bytes, Pos at) const {
         if (bytes) out += char(v & 0xFF);
         else appendUtf8(out, v);
         break;
+      }
+      case 'N': {
+        if (bytes) {  // not an escape in bytes: the backslash stays, as in Python
+          out += "\\N";
+          break;
+        }
+        size_t close = i + 1 < body.size() && body[i + 1] == '{' ? body.find('}', i + 2) : std::string_view::npos;
+        if (close == std::string_view::npos || close == i + 2) fail(at, "malformed \\N character escape");
+        fail(at, "the escape \\N{" + std::string(body.substr(i + 2, close - i - 2)) +
+                     "} names a Unicode character, which kiln cannot look up: write the character itself or "
+                     "its \\uXXXX escape");
       }
       case 'x': case 'u': case 'U': {
         size_t len = e == 'x' ? 2 : e == 'u' ? 4 : 8;

@@ -314,11 +314,22 @@ void Machine::execIf(const Inst& in) {
   for (size_t k = 0; k < in.out.size(); ++k) copyInto(in.out[k], y.in[k]);
 }
 
-void run(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args) {
+bool run(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args, const StopRequest& stop) {
   Machine m(fn, grid, args);
+  // A clock read per program (tens of nanoseconds, against a program's microseconds) rather than a
+  // count: programs range from sub-microsecond to seconds, and the answer must come within ~100 ms.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point nextPoll = Clock::now() + kStopPollInterval;
   for (uint32_t z = 0; z < grid.z; ++z)
     for (uint32_t y = 0; y < grid.y; ++y)
-      for (uint32_t x = 0; x < grid.x; ++x) m.runProgram(x, y, z);
+      for (uint32_t x = 0; x < grid.x; ++x) {
+        m.runProgram(x, y, z);
+        if (stop && Clock::now() >= nextPoll) {
+          if (stop()) return false;
+          nextPoll = Clock::now() + kStopPollInterval;
+        }
+      }
+  return true;
 }
 
 }  // namespace kiln::interp

@@ -107,7 +107,7 @@ SValue pyAbs(CallArgs& a) {
 SValue pyLen(CallArgs& a) {
   const SValue& v = a.at(0);
   if (v.kind == K::Tuple) return SValue::integer(int64_t(v.elts.size()));
-  if (v.kind == K::Str) return SValue::integer(int64_t(v.str.size()));
+  if (v.kind == K::Str) return SValue::integer(int64_t(characters(v.str).size()));  // characters, not bytes
   if (v.isIR()) a.fail("len() of a tensor is not supported; use x.shape[0] or x.numel");
   a.fail("object of type '" + std::string(pyTypeName(v)) + "' has no len()");
 }

@@ -236,14 +236,15 @@ SValue subscript(Context& cx, const SValue& obj, const std::vector<SValue>& indi
   if (indices.size() != 1) fail(loc, std::string(pyTypeName(obj)) + " indices take one index, got " +
                                          std::to_string(indices.size()));
   const SValue& idx = indices[0];
-  size_t n = obj.kind == K::Tuple ? obj.elts.size() : obj.str.size();
+  const std::vector<std::string> chars = obj.kind == K::Str ? characters(obj.str) : std::vector<std::string>{};
+  size_t n = obj.kind == K::Tuple ? obj.elts.size() : chars.size();
   if (idx.kind == K::Slice) {
     SValue out = obj;
     out.elts.clear();
     out.str.clear();
     for (size_t i : sliceIndices(idx, n, loc)) {
       if (obj.kind == K::Tuple) out.elts.push_back(obj.elts[i]);
-      else out.str += obj.str[i];
+      else out.str += chars[i];
     }
     return out;
   }
@@ -254,7 +255,7 @@ SValue subscript(Context& cx, const SValue& obj, const std::vector<SValue>& indi
     fail(loc, std::string(pyTypeName(obj)) + " index " + std::to_string(idx.i) + " out of range for length " +
                   std::to_string(n));
   if (obj.kind == K::Tuple) return obj.elts[size_t(i)];
-  return SValue::string(std::string(1, obj.str[size_t(i)]));
+  return SValue::string(chars[size_t(i)]);
 }
 
 // hasattr(obj, name) as Triton answers it: the code generator unwraps constexprs first, so a

@@ -201,4 +201,12 @@ ir::Type typeOf(const SValue& v) {
   throw CompileError(SourceLoc{}, v.describe() + " has no IR type (it is not a number or a tensor)");
 }
 
+std::vector<std::string> characters(const std::string& utf8) {
+  std::vector<std::string> out;
+  for (unsigned char c : utf8)
+    if ((c & 0xC0) != 0x80 || out.empty()) out.emplace_back(1, char(c));  // a lead byte starts a character
+    else out.back() += char(c);
+  return out;
+}
+
 }  // namespace kiln::sema

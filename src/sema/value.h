@@ -68,4 +68,8 @@ struct SValue {
   std::string describe() const;
 };
 
+// A constexpr str's characters as Python counts them (its text is held as UTF-8): one entry per code
+// point, so len(), indexing and slicing agree with Python's for non-ASCII text.
+std::vector<std::string> characters(const std::string& utf8);
+
 }  // namespace kiln::sema

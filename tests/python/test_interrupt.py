@@ -1,0 +1,83 @@
+"""Interpreter launches release the GIL and stop on Ctrl-C (issue 17, item 4): a long grid used to hold
+the GIL to the end and ignore SIGINT (2^31 programs ran for a quarter of an hour)."""
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+
+import kiln
+import kiln.language as tl
+
+
+@kiln.jit(interpret=True)
+def touch(out_ptr):
+    tl.store(out_ptr + tl.program_id(0) % 4, tl.program_id(0))
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(kiln.__file__).parent.parent)] +
+                                        [p for p in [env.get("PYTHONPATH")] if p])
+    return env
+
+
+def test_ctrl_c_stops_a_long_interpreter_launch(tmp_path):
+    script = tmp_path / "long_launch.py"
+    script.write_text(textwrap.dedent("""
+        import signal, sys, time, numpy as np, kiln, kiln.language as tl
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the parent ignores SIGINT
+        @kiln.jit(interpret=True)
+        def touch(out_ptr):
+            tl.store(out_ptr + tl.program_id(0) % 4, tl.program_id(0))
+        out = np.zeros(4, np.int32)
+        touch[(1,)](out)  # compiled before the long run
+        print("launching", flush=True)
+        try:
+            touch[(2**31,)](out)
+        except KeyboardInterrupt:
+            print("interrupted", time.monotonic(), flush=True)
+            raise
+    """))
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=_env())
+    try:
+        assert child.stdout.readline().strip() == "launching"
+        time.sleep(0.5)  # well inside the launch
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert "KeyboardInterrupt" in err, err
+    stopped = float(out.split()[1])
+    assert stopped - sent < 2.0, f"the launch went on {stopped - sent:.2f} s after SIGINT"
+
+
+def test_other_threads_run_during_an_interpreter_launch():
+    out = np.zeros(4, np.int32)
+    touch[(1,)](out)
+    grid = 50_000
+    t0 = time.perf_counter()
+    touch[(grid,)](out)
+    per_program = (time.perf_counter() - t0) / grid
+    grid = max(grid, int(1.5 / per_program))  # a second and a half of interpreting
+    launcher = threading.Thread(target=lambda: touch[(grid,)](out))
+    gaps, last = [], None
+    launcher.start()
+    while launcher.is_alive():
+        now = time.perf_counter()
+        if last is not None:
+            gaps.append(now - last)
+        last = now
+        time.sleep(0.001)
+    launcher.join()
+    # Holding the GIL, the launch froze this loop for its whole length (one gap of over a second).
+    assert len(gaps) > 50 and max(gaps) < 0.4, (len(gaps), max(gaps, default=0))
