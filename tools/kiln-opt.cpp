@@ -1,5 +1,6 @@
-// kiln-opt: reads Tile IR text, verifies it, runs the named passes in order and prints the result.
-// It is the driver of the golden tests (tests/lit): errors go to stderr as rendered diagnostics.
+// kiln-opt: reads Tile IR or GPU IR text, verifies it, runs the named passes in order and prints the
+// result, or the PTX of GPU IR (--emit=ptx). It is the driver of the golden tests (tests/lit): errors go to
+// stderr as rendered diagnostics.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -12,8 +13,10 @@
 
 #include "analysis/axis_info.h"
 #include "ir/text.h"
-#include "lower/assign_layouts.h"
+#include "assign/assign_layouts.h"
+#include "lower/codegen.h"
 #include "passes/passes.h"
+#include "schedule/schedule.h"
 #include "ptx/builder.h"
 #include "support/diagnostic.h"
 
@@ -22,15 +25,20 @@ namespace {
 constexpr const char* kUsage =
     "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [-o OUT]\n"
     "                [--print-axis-info] [--assign-layouts[=NUM_WARPS]] [--arch=sm_80|sm_90a]\n"
+    "                [--emit=ptx [--num-warps=N] [--num-stages=N]]\n"
     "  Parses Tile IR text (stdin when FILE is '-' or absent), verifies it, runs the passes in\n"
     "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
-    "  --pass=a,b     run passes a then b on every function (the flag may repeat)\n"
+    "  --pass=a,b     run passes a then b on every function (the flag may repeat): Tile IR passes\n"
+    "                 first, then layout assignment, then GPU passes (allocate_shared, insert_barriers)\n"
     "  --verify-each  verify after every pass, naming the pass that broke the IR\n"
     "  --print-axis-info  after the passes, print each integer and pointer value's contiguity,\n"
     "                 divisibility and constancy as a comment on the line defining it\n"
     "  --assign-layouts[=NUM_WARPS]  after the passes, run axis info and layout assignment\n"
     "                 (NUM_WARPS warps, default 4) and print the GPU IR\n"
-    "  --arch=ARCH    the target of --assign-layouts: sm_80 (default) or sm_90a\n"
+    "  --arch=ARCH    the target of --assign-layouts and --emit=ptx: sm_80 (default) or sm_90a\n"
+    "  --emit=ptx     after the passes (and layout assignment), print the PTX of each GPU IR function\n"
+    "  --num-warps=N  the warps of --emit=ptx (default: --assign-layouts', else 4)\n"
+    "  --num-stages=N the software-pipelining depth of --emit=ptx (default 1: none)\n"
     "  -o OUT         write the output to OUT\n"
     "  --help         show this text\n";
 
@@ -42,12 +50,28 @@ struct Options {
   bool printAxisInfo = false;
   int assignLayoutsWarps = 0;  // 0: no layout assignment
   std::string arch = "sm_80";
+  bool emitPtx = false;
+  int numWarps = 0;  // 0: assignLayoutsWarps, else 4
+  int numStages = 1;
 };
+
+// A positive number from `text` (at most `max`), or 0.
+int smallNumber(const std::string& text, int max) {
+  int n = 0;
+  for (char c : text) n = (c >= '0' && c <= '9' && n <= max) ? n * 10 + (c - '0') : max + 1;
+  return text.empty() || n > max ? 0 : n;
+}
 
 std::string knownPasses() {
   std::string s;
   for (const std::string& n : kiln::passes::passNames()) s += (s.empty() ? "" : ", ") + n;
+  for (const std::string& n : kiln::schedule::gpuPassNames()) s += ", " + n;
   return s;
+}
+
+bool isGpuPass(const std::string& name) {
+  std::vector<std::string> gpu = kiln::schedule::gpuPassNames();
+  return std::find(gpu.begin(), gpu.end(), name) != gpu.end();
 }
 
 // Returns 0 to continue, or the exit code to stop with (usage errors print the usage).
@@ -74,6 +98,23 @@ int parseArgs(int argc, char** argv, Options& o) {
         return 1;
       }
       o.assignLayoutsWarps = w;
+    } else if (a == "--emit=ptx") {
+      o.emitPtx = true;
+    } else if (a.rfind("--num-warps=", 0) == 0) {
+      o.numWarps = smallNumber(a.substr(12), 32);
+      if (!o.numWarps || (o.numWarps & (o.numWarps - 1))) {
+        std::cerr << "kiln-opt: error: --num-warps needs a power of two from 1 to 32, got '" << a.substr(12) << "'\n";
+        return 1;
+      }
+    } else if (a.rfind("--num-stages=", 0) == 0) {
+      o.numStages = smallNumber(a.substr(13), 16);
+      if (!o.numStages) {
+        std::cerr << "kiln-opt: error: --num-stages needs a number from 1 to 16, got '" << a.substr(13) << "'\n";
+        return 1;
+      }
+    } else if (a.rfind("--emit=", 0) == 0) {
+      std::cerr << "kiln-opt: error: unknown --emit kind '" << a.substr(7) << "' (expected ptx)\n";
+      return 1;
     } else if (a.rfind("--arch=", 0) == 0) {
       o.arch = a.substr(7);
       if (!kiln::ptx::Target::parse(o.arch)) {
@@ -113,6 +154,7 @@ int parseArgs(int argc, char** argv, Options& o) {
     }
   }
   std::vector<std::string> known = kiln::passes::passNames();
+  for (const std::string& p : kiln::schedule::gpuPassNames()) known.push_back(p);
   for (const std::string& p : o.passes)
     if (std::find(known.begin(), known.end(), p) == known.end()) {
       std::cerr << "kiln-opt: error: unknown pass '" << p << "'; known passes: " << knownPasses() << "\n";
@@ -160,19 +202,27 @@ int run(int argc, char** argv) {
       return 1;
     }
 
-  for (const std::string& pass : o.passes) {
-    for (const auto& f : module->functions) {
-      kiln::passes::runPass(pass, *f);
-      if (o.verifyEach)
-        if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after pass '" + pass + "' on @" + f->name);
+  // Tile IR passes first, then layout assignment, then the GPU passes (the schedule), each in order.
+  const kiln::ptx::Target target = *kiln::ptx::Target::parse(o.arch);
+  const int warps = o.numWarps ? o.numWarps : o.assignLayoutsWarps ? o.assignLayoutsWarps : 4;
+  auto runPasses = [&](bool gpu) -> int {
+    for (const std::string& pass : o.passes) {
+      if (isGpuPass(pass) != gpu) continue;
+      for (const auto& f : module->functions) {
+        if (gpu) kiln::schedule::runGpuPass(pass, *f, kiln::schedule::GpuContext{target, warps});
+        else kiln::passes::runPass(pass, *f);
+        if (o.verifyEach)
+          if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after pass '" + pass + "' on @" + f->name);
+      }
     }
-  }
-  if (!o.passes.empty() && !o.verifyEach)  // the final IR is always checked; --verify-each says which pass
-    for (const auto& f : module->functions)
-      if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after the passes (use --verify-each to find which)");
+    if (!o.passes.empty() && !o.verifyEach)  // the final IR is always checked; --verify-each says which pass
+      for (const auto& f : module->functions)
+        if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after the passes (use --verify-each to find which)");
+    return 0;
+  };
+  if (int rc = runPasses(false)) return rc;
 
   if (o.assignLayoutsWarps > 0) {
-    kiln::ptx::Target target = *kiln::ptx::Target::parse(o.arch);
     for (const auto& f : module->functions) {
       {
         kiln::analysis::AxisInfoAnalysis axis(*f);
@@ -182,8 +232,15 @@ int run(int argc, char** argv) {
     }
   }
 
+  if (int rc = runPasses(true)) return rc;
+
   std::string out;
-  if (o.printAxisInfo) {
+  if (o.emitPtx) {
+    for (const auto& f : module->functions) {
+      kiln::lower::EntryInfo info;
+      out += kiln::lower::emitPtx(*f, target, warps, info, o.numStages);
+    }
+  } else if (o.printAxisInfo) {
     for (size_t i = 0; i < module->functions.size(); ++i) {
       const kiln::ir::Function& f = *module->functions[i];
       out += (i ? "\n" : "") + kiln::analysis::printWithAxisInfo(f, kiln::analysis::AxisInfoAnalysis(f));

@@ -54,7 +54,16 @@ class Solver {
     if (op.opcode == ir::Opcode::For) return forLoop(op, depth);
     if (op.opcode == ir::Opcode::If) return ifOp(op, depth);
     if (op.opcode == ir::Opcode::While) return whileLoop(op, depth);
-    if (op.numResults() == 0) return;  // store, yield, condition, return, assert
+    if (op.opcode == ir::Opcode::WarpPartition) {  // each partition runs its region once
+      enter(op, depth);
+      for (const auto& r : op.regions) block(*r, depth + 1);
+      return;
+    }
+    if (op.opcode == ir::Opcode::MmaWait) {  // the same values, once the tensor cores are done
+      for (unsigned i = 0; i < op.numResults(); ++i) set(op.result(i), info(op.operand(i)));
+      return;
+    }
+    if (op.numResults() == 0) return;  // store, yield, condition, return, assert, the schedule's effects
     std::vector<const AxisInfo*> in;
     for (const ir::Value* v : op.operands) in.push_back(&info(v));
     set(op.result(0), rules::transfer(op, in));

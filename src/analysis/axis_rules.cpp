@@ -199,6 +199,14 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
 
     case Opcode::Store: case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield:
     case Opcode::Condition: case Opcode::Return: case Opcode::Assert: noResult(op);
+
+    // GPU schedule ops: buffers and what comes back from shared memory or the tensor cores hold anything.
+    case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalLoad: case Opcode::Mma:
+      return conservative(t);
+    case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait:
+    case Opcode::Barrier: case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+    case Opcode::MbarrierWait: case Opcode::MmaWait: case Opcode::WarpPartition:
+      noResult(op);  // no result, or several (mma_wait: axis_info.cpp passes its operands' facts through)
   }
   noResult(op);
 }

@@ -98,7 +98,13 @@ std::string Kernel::stage(std::string_view stage) const {
     return stage == "ptx" ? code->ptx : code->gpuIr;
   }
   auto it = impl_->dumps.find(std::string(stage));
-  return it == impl_->dumps.end() ? std::string() : it->second;
+  if (it != impl_->dumps.end()) return it->second;
+  if (!impl_->options.arch.empty()) {  // a GPU pass's dump
+    std::shared_ptr<const GpuCode> code = impl_->gpuCode(impl_->options.arch);
+    auto gpu = code->dumps.find(std::string(stage));
+    if (gpu != code->dumps.end()) return gpu->second;
+  }
+  return std::string();
 }
 
 Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args, const std::function<bool()>& stop) {

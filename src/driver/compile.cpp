@@ -3,14 +3,15 @@
 #include "driver/compile.h"
 
 #include "analysis/axis_info.h"
+#include "assign/assign_layouts.h"
 #include "driver/errors.h"
 #include "driver/written_params.h"
 #include "frontend/ast_dump.h"
 #include "frontend/parser.h"
 #include "ir/text.h"
-#include "lower/assign_layouts.h"
 #include "passes/passes.h"
 #include "ptx/builder.h"
+#include "schedule/schedule.h"
 #include "sema/sema.h"
 #include "sema/signature.h"
 
@@ -20,6 +21,8 @@ namespace {
 
 // The target-independent optimisation pipeline, in order.
 const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "contract", "dce"};
+// The schedule: GPU IR passes after layout assignment, in order (src/schedule).
+const char* const kGpuPassPipeline[] = {"allocate_shared", "insert_barriers"};
 
 void verifyOrThrow(const ir::Function& fn, const std::string& after) {
   if (auto problem = ir::verify(fn)) {
@@ -36,7 +39,8 @@ std::vector<Param> paramsOf(const ir::Function& fn) {
 
 }  // namespace
 
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages) {
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages,
+                        const std::vector<std::string>& dumpAfter) {
   std::optional<ptx::Target> target = ptx::Target::parse(arch);
   if (!target) throw CompileError(SourceLoc{}, "unknown GPU target '" + arch + "' (expected sm_80 or sm_90a)");
   GpuCode code;
@@ -47,9 +51,18 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   analysis::AxisInfoAnalysis tileAxis(*fn);
   lower::assignLayouts(*fn, tileAxis, numWarps, *target);
   verifyOrThrow(*fn, "layout assignment");
+
+  // b. the schedule: shared buffers placed, barriers where threads share them
+  const schedule::GpuContext ctx{*target, numWarps};
+  for (const char* pass : kGpuPassPipeline) {
+    schedule::runGpuPass(pass, *fn, ctx);
+    verifyOrThrow(*fn, std::string("pass '") + pass + "'");
+    for (const std::string& wanted : dumpAfter)
+      if (wanted == pass) code.dumps[std::string("after-") + pass] = ir::print(*fn);
+  }
   code.gpuIr = ir::print(*fn);
 
-  // b. PTX: per-thread code for every op
+  // c. PTX: per-thread code for every op
   code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, numStages);
   return code;
 }
@@ -58,7 +71,7 @@ std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch) co
   std::lock_guard<std::mutex> lock(gpuMutex_);
   auto it = gpu_.find(arch);
   if (it != gpu_.end()) return it->second;
-  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options.num_warps, options.num_stages));
+  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options.num_warps, options.num_stages, options.dump_after));
   gpu_[arch] = code;
   return code;
 }

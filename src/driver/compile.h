@@ -17,9 +17,10 @@ namespace kiln {
 // A kernel's code for one GPU target.
 struct GpuCode {
   std::string arch;
-  std::string gpuIr;
+  std::string gpuIr;  // after the schedule passes
   std::string ptx;
   lower::EntryInfo entry;
+  std::map<std::string, std::string> dumps;  // "after-<gpu pass>" for the passes CompileOptions::dump_after names
 };
 
 // Everything a compiled kernel keeps: the stage texts and the optimised Tile IR module.
@@ -56,6 +57,7 @@ Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args
 
 // Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a"); numStages pipelines the loads that feed
 // tl.dot (lower/pipeline.h). Throws CompileError/InternalError.
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages);
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages,
+                        const std::vector<std::string>& dumpAfter = {});
 
 }  // namespace kiln

@@ -111,6 +111,12 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::Yield:
       case Opcode::Condition: case Opcode::Return: case Opcode::Assert:
         break;
+      case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad:
+      case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
+      case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+      case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
+        // The schedule exists only below layout assignment; the interpreter runs the Tile IR before it.
+        throw InternalError(op.loc, std::string("'") + op.name() + "' is a GPU IR op; the interpreter runs Tile IR");
     }
   }
 }
@@ -254,6 +260,11 @@ void Machine::exec(const Inst& in) {
                        in.op->strAttrOr("message", ""));
       return;
     }
+    case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad:
+    case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
+    case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+    case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
+      break;  // rejected by prepare()
   }
   throw InternalError(in.op->loc, "unknown opcode");
 }

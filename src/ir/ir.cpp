@@ -9,8 +9,8 @@
 namespace kiln::ir {
 
 static const OpInfo kOpInfos[] = {
-#define OP(Name, spelling, minOps, maxOps, nres, nreg, stages, attrs) \
-  {spelling, minOps, maxOps, nres, nreg, attrs},
+#define OP(Name, spelling, minOps, maxOps, nres, nreg, family, effect, stage, attrs) \
+  {spelling, minOps, maxOps, nres, nreg, Family::family, Effect::effect, Stage::stage, attrs},
 #include "ir/ops.def"
 #undef OP
 };
@@ -28,22 +28,13 @@ bool opcodeFromName(std::string_view spelling, Opcode& out) {
 }
 
 bool isElementwise(Opcode op) {
-  switch (op) {
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
-    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
-    case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
-    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
-    case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-    case Opcode::Select:
+  switch (familyOf(op)) {
+    case Family::Arith: case Family::Bitwise: case Family::Math: case Family::Compare:
       return true;
-    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
-    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
-    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
-    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-    case Opcode::Assert:
+    case Family::Constant: case Family::Index: case Family::Shape: case Family::Cast: case Family::Pointer:
+    case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Hint: case Family::Control:
+    case Family::Terminator: case Family::Assert: case Family::Layout: case Family::Shared: case Family::Async:
+    case Family::Sync: case Family::Mma: case Family::Partition:
       return false;
   }
   return false;
@@ -168,7 +159,7 @@ Op* Builder::create(Opcode opcode, const std::vector<Value*>& operands, const st
   op->operands = operands;
   for (const Type& t : resultTypes) op->addResult(t);
   op->attrs = std::move(attrs);
-  for (int i = 0; i < op->info().numRegions; ++i) op->addRegion();
+  for (int i = 0; i < op->info().numRegions; ++i) op->addRegion();  // variadic (-1): the caller adds them
   if (!block_) throw InternalError(op->loc, "builder has no insertion point");
   Op* raw = block_->insert(pos_, std::move(op));
   ++pos_;

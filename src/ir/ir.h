@@ -17,21 +17,64 @@
 namespace kiln::ir {
 
 enum class Opcode : uint16_t {
-#define OP(Name, spelling, minOps, maxOps, nres, nreg, stages, attrs) Name,
+#define OP(Name, spelling, minOps, maxOps, nres, nreg, family, effect, stage, attrs) Name,
 #include "ir/ops.def"
 #undef OP
 };
+
+// The family column of ops.def: ops handled alike.
+enum class Family : uint8_t {
+  Constant,    // constant
+  Index,       // program_id, num_programs, arange
+  Shape,       // splat, broadcast, expand_dims, reshape, permute: the same elements in another shape
+  Cast,        // cast, bitcast
+  Arith,       // add .. abs: any numeric type
+  Bitwise,     // and .. umulhi: integers (and i1)
+  Math,        // fma, exp .. ceil: floats
+  Compare,     // cmp, select
+  Pointer,     // ptr_add
+  Memory,      // load, store (global memory)
+  Reduce,      // reduce
+  Dot,         // dot
+  Hint,        // multiple_of, max_contiguous: identity on values, facts for the axis analysis
+  Control,     // for, if, while
+  Terminator,  // yield, condition, return
+  Assert,      // assert
+  Layout,      // convert_layout
+  // GPU IR only: the schedule (docs/gpu-ir.md)
+  Shared,      // shared_alloc, shared_slot, local_store, local_load
+  Async,       // async_copy, async_commit, async_wait
+  Sync,        // barrier, mbarrier_*
+  Mma,         // mma, mma_wait
+  Partition,   // warp_partition
+};
+
+// The effect column of ops.def (passes/effects.h refines it per op).
+enum class Effect : uint8_t {
+  Pure,        // result depends only on the operands: may be removed, merged and moved
+  Read,        // reads memory (non-volatile load): may be removed when unused, never merged or moved
+  Write,       // store, assert, volatile load: always stays where it is
+  Control,     // for, if, while: what may happen to them depends on their regions
+  Terminator,  // yield, condition, return
+};
+
+// The stage column of ops.def: Tile ops are legal in Tile IR and GPU IR, Gpu ops in GPU IR only.
+enum class Stage : uint8_t { Tile, Gpu };
 
 // Static facts about an opcode, from ops.def.
 struct OpInfo {
   const char* spelling;
   int minOperands, maxOperands;  // maxOperands == -1: unbounded
   int numResults;                // -1: variadic
-  int numRegions;
+  int numRegions;                // -1: one or more
+  Family family;
+  Effect effect;
+  Stage stage;
   const char* attrs;             // documentation of named attributes ("name?" optional)
 };
 const OpInfo& info(Opcode op);
 int numOpcodes();
+inline Family familyOf(Opcode op) { return info(op).family; }
 // Arithmetic, bitwise, math, cmp and select: operands and result of one shape, computed element by
 // element (ir/scalar_eval.h defines each; constant folding and instruction selection use it).
 bool isElementwise(Opcode op);

@@ -9,6 +9,7 @@
 #include "ir/text.h"
 #include "ir/text_lexer.h"
 #include "layout/linear_layout.h"
+#include "layout/named_layouts.h"
 
 namespace kiln::ir {
 
@@ -17,6 +18,7 @@ namespace {
 constexpr int kMaxRegionDepth = 200;        // bounds the recursion on hostile input
 constexpr int64_t kMaxDim = int64_t(1) << 31;
 constexpr int64_t kMaxNumel = int64_t(1) << 32;
+constexpr int64_t kMaxSlots = 64;  // pipelines are a few stages deep
 
 class Parser {
  public:
@@ -165,14 +167,15 @@ class Parser {
     }
     for (Type& t : types) op->addResult(std::move(t));
 
-    for (int i = 0; i < info.numRegions; ++i) {
+    // numRegions -1: one or more (warp_partition), as many as follow on the line.
+    const std::string regionCount = info.numRegions < 0 ? "one or more" : std::to_string(info.numRegions);
+    for (int i = 0; info.numRegions < 0 ? (i == 0 || (cur_.is('{') && sameLine())) : i < info.numRegions; ++i) {
       if (!(cur_.is('{') && sameLine()))
-        error(cur_, "'" + std::string(info.spelling) + "' takes " + std::to_string(info.numRegions) +
-                        " region(s), found " + describe(cur_));
+        error(cur_, "'" + std::string(info.spelling) + "' takes " + regionCount + " region(s), found " + describe(cur_));
       region(op->addRegion());
     }
     if (cur_.is('{') && sameLine())
-      error(cur_, "'" + std::string(info.spelling) + "' takes " + std::to_string(info.numRegions) + " region(s)");
+      error(cur_, "'" + std::string(info.spelling) + "' takes " + regionCount + " region(s)");
 
     for (size_t i = 0; i < resultNames.size(); ++i) scopes_.back()[resultNames[i].text] = op->result(unsigned(i));
     b.append(std::move(op));
@@ -354,11 +357,14 @@ class Parser {
   Type typeAt(size_t& p) const {
     const std::string& s = lex_.text();
     size_t start = p;
-    if (wordAt(p) != "tensor") {
+    const std::string kind = wordAt(p);
+    if (kind != "tensor" && kind != "shared") {
       p = start;
       return elementAt(p);
     }
-    charAt(p, '<', "after 'tensor'");
+    const bool shared = kind == "shared";
+    const std::string close = "to close '" + kind + "<'";
+    charAt(p, '<', ("after '" + kind + "'").c_str());
     std::vector<int64_t> shape;
     int64_t numel = 1;
     while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) {
@@ -377,9 +383,41 @@ class Parser {
     if (shape.empty()) lex_.error(p, "expected a tensor dimension");
     Type elem = elementAt(p);
     Type t = elem.withShape(std::move(shape));
+    if (shared) t = t.withSlots(slotsAt(p));
     if (p < s.size() && s[p] == ',') t = t.withLayout(layoutAt(++p));
-    charAt(p, '>', "to close 'tensor<'");
+    // A shared buffer written without a layout is row-major (the last dim contiguous).
+    if (shared && !t.layout) {
+      for (int64_t d : t.shape)
+        if (d & (d - 1)) lex_.error(start, "shared buffer dimensions must be powers of two, got " + t.withoutLayout().str());
+      t = t.withLayout(std::make_shared<const layout::LinearLayout>(rowMajorShared(t.shape)));
+    }
+    charAt(p, '>', close.c_str());
     return t;
+  }
+
+  // `, slots=N` after a shared buffer's element type (absent: one slot).
+  int64_t slotsAt(size_t& p) const {
+    const std::string& s = lex_.text();
+    size_t q = p;
+    if (q >= s.size() || s[q] != ',') return 1;
+    ++q;
+    while (q < s.size() && s[q] == ' ') ++q;
+    if (s.compare(q, 6, "slots=") != 0) return 1;
+    p = q + 6;
+    size_t d0 = p;
+    int64_t n = 0;
+    while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) {
+      n = n * 10 + (s[p++] - '0');
+      if (n > kMaxSlots) lex_.error(d0, "too many slots (at most " + std::to_string(kMaxSlots) + ")");
+    }
+    if (p == d0 || n == 0) lex_.error(d0, "slots must be a positive number");
+    return n;
+  }
+
+  static layout::LinearLayout rowMajorShared(const std::vector<int64_t>& shape) {
+    std::vector<int32_t> order;
+    for (int d = int(shape.size()) - 1; d >= 0; --d) order.push_back(d);
+    return layout::sharedPlain(shape, order);
   }
 };
 

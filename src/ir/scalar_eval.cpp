@@ -309,27 +309,17 @@ Elem bitcast(Scalar from, Scalar to, Elem v) { return fromBits(to, toBits(from, 
 // ---------------------------------------------------------------- element-wise ops
 
 bool decodeElementwise(const Op& attrOp, Scalar t, ElementwiseFn& out) {
-  enum Kind { Arith, IntOnly, FloatOnly, AnyType, NotElementwise } kind = NotElementwise;
-  switch (attrOp.opcode) {
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
-    case Opcode::Min: case Opcode::Max: case Opcode::Neg: case Opcode::Abs:
-      kind = Arith; break;
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Not: case Opcode::Shl:
-    case Opcode::Shr: case Opcode::UMulHi:
-      kind = IntOnly; break;
-    case Opcode::Fma: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2:
-    case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh:
-    case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil:
-      kind = FloatOnly; break;
-    case Opcode::Cmp: case Opcode::Select:
-      kind = AnyType; break;
-    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
-    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
-    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
-    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-    case Opcode::Assert:
+  // The family says which element types an op is defined on (ops.def).
+  enum Kind { Arith, IntOnly, FloatOnly, AnyType } kind = AnyType;
+  switch (familyOf(attrOp.opcode)) {
+    case Family::Arith: kind = Arith; break;
+    case Family::Bitwise: kind = IntOnly; break;
+    case Family::Math: kind = FloatOnly; break;
+    case Family::Compare: kind = AnyType; break;
+    case Family::Constant: case Family::Index: case Family::Shape: case Family::Cast: case Family::Pointer:
+    case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Hint: case Family::Control:
+    case Family::Terminator: case Family::Assert: case Family::Layout: case Family::Shared: case Family::Async:
+    case Family::Sync: case Family::Mma: case Family::Partition:
       return false;
   }
   bool ok = kind == AnyType || (kind == Arith && t != Scalar::Ptr) || (kind == IntOnly && isInt(t)) ||
@@ -468,13 +458,7 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& di
                        : compareInts(fn.pred, t == Scalar::Ptr ? Scalar::U64 : t, a, x[1]));
       return;
     case Opcode::Select: out = a.u & 1 ? x[1] : x[2]; return;
-    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
-    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast: case Opcode::PtrAdd:
-    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
-    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-    case Opcode::Assert:
+    default:  // not element-wise (ops.def's family column): decodeElementwise never yields one
       break;
   }
   throw InternalError({}, std::string("op '") + info(fn.op).spelling + "' is not element-wise");

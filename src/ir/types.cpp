@@ -54,8 +54,11 @@ int64_t Type::numel() const {
   return n;
 }
 
+int64_t Type::slotBytes() const { return numel() * (elem == Scalar::I1 ? 1 : bitWidth(elem) / 8); }
+
 bool Type::sameShapeAndElement(const Type& o) const {
-  return elem == o.elem && shape == o.shape && (elem != Scalar::Ptr || pointee == o.pointee);
+  return elem == o.elem && shape == o.shape && (elem != Scalar::Ptr || pointee == o.pointee) &&
+         slots == o.slots;
 }
 
 bool Type::operator==(const Type& o) const {
@@ -67,9 +70,10 @@ bool Type::operator==(const Type& o) const {
 std::string Type::str() const {
   std::string e = isPtr() ? "ptr<" + std::string(name(pointee)) + ">" : std::string(name(elem));
   if (shape.empty()) return e;
-  std::string s = "tensor<";
+  std::string s = isShared() ? "shared<" : "tensor<";
   for (int64_t d : shape) s += std::to_string(d) + "x";
   s += e;
+  if (slots > 1) s += ", slots=" + std::to_string(slots);
   if (layout) s += ", " + layout->str();
   return s + ">";
 }

@@ -25,7 +25,9 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"volatile", AttrKind::Int}, {"kind", AttrKind::String}, {"input_precision", AttrKind::String},
       {"values", AttrKind::List}, {"num_stages", AttrKind::Int}, {"loop_unroll_factor", AttrKind::Int},
       {"disallow_acc_multi_buffer", AttrKind::Int}, {"flatten", AttrKind::Int}, {"warp_specialize", AttrKind::Int},
-      {"message", AttrKind::String}, {"contract", AttrKind::Int},
+      {"message", AttrKind::String}, {"contract", AttrKind::Int}, {"offset", AttrKind::Int},
+      {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
+      {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List},
   };
   for (const auto& k : kKinds)
     if (k.name == name) return k.kind;
@@ -99,19 +101,34 @@ class Verifier {
     if (t.isPtr() && t.pointee == Scalar::Ptr) fail(loc, "pointer to pointer type is not supported");
     for (int64_t d : t.shape)
       if (d <= 0) fail(loc, "tensor dimensions must be positive in " + t.str());
+    if (t.isShared()) {
+      if (t.isPtr()) fail(loc, "a shared buffer cannot hold pointers: " + t.str());
+      if (!t.layout) fail(loc, "a shared buffer needs a shared layout: " + t.str());
+    }
     if (t.layout) {
-      if (!t.isTensor()) fail(loc, "a scalar type cannot carry a layout: " + t.str());
-      std::string why = layoutMismatch(*t.layout, t.shape);
+      if (!t.isTensor() && !t.isShared()) fail(loc, "a scalar type cannot carry a layout: " + t.str());
+      std::string why = layoutMismatch(*t.layout, t.shape, t.isShared());
       if (!why.empty()) fail(loc, "layout does not fit " + t.withoutLayout().str() + ": " + why);
     }
   }
 
-  // A register layout of a tile: in dims register, lane, warp (in that order, each may be absent),
-  // out dims dim0..dimN-1 with exactly the tile's sizes.
-  static std::string layoutMismatch(const layout::LinearLayout& l, const std::vector<int64_t>& shape) {
+  // A register layout of a tile: in dims register, lane, warp (in that order, each may be absent); a
+  // shared layout: the in dim offset alone, one offset per element. Out dims dim0..dimN-1 with exactly
+  // the tile's sizes.
+  static std::string layoutMismatch(const layout::LinearLayout& l, const std::vector<int64_t>& shape, bool shared) {
+    if (shared) {
+      int64_t numel = 1;
+      for (int64_t d : shape) numel *= d;
+      if (l.ins().size() != 1 || l.ins()[0].name != "offset")
+        return "a shared layout has the one input dimension 'offset'";
+      if (l.ins()[0].size() != numel || l.outs().size() != shape.size())
+        return "a shared layout maps the " + std::to_string(numel) + " offsets of a slot onto its elements";
+      if (!l.isSurjective()) return "a shared layout must give every element an offset";
+    }
     const char* order[] = {"register", "lane", "warp"};
     size_t next = 0;
     for (const auto& in : l.ins()) {
+      if (shared) break;
       while (next < 3 && in.name != order[next]) ++next;
       if (next == 3) return "input dimension '" + in.name + "' is not one of register, lane, warp (in that order)";
       ++next;
@@ -136,8 +153,9 @@ class Verifier {
     }
     if (in.numResults >= 0 && int(op.numResults()) != in.numResults)
       fail(op, "has " + std::to_string(in.numResults) + " result(s), got " + std::to_string(op.numResults()));
-    if (int(op.regions.size()) != in.numRegions)
-      fail(op, "has " + std::to_string(in.numRegions) + " region(s), got " + std::to_string(op.regions.size()));
+    if (in.numRegions < 0 ? op.regions.empty() : int(op.regions.size()) != in.numRegions)
+      fail(op, "has " + (in.numRegions < 0 ? std::string("one or more") : std::to_string(in.numRegions)) +
+                   " region(s), got " + std::to_string(op.regions.size()));
     for (unsigned i = 0; i < op.numOperands(); ++i) {
       if (!op.operands[i]) fail(op, "operand #" + std::to_string(i) + " is null");
       if (!visible_.count(op.operands[i]))

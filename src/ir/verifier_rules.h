@@ -17,5 +17,7 @@ struct VerifyFailure {
 // The type rule of `op`, and where it may stand (`parent` holds it; `last`: it ends `parent`).
 // Assumes operand, result and region counts match ops.def and operands are non-null.
 void checkTypeRule(const Op& op, const Block& parent, bool last);
+// The same for the GPU schedule ops (verifier_gpu.cpp).
+void checkGpuTypeRule(const Op& op);
 
 }  // namespace kiln::ir

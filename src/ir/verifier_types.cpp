@@ -346,9 +346,10 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     }
     case Opcode::Yield: {
       bool ok = parentOp && (parentOp->opcode == Opcode::For || parentOp->opcode == Opcode::If ||
+                             parentOp->opcode == Opcode::WarpPartition ||
                              (parentOp->opcode == Opcode::While && parentOp->regions.size() == 2 &&
                               &parentOp->region(1) == &parent));
-      require(ok, op, [&] { return "must end the body of 'for', a region of 'if', or the after region of 'while'"; });
+      require(ok, op, [&] { return "must end the body of 'for', a region of 'if' or 'warp_partition', or the after region of 'while'"; });
       require(last, op, [&] { return "must be the last op of its region"; });
       return;
     }
@@ -367,6 +368,11 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::Assert:
       require(T(0).isBool(), op, [&] { return "condition must be i1, got " + T(0).str(); });
       return;
+    case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad:
+    case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
+    case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+    case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
+      return checkGpuTypeRule(op);  // verifier_gpu.cpp
   }
   verifyFail(op, "has an opcode outside ops.def");
 }

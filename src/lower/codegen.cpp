@@ -117,7 +117,8 @@ void Codegen::bind(const ir::Value* v, std::vector<Reg> r) {
   if (int(r.size()) != numRegs(v->type))
     bug(v->def ? v->def->loc : SourceLoc{}, "binding " + std::to_string(r.size()) + " registers to " + v->type.str() +
                                                 " (" + std::to_string(numRegs(v->type)) + " expected)");
-  RegClass c = ptx::regClassOf(v->type.elem);
+  // A shared buffer or slot is its .b32 shared-window address.
+  RegClass c = v->type.isShared() ? RegClass::B32 : ptx::regClassOf(v->type.elem);
   for (Reg x : r)
     if (!x.valid() || x.cls != c) bug({}, "binding a register of the wrong class to " + v->type.str());
   regs_[v] = std::move(r);
@@ -361,7 +362,7 @@ PipelinedLoad* Codegen::pipelined(const ir::Op* load) const { return entryOf(pip
 void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) { setEntry(pipelined_, load, p); }
 
 void Codegen::barrier() {
-  ptx::barSync(e, 0);
+  ptx::barSync(e, barrierId_, barrierId_ ? numWarps * 32 : 0);
   hazards_.barrier();
 }
 
@@ -401,32 +402,48 @@ void Codegen::lowerBlock(const ir::Block& b) {
 }
 
 void Codegen::lowerOp(const ir::Op& op) {
-  switch (op.opcode) {
-    case Opcode::Constant: case Opcode::Cast: case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub:
-    case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And: case Opcode::Or: case Opcode::Xor:
-    case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max: case Opcode::UMulHi:
-    case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp:
-    case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
-    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor:
-    case Opcode::Ceil: case Opcode::Cmp: case Opcode::Select:
-      lowerElementwise(*this, op);
-      break;
-    case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
-    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous:
-      lowerShape(*this, op);
-      break;
-    case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
-      lowerMemory(*this, op);
-      break;
-    case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition:
-    case Opcode::Return: case Opcode::Assert:
-      lowerControl(*this, op);
-      break;
-    case Opcode::Reduce: lowerReduce(*this, op); break;
-    case Opcode::Dot: lowerDot(*this, op); break;
-    case Opcode::ConvertLayout: lowerConvert(*this, op); break;
+  switch (ir::familyOf(op.opcode)) {
+    case ir::Family::Constant: case ir::Family::Cast: case ir::Family::Arith: case ir::Family::Bitwise:
+    case ir::Family::Math: case ir::Family::Compare:
+      return lowerElementwise(*this, op);
+    case ir::Family::Index: case ir::Family::Shape: case ir::Family::Hint:
+      return lowerShape(*this, op);
+    case ir::Family::Pointer: case ir::Family::Memory:
+      return lowerMemory(*this, op);
+    case ir::Family::Control: case ir::Family::Terminator: case ir::Family::Assert:
+      return lowerControl(*this, op);
+    case ir::Family::Reduce: return lowerReduce(*this, op);
+    case ir::Family::Dot: return lowerDot(*this, op);
+    case ir::Family::Layout: return lowerConvert(*this, op);
+    case ir::Family::Shared: case ir::Family::Async: case ir::Family::Sync:
+      return lowerSchedule(*this, op);
+    case ir::Family::Mma: return lowerTensorCore(*this, op);
+    case ir::Family::Partition: return lowerPartition(*this, op);
   }
+}
+
+void Codegen::lowerPartitionBlock(const ir::Block& b, int firstWarp, int warps, int barrierId) {
+  const Reg tid = tid_, warp = warp_;
+  const int outerWarps = numWarps, outerBarrier = barrierId_;
+  const int64_t outerReserved = reserved_;
+  reserved_ = (scratchBytes_ + 15) / 16 * 16;
+  barrierId_ = barrierId;
+  auto outerCache = std::move(coordCache_);
+  coordCache_.clear();  // coordinates computed from the CTA's warp index mean nothing here
+  if (firstWarp > 0) {
+    tid_ = e.reg(RegClass::B32);
+    warp_ = e.reg(RegClass::B32);
+    e.inst("sub.u32", {tid_, tid, firstWarp * 32});
+    e.inst("sub.u32", {warp_, warp, firstWarp});
+  }
+  numWarps = warps;
+  lowerBlock(b);
+  numWarps = outerWarps;
+  barrierId_ = outerBarrier;
+  reserved_ = outerReserved;
+  tid_ = tid;
+  warp_ = warp;
+  coordCache_ = std::move(outerCache);
 }
 
 }  // namespace kiln::lower

@@ -52,7 +52,8 @@ class Codegen {
   ptx::Entry& e;
   const ir::Function& fn;
   const analysis::AxisInfoAnalysis& axis;
-  const int numWarps;
+  // The warps running the code being lowered: the CTA's, or a partition's inside warp_partition.
+  int numWarps;
   const int numStages;
 
   // ---- values
@@ -145,7 +146,7 @@ class Codegen {
   int64_t reservedShared() const { return reserved_; }
   // The .b32 shared-window address of byte `offset` of the dynamic shared memory (a fresh register).
   ptx::Reg sharedAddress(int64_t offset);
-  void barrier();  // bar.sync 0
+  void barrier();  // bar.sync 0 (in a warp partition: its named barrier, of its threads)
 
   // Registers known to hold `base + constant` (base invalid: the constant alone), with the sum never
   // wrapping (arange's coordinates): an address base + x * size can then be formed once for `base`
@@ -180,8 +181,13 @@ class Codegen {
   void runDeferredMma();  // the oldest item, when it was deferred at this nesting depth
   void flushDeferredMma(const void* owner);
 
-  // Lowers every op of a block in order (dispatching on the opcode; ops.def, no default:).
+  // Lowers every op of a block in order (dispatching on ops.def's family, no default:).
   void lowerBlock(const ir::Block& b);
+  // Lowers `b` as the code of warps [firstWarp, firstWarp + warps) alone (a warp partition): the thread
+  // and warp indices, numWarps and the cached coordinates are those of the partition inside it.
+  // Its barriers are named barrier `barrierId` of the partition's threads, and its scratch lies above
+  // every byte of shared memory used so far (partitions run at the same time).
+  void lowerPartitionBlock(const ir::Block& b, int firstWarp, int warps, int barrierId);
   void lowerOp(const ir::Op& op);
 
  private:
@@ -217,6 +223,7 @@ class Codegen {
     std::function<void()> work;
   };
   std::deque<Deferred> deferred_;
+  int barrierId_ = 0;  // the named barrier of the warps running the code (0: the CTA's)
   int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)
   // Lane + warp contribution of layout `l` along out dim `dim` (cached in coordCache_ per region).
   ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);
@@ -234,11 +241,10 @@ void lowerControl(Codegen& cg, const ir::Op& op);      // for, if, while, yield,
 void lowerConvert(Codegen& cg, const ir::Op& op);      // convert_layout (registers, shuffles or shared memory)
 void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shuffles, shared memory across warps
 void lowerDot(Codegen& cg, const ir::Op& op);          // dot: mma.sync or FMA
+void lowerTensorCore(Codegen& cg, const ir::Op& op);   // mma, mma_wait (lower_dot.cpp)
+void lowerSchedule(Codegen& cg, const ir::Op& op);     // shared buffers, async copies, barriers, mbarriers
+void lowerPartition(Codegen& cg, const ir::Op& op);    // warp_partition
 
-// The layouts the dot lowering needs for its operands and accumulator (used by layout assignment,
-// so both sides agree): an mma.sync layout when the types and shape allow it on `target`, else the
-// FMA layouts. opIdx 0 = a [M, K], 1 = b [K, N], 2 = acc/result [M, N].
-layout::LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // Emits the PTX module text for a GPU IR function (one entry named after it).
 // numStages as for Codegen.

@@ -4,13 +4,16 @@
 // Fragment registers are found through the layouts: the element an instruction needs at lane 0 is
 // looked up by its coordinates among the thread's registers (the lane and warp parts are the same for
 // every register of a layout, and the layouts agree with the PTX fragments lane by lane).
+#include <array>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "layout/named_layouts.h"
 #include "lower/codegen.h"
-#include "lower/dot_layouts.h"
+#include "assign/dot_layouts.h"
 #include "lower/linear_emit.h"
+#include "lower/scratch_layout.h"
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
@@ -55,7 +58,8 @@ void checkLayouts(const ir::Op& op, int numWarps, const ptx::Target& target) {
 // operand, lower/shared_tile.h).
 class OperandRegisters {
  public:
-  OperandRegisters(Codegen& cg, const ir::Value* v) : shared_(cg.sharedTile(v)), regs_(shared_ ? nullptr : &cg.regs(v)) {}
+  OperandRegisters(Codegen& cg, const ir::Value* v, SharedTileReader* reader)
+      : shared_(reader ? reader : cg.sharedTile(v)), regs_(shared_ ? nullptr : &cg.regs(v)) {}
   Reg at(size_t r) const { return shared_ ? shared_->at(int32_t(r)) : regs_->at(r); }
 
  private:
@@ -109,7 +113,14 @@ Reg zeroF32(ptx::Entry& e) {
   return z;
 }
 
-void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
+// An operand an `mma` op reads from shared memory: its reader, and the register layout it reads into.
+struct SharedOperand {
+  SharedTileReader* reader = nullptr;
+  const LinearLayout* layout = nullptr;
+};
+
+// `fromShared`: the operands an `mma` op takes from shared memory (null readers: registers).
+void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<SharedOperand, 2> fromShared = {}) {
   ptx::Entry& e = cg.e;
   const ir::Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const int64_t m = a->type.shape[0], k = a->type.shape[1], n = b->type.shape[1];
@@ -117,8 +128,9 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg) {
   const int32_t p = 32 / cfg.bitWidth;  // elements per fragment register
   const int64_t numM = std::max<int64_t>(1, m / (16 * wm)), numN = std::max<int64_t>(1, n / (8 * wn));
   const int64_t numK = k / cfg.kTile;
-  RegisterIndex ia(*a->type.layout), ib(*b->type.layout), ic(*c->type.layout);
-  OperandRegisters ar(cg, a), br(cg, b);
+  RegisterIndex ia(fromShared[0].layout ? *fromShared[0].layout : *a->type.layout),
+      ib(fromShared[1].layout ? *fromShared[1].layout : *b->type.layout), ic(*c->type.layout);
+  OperandRegisters ar(cg, a, fromShared[0].reader), br(cg, b, fromShared[1].reader);
   const std::vector<Reg>& cr = cg.regs(c);
 
   // Lane 0's fragment elements (PTX-NOTES §8): element i = e + p*q of A at (8*(q&1), e + 4p*(q>>1)),
@@ -294,7 +306,44 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
   cg.bind(op.result(0), std::move(out));
 }
 
+// GPU IR's `mma`: the dot's mma.sync with operands in registers or read from a shared slot (ldmatrix
+// where the slot's layout allows it), each k-slice's fragments right before its mmas.
+void lowerMmaOp(Codegen& cg, const ir::Op& op) {
+  const ptx::Target& target = cg.e.target();
+  std::optional<MmaConfig> cfg = mmaConfig(op, cg.numWarps, target);
+  if (!cfg)
+    throw CompileError(op.loc, "mma: no tensor-core instruction on " + target.name() + " takes " +
+                                   op.operand(0)->type.withoutLayout().str() + " x " +
+                                   op.operand(1)->type.withoutLayout().str() + " + " +
+                                   op.operand(2)->type.withoutLayout().str() + " (dot has an FMA path)");
+  std::array<std::unique_ptr<SharedTileReader>, 2> readers;
+  std::array<LinearLayout, 3> want;
+  for (unsigned i = 0; i < 3; ++i) {
+    const ir::Value* v = op.operand(i);
+    want[i] = dotLayout(int(i), op, cg.numWarps, target);
+    if (i < 2 && v->type.isShared()) {
+      UniqueRegisters dst = uniqueRegisters(want[i]);
+      ScratchPlan plan = planWithShared(*v->type.layout, dst.compact, dst.compact, memBytes(v->type.elem));
+      readers[i] = std::make_unique<SharedTileReader>(cg, op, std::move(plan), cg.reg(v), v->type.elem, want[i]);
+    } else if (*v->type.layout != want[i]) {
+      throw CompileError(op.loc, "mma: operand #" + std::to_string(i) + " must have the mma layout " + want[i].str());
+    }
+  }
+  lowerMma(cg, op, *cfg, {SharedOperand{readers[0].get(), &want[0]}, SharedOperand{readers[1].get(), &want[1]}});
+}
+
 }  // namespace
+
+void lowerTensorCore(Codegen& cg, const ir::Op& op) {
+  if (op.opcode == ir::Opcode::Mma) return lowerMmaOp(cg, op);
+  if (op.opcode != ir::Opcode::MmaWait) codegenBug(op, "not an mma op");
+  // mma.sync completes in order with the registers it writes: the values pass through unchanged.
+  for (unsigned i = 0; i < op.numOperands(); ++i) {
+    Codegen::Binding b = cg.binding(op.operand(i));
+    b.value = op.result(i);
+    cg.restore(b);
+  }
+}
 
 void lowerDot(Codegen& cg, const ir::Op& op) {
   const ptx::Target& target = cg.e.target();

@@ -2,13 +2,14 @@
 // the prologue, the per-iteration wait, copy and read, and the drain after the loop.
 #include <algorithm>
 
-#include "lower/dot_layouts.h"
+#include "assign/dot_layouts.h"
 #include "lower/global_access.h"
 #include "lower/linear_emit.h"
 #include "lower/pipeline.h"
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
+#include "schedule/schedule.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {
@@ -159,7 +160,7 @@ std::unique_ptr<LoopPipeline> LoopPipeline::create(Codegen& cg, const ir::Op& fo
   while (stages > 2 && prefetchPerStage * stages > kMaxPrefetchBytes) --stages;
   perStage += prefetchPerStage;
   // Fewer stages when the slots do not fit beside what is already reserved (and a little scratch).
-  const int64_t room = maxSharedPerBlock(cg.e.target()) - cg.reservedShared() - 16 * 1024;
+  const int64_t room = schedule::maxSharedPerBlock(cg.e.target()) - cg.reservedShared() - 16 * 1024;
   while (stages > 2 && perStage * stages > room) --stages;
   if (perStage * stages > room) return nullptr;
 

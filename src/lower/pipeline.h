@@ -72,8 +72,6 @@ LoopLoads findPipelineLoads(const ir::Op& forOp);
 // The pipelining depth of `forOp`: its num_stages attribute (tl.range), else `defaultStages`.
 int pipelineStages(const ir::Op& forOp, int defaultStages);
 
-// The most shared memory one block may use on `target` (the opt-in limit).
-int64_t maxSharedPerBlock(const ptx::Target& target);
 
 // ---- the code generation side
 

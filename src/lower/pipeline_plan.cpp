@@ -6,7 +6,7 @@
 #include <functional>
 #include <set>
 
-#include "lower/dot_layouts.h"
+#include "assign/dot_layouts.h"
 #include "lower/global_access.h"
 #include "lower/pipeline.h"
 
@@ -19,20 +19,16 @@ namespace {
 // Ops a load's address and mask may be computed with, to be lowered again for a later iteration: pure
 // and cheap. Loads, stores, dots, reductions, conversions and control flow are not.
 bool recomputable(Opcode op) {
-  switch (op) {
-    case Opcode::Constant: case Opcode::Cast: case Opcode::Bitcast: case Opcode::Add: case Opcode::Sub:
-    case Opcode::Mul: case Opcode::Div: case Opcode::Rem: case Opcode::And: case Opcode::Or: case Opcode::Xor:
-    case Opcode::Shl: case Opcode::Shr: case Opcode::Min: case Opcode::Max: case Opcode::UMulHi:
-    case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Cmp: case Opcode::Select:
-    case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange: case Opcode::Splat:
-    case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::Permute:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::PtrAdd:
+  switch (ir::familyOf(op)) {
+    case ir::Family::Constant: case ir::Family::Index: case ir::Family::Shape: case ir::Family::Cast:
+    case ir::Family::Arith: case ir::Family::Bitwise: case ir::Family::Compare: case ir::Family::Pointer:
+    case ir::Family::Hint:
       return true;
-    case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt:
-    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil:
-    case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot: case Opcode::For: case Opcode::If:
-    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return: case Opcode::Assert:
-    case Opcode::ConvertLayout:
+    case ir::Family::Math:  // one instruction, unlike the rest of its family
+      return op == Opcode::Fma;
+    case ir::Family::Memory: case ir::Family::Reduce: case ir::Family::Dot: case ir::Family::Control:
+    case ir::Family::Terminator: case ir::Family::Assert: case ir::Family::Layout: case ir::Family::Shared: case ir::Family::Async:
+    case ir::Family::Sync: case ir::Family::Mma: case ir::Family::Partition:
       return false;
   }
   return false;
@@ -88,12 +84,6 @@ int pipelineStages(const ir::Op& forOp, int defaultStages) {
   return int(forOp.intAttrOr("num_stages", defaultStages));
 }
 
-int64_t maxSharedPerBlock(const ptx::Target& target) {
-  if (target.sm >= 90) return 227 * 1024;
-  if (target.sm == 80 || target.sm == 87) return 163 * 1024;
-  if (target.sm >= 86) return 99 * 1024;
-  return 48 * 1024;
-}
 
 LoopLoads findPipelineLoads(const ir::Op& forOp) {
   LoopLoads out;

@@ -361,4 +361,16 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
   return best.plan;
 }
 
+ScratchPlan planWithShared(const LinearLayout& shared, const LinearLayout& srcUnique, const LinearLayout& dstUnique,
+                           int elemBytes) {
+  const layout::LdmatrixPlanner* ldmatrix =
+      elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
+  std::optional<Scored> s = score(shared, srcUnique, dstUnique, elemBytes, ldmatrix, INT64_MAX);
+  ScratchPlan plan = std::move(s->plan);
+  plan.shared = shared;
+  plan.storeOffsets = layout::sharedOffsets(srcUnique, shared);
+  plan.loadOffsets = layout::sharedOffsets(dstUnique, shared);
+  return plan;
+}
+
 }  // namespace kiln::lower

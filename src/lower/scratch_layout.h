@@ -45,4 +45,9 @@ ScratchRounds splitIntoRounds(const layout::LinearLayout& srcUnique, const layou
 // and loaded. Fewest wavefronts first, then fewest instructions (ldmatrix where it applies).
 ScratchPlan planScratch(const layout::LinearLayout& srcUnique, const layout::LinearLayout& dstUnique, int elemBytes);
 
+// The plan for a given shared layout (a GPU IR buffer's: local_store, local_load, async_copy): the widest
+// stores and loads it allows, and ldmatrix where the loads fit it.
+ScratchPlan planWithShared(const layout::LinearLayout& shared, const layout::LinearLayout& srcUnique,
+                           const layout::LinearLayout& dstUnique, int elemBytes);
+
 }  // namespace kiln::lower

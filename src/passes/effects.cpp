@@ -9,29 +9,9 @@ namespace kiln::passes {
 using ir::Opcode;
 
 Effect effectOf(const ir::Op& op) {
-  switch (op.opcode) {
-    case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Arange:
-    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute: case Opcode::Cast: case Opcode::Bitcast:
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
-    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
-    case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
-    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
-    case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-    case Opcode::Select: case Opcode::PtrAdd: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout:
-      return Effect::Pure;
-    case Opcode::Load:
-      return op.intAttrOr("volatile", 0) != 0 ? Effect::Write : Effect::Read;
-    case Opcode::Store: case Opcode::Assert:
-      return Effect::Write;
-    case Opcode::For: case Opcode::If: case Opcode::While:
-      return Effect::Control;
-    case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-      return Effect::Terminator;
-  }
-  return Effect::Write;
+  // A volatile load must happen exactly as often as the program says: it stays where it is.
+  if (op.opcode == Opcode::Load && op.intAttrOr("volatile", 0) != 0) return Effect::Write;
+  return op.info().effect;
 }
 
 bool isCommutative(const ir::Op& op) {

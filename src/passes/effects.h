@@ -9,13 +9,8 @@
 
 namespace kiln::passes {
 
-enum class Effect {
-  Pure,        // result depends only on the operands: may be removed, merged and moved
-  Read,        // reads memory (non-volatile load): may be removed when unused, never merged or moved
-  Write,       // store, assert, volatile load: always stays where it is
-  Control,     // for, if, while: what may happen to them depends on their regions
-  Terminator,  // yield, condition, return
-};
+using ir::Effect;
+// The effect column of ops.def, with a volatile load made Write.
 Effect effectOf(const ir::Op& op);
 inline bool isPure(const ir::Op& op) { return effectOf(op) == Effect::Pure; }
 

@@ -66,30 +66,22 @@ ir::Value* foldConstant(ir::Op& op, ir::Builder& b) {
   int n = int(op.numOperands());
   if (op.numResults() != 1 || n < op.info().minOperands || (op.info().maxOperands >= 0 && n > op.info().maxOperands))
     return nullptr;
-  switch (op.opcode) {
-    case Opcode::Arange:
-      return foldArange(op, b);
-    case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute:
+  switch (ir::familyOf(op.opcode)) {
+    case ir::Family::Index:
+      return op.opcode == Opcode::Arange ? foldArange(op, b) : nullptr;
+    case ir::Family::Shape:
       return foldShape(op, b);
-    case Opcode::Cast:
-      return foldCast(op, b);
-    case Opcode::Bitcast:
-      return foldBitcast(op, b);
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
-    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
-    case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
-    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
-    case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
+    case ir::Family::Cast:
+      return op.opcode == Opcode::Cast ? foldCast(op, b) : foldBitcast(op, b);
+    case ir::Family::Arith: case ir::Family::Bitwise: case ir::Family::Math:
       return foldElementwise(op, b);
-    // select folds on its condition alone (simplify.cpp); the rest never fold to a constant:
-    // their values are unknown at compile time or they have effects.
-    case Opcode::Select: case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms:
-    case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store: case Opcode::Reduce: case Opcode::Dot:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::For: case Opcode::If:
-    case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-    case Opcode::Assert:
+    case ir::Family::Compare:  // select folds on its condition alone (simplify.cpp)
+      return op.opcode == Opcode::Cmp ? foldElementwise(op, b) : nullptr;
+    // The rest never fold to a constant: their values are unknown at compile time or they have effects.
+    case ir::Family::Constant: case ir::Family::Pointer: case ir::Family::Memory: case ir::Family::Reduce:
+    case ir::Family::Dot: case ir::Family::Hint: case ir::Family::Control: case ir::Family::Terminator:
+    case ir::Family::Assert: case ir::Family::Layout: case ir::Family::Shared: case ir::Family::Async:
+    case ir::Family::Sync: case ir::Family::Mma: case ir::Family::Partition:
       return nullptr;
   }
   return nullptr;

@@ -86,6 +86,36 @@ std::unique_ptr<Module> buildEverything() {
   b.create1(O::ConvertLayout, {lr}, vi.withLayout(cols));
   Value* hps = b.create1(O::Splat, {hp}, Type::tensor({16}, Scalar::Ptr).withElem(Type::ptr(Scalar::F16)));
   b.create1(O::Load, {hps}, Type::tensor({16}, Scalar::F16));
+  // GPU IR's schedule: a shared buffer of two slots, a copy into one, a barrier, a load out of it, an
+  // mbarrier, an mma from shared memory and a warp partition.
+  auto offsets = std::make_shared<const layout::LinearLayout>(
+      layout::LinearLayout::parse("{offset=[[1],[2],[4],[8]]} -> [dim0=16]"));
+  Value* buf = b.create1(O::SharedAlloc, {}, Type::shared({16}, Scalar::F16, 2, offsets), {{"offset", int64_t(0)}});
+  Value* slot = b.create1(O::SharedSlot, {buf, c1}, buf->type.withSlots(1));
+  Value* hpr = b.create1(O::Splat, {hp}, Type::tensor({16}, Scalar::Ptr).withElem(Type::ptr(Scalar::F16)).withLayout(rows));
+  Value* mr = b.create1(O::Splat, {flag}, Type::tensor({16}, Scalar::I1).withLayout(rows));
+  b.create(O::AsyncCopy, {slot, hpr, mr}, {});
+  b.create(O::AsyncCommit, {}, {});
+  b.create(O::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
+  b.create(O::Barrier, {}, {}, {{"id", int64_t(1)}, {"threads", int64_t(64)}});
+  Value* back = b.create1(O::LocalLoad, {slot}, Type::tensor({16}, Scalar::F16).withLayout(cols));
+  b.create(O::LocalStore, {slot, back}, {});
+  auto one = std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse("{offset=[]} -> [dim0=1]"));
+  Value* bar = b.create1(O::SharedAlloc, {}, Type::shared({1}, Scalar::I64, 1, one), {{"offset", int64_t(128)}});
+  b.create(O::MbarrierInit, {bar}, {}, {{"count", int64_t(64)}});
+  b.create(O::MbarrierExpectTx, {bar}, {}, {{"bytes", int64_t(32)}});
+  b.create(O::MbarrierArrive, {bar}, {});
+  b.create(O::MbarrierWait, {bar, c0}, {});
+  auto mk = [](const char* text) { return std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(text)); };
+  auto accL = mk("{register=[[0,1],[8,0],[0,8]], lane=[[0,2],[0,4],[1,0],[2,0],[4,0]], warp=[]} -> [dim0=16, dim1=16]");
+  Value* tileA = b.create1(O::SharedAlloc, {}, Type::shared({16, 16}, Scalar::F16, 1,
+                                                        mk("{offset=[[0,1],[0,2],[0,4],[0,8],[1,0],[2,0],[4,0],[8,0]]} -> [dim0=16, dim1=16]")),
+                           {{"offset", int64_t(256)}});
+  Value* accT = b.floatConst(0.0, Type::tensor({16, 16}, Scalar::F32).withLayout(accL));
+  Value* prod = b.create1(O::Mma, {tileA, tileA, accT}, accT->type);
+  b.create(O::MmaWait, {prod}, {prod->type}, {{"pending", int64_t(0)}});
+  Op* parts = b.create(O::WarpPartition, {}, {}, {{"warps", std::vector<int64_t>{1, 1}}});
+  for (int i = 0; i < 2; ++i) Builder(parts->addRegion()).create(O::Yield, {}, {});
 
   // for with results, holding an if with results and an if without.
   Op* loop = b.create(O::For, {c0, n, c1, sum, ld}, {f32, vf}, {{"num_stages", int64_t(3)}});

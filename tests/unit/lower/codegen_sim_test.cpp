@@ -11,7 +11,7 @@
 
 #include "codegen_test_util.h"
 #include "ir/scalar_eval.h"
-#include "lower/assign_layouts.h"
+#include "assign/assign_layouts.h"
 #include "ops_sim.h"
 
 namespace kiln::lower::test {

@@ -8,7 +8,7 @@
 
 #include "layout/conversions.h"
 #include "layout/named_layouts.h"
-#include "lower/dot_layouts.h"
+#include "assign/dot_layouts.h"
 #include "ops_test_util.h"
 
 namespace kiln::lower::test {

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "codegen_test_util.h"
-#include "lower/assign_layouts.h"
+#include "assign/assign_layouts.h"
 
 namespace kiln::lower::test {
 namespace {

@@ -1,11 +1,11 @@
 // assignLayouts: Tile IR -> GPU IR in four steps (docs/layouts.md, "Layout assignment"): choose a
 // layout for every tile, write them into the types with conversions where ops need them, remove the
 // conversions that cost more than recomputing, and check the contract.
-#include "lower/assign_layouts.h"
+#include "assign/assign_layouts.h"
 
 #include <string>
 
-#include "lower/assign_rules.h"
+#include "assign/assign_rules.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {

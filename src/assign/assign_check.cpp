@@ -3,15 +3,15 @@
 #include <string>
 
 #include "layout/named_layouts.h"
-#include "lower/assign_layouts.h"
-#include "lower/assign_rules.h"
-#include "lower/codegen.h"
+#include "assign/assign_layouts.h"
+#include "assign/assign_rules.h"
+#include "assign/dot_layouts.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {
 namespace {
 
-using assign::Family;
+using assign::LayoutRule;
 using assign::Layout;
 
 bool isTile(const ir::Value* v) { return v && v->type.isTensor(); }
@@ -66,31 +66,31 @@ class Checker {
 
   void rules(const ir::Op& op) {
     auto result = [&]() -> const Layout& { return *op.result()->type.layout; };
-    switch (assign::familyOf(op.opcode)) {
-      case Family::Elementwise: case Family::Load: case Family::Broadcast: case Family::ExpandDims:
-      case Family::Reshape: case Family::Permute:
+    switch (assign::layoutRuleOf(op.opcode)) {
+      case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
+      case LayoutRule::Reshape: case LayoutRule::Permute:
         if (!isTile(op.result())) return;
         for (unsigned i = 0; i < op.numOperands(); ++i)
           if (auto want = assign::operandFromResult(op, i, result()))
             same(op, op.operand(i), *want, "operand #" + std::to_string(i));
         return;
-      case Family::Store:
+      case LayoutRule::Store:
         if (!isTile(op.operand(0))) return;
         for (unsigned i = 1; i < op.numOperands(); ++i)
           same(op, op.operand(i), *op.operand(0)->type.layout, "operand #" + std::to_string(i) + " in the pointer's layout");
         return;
-      case Family::Reduce:
+      case LayoutRule::Reduce:
         if (isTile(op.result()))
           same(op, op.result(), layout::sliceLayout(*op.operand(0)->type.layout, int(op.intAttr("axis"))),
                "its result");
         return;
-      case Family::Dot: {
+      case LayoutRule::Dot: {
         const char* names[] = {"a", "b", "acc"};
         for (int i = 0; i < 3; ++i) same(op, op.operand(unsigned(i)), dotLayout(i, op, numWarps_, target_), names[i]);
         same(op, op.result(), *op.operand(2)->type.layout, "its result in the accumulator's layout");
         return;
       }
-      case Family::ControlFlow:
+      case LayoutRule::ControlFlow:
         for (const assign::Tie& t : assign::tiesOf(const_cast<ir::Op&>(op))) {
           if (!isTile(t.defs[0])) continue;
           const Layout& l = *t.defs[0]->type.layout;
@@ -99,11 +99,11 @@ class Checker {
             same(*t.users[u], t.users[u]->operand(t.operandIdx[u]), l, "the iteration value's layout");
         }
         return;
-      case Family::Convert:
+      case LayoutRule::Convert:
         if (!isTile(op.operand(0)) || !op.result()->type.sameShapeAndElement(op.operand(0)->type))
           broken(&op, "must keep the shape and element type of a tile");
         return;
-      case Family::Source: case Family::Terminator: case Family::Free:
+      case LayoutRule::Source: case LayoutRule::Terminator: case LayoutRule::Free:
         return;
     }
   }

@@ -19,7 +19,7 @@ using Layout = layout::LinearLayout;
 using LayoutRef = std::shared_ptr<const Layout>;
 
 // How an op relates the layouts of its tile operands and results.
-enum class Family {
+enum class LayoutRule {
   Elementwise,  // every tile operand and the result share one layout (also load, multiple_of, ...)
   Source,       // splat, arange, constant: any result layout
   Broadcast,
@@ -35,7 +35,7 @@ enum class Family {
   Terminator,   // yield, condition, return (checked by their parent)
   Free,         // no layout rule: program_id, num_programs, assert
 };
-Family familyOf(ir::Opcode op);
+LayoutRule layoutRuleOf(ir::Opcode op);
 
 // ---- the shape ops' layout transformations (result <-> operand)
 // broadcast: the operand's layout for result layout `result`: the broadcast dims' components zeroed

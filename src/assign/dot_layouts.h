@@ -1,6 +1,5 @@
-// The choices behind dotLayout (codegen.h), shared by layout assignment (through dotLayout) and the dot
-// lowering: whether a dot runs on mma.sync and with which instruction and warp grid, and the FMA
-// layouts otherwise.
+// The choices behind dotLayout, shared by layout assignment and the code generator: whether a dot runs
+// on mma.sync and with which instruction and warp grid, and the FMA layouts otherwise.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -25,6 +24,11 @@ struct MmaConfig {
 // accumulator sums in f32, rounded once at the end); M >= 16, N >= 8, K >= the instruction's K.
 // Warps: mmaWarpsPerCTA, or along M first for chained dots.
 std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
+
+// The layouts the dot lowering needs for its operands and accumulator (used by layout assignment,
+// so both sides agree): an mma.sync layout when the types and shape allow it on `target`, else the
+// FMA layouts. opIdx 0 = a [M, K], 1 = b [K, N], 2 = acc/result [M, N]. Also for GPU IR's `mma`.
+layout::LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // Whether data flows between this dot and another of its function (one's result into the other's a
 // or b): chained dots put their warps along M first, so the first's accumulator is the second's A

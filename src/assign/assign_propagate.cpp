@@ -6,8 +6,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "lower/assign_rules.h"
-#include "lower/codegen.h"
+#include "assign/assign_rules.h"
+#include "assign/dot_layouts.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower::assign {
@@ -109,19 +109,19 @@ class Propagation {
     for (const auto& op : b.ops) {
       ops_.push_back(op.get());
       for (const auto& r : op->results) values_.push_back(r.get());
-      switch (familyOf(op->opcode)) {
-        case Family::Load: case Family::Dot: case Family::Reduce: case Family::Convert:
+      switch (layoutRuleOf(op->opcode)) {
+        case LayoutRule::Load: case LayoutRule::Dot: case LayoutRule::Reduce: case LayoutRule::Convert:
           for (const auto& r : op->results) fixed_.insert(r.get());
           break;
-        case Family::ControlFlow:
+        case LayoutRule::ControlFlow:
           for (const Tie& t : tiesOf(*op)) {
             for (size_t i = 1; i < t.defs.size(); ++i) tied_.unite(t.defs[0], t.defs[i]);
             for (const ir::Value* d : t.defs) groups_.unite(t.defs[0], d);
             for (size_t u = 0; u < t.users.size(); ++u) groups_.unite(t.defs[0], t.users[u]->operand(t.operandIdx[u]));
           }
           break;
-        case Family::Elementwise: case Family::Source: case Family::Broadcast: case Family::ExpandDims:
-        case Family::Reshape: case Family::Permute: case Family::Store: case Family::Terminator: case Family::Free:
+        case LayoutRule::Elementwise: case LayoutRule::Source: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
+        case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Store: case LayoutRule::Terminator: case LayoutRule::Free:
           break;
       }
       // Propagation only ever flows between the tiles of one op (and along ties): group them.
@@ -182,24 +182,24 @@ class Propagation {
     bool changed = false;
     for (size_t k = b.ops.size(); k-- > 0;) {
       ir::Op& op = *b.ops[k];
-      Family fam = familyOf(op.opcode);
-      if (fam == Family::ControlFlow) changed |= tieBackward(op);
+      LayoutRule rule = layoutRuleOf(op.opcode);
+      if (rule == LayoutRule::ControlFlow) changed |= tieBackward(op);
       for (size_t r = op.regions.size(); r-- > 0;) changed |= backward(*op.regions[r]);
-      switch (fam) {
-        case Family::Elementwise: case Family::Load: case Family::Broadcast: case Family::ExpandDims:
-        case Family::Reshape: case Family::Permute:
+      switch (rule) {
+        case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
+        case LayoutRule::Reshape: case LayoutRule::Permute:
           if (const Layout* l = op.numResults() == 1 ? get(op.result()) : nullptr)
             for (unsigned i = 0; i < op.numOperands(); ++i)
               if (auto want = operandFromResult(op, i, *l)) changed |= assign(op.operand(i), *want);
           break;
-        case Family::Dot:
+        case LayoutRule::Dot:
           changed |= assign(op.operand(2), *choice_.dotLayouts.at(&op)[2]);
           break;
-        case Family::ControlFlow:
+        case LayoutRule::ControlFlow:
           changed |= tieBackward(op);
           break;
-        case Family::Source: case Family::Reduce: case Family::Store: case Family::Convert: case Family::Terminator:
-        case Family::Free:
+        case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Store: case LayoutRule::Convert: case LayoutRule::Terminator:
+        case LayoutRule::Free:
           break;
       }
     }
@@ -207,15 +207,15 @@ class Propagation {
   }
 
   // A value whose layout can be recomputed anywhere for free is a poor guide for its users' layout.
-  static bool isCheap(const ir::Value* v) { return v->def && familyOf(v->def->opcode) == Family::Source; }
+  static bool isCheap(const ir::Value* v) { return v->def && layoutRuleOf(v->def->opcode) == LayoutRule::Source; }
 
   // Program order: a result nobody asked for takes the layout its operands give it.
   bool forward(ir::Block& b) {
     bool changed = false;
     for (const auto& opPtr : b.ops) {
       ir::Op& op = *opPtr;
-      switch (familyOf(op.opcode)) {
-        case Family::Elementwise: case Family::ExpandDims: case Family::Reshape: case Family::Permute: {
+      switch (layoutRuleOf(op.opcode)) {
+        case LayoutRule::Elementwise: case LayoutRule::ExpandDims: case LayoutRule::Reshape: case LayoutRule::Permute: {
           if (op.numResults() != 1 || !isTile(op.result()) || get(op.result())) break;
           int pick = -1;
           for (unsigned i = 0; i < op.numOperands(); ++i)
@@ -227,11 +227,11 @@ class Propagation {
               changed |= assign(op.result(), *l);
           break;
         }
-        case Family::Reduce:
+        case LayoutRule::Reduce:
           if (isTile(op.result()) && !get(op.result()) && get(op.operand(0)))
             changed |= define(op.result(), pool_.intern(*resultFromOperand(op, 0, *get(op.operand(0)))));
           break;
-        case Family::ControlFlow:
+        case LayoutRule::ControlFlow:
           for (const auto& r : op.regions) changed |= forward(*r);
           // A loop-carried value follows what the body yields before what flows in.
           for (const Tie& t : tiesOf(op)) {
@@ -246,8 +246,8 @@ class Propagation {
               }
           }
           break;
-        case Family::Source: case Family::Broadcast: case Family::Dot: case Family::Load: case Family::Store:
-        case Family::Convert: case Family::Terminator: case Family::Free:
+        case LayoutRule::Source: case LayoutRule::Broadcast: case LayoutRule::Dot: case LayoutRule::Load: case LayoutRule::Store:
+        case LayoutRule::Convert: case LayoutRule::Terminator: case LayoutRule::Free:
           break;
       }
     }

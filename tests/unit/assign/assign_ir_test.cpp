@@ -2,7 +2,7 @@
 // (and where they must not), control flow, shape ops, and the contract checker catching broken GPU IR.
 #include "assign_test.h"
 #include "layout/conversions.h"
-#include "lower/assign_rules.h"
+#include "assign/assign_rules.h"
 
 namespace kiln::lower::test {
 namespace {

@@ -11,9 +11,10 @@
 #include <string>
 
 #include "analysis/axis_info.h"
+#include "assign/assign_layouts.h"
+#include "assign/dot_layouts.h"
 #include "ir/text.h"
 #include "layout/linear_layout.h"
-#include "lower/assign_layouts.h"
 #include "ptx/builder.h"
 #include "support/diagnostic.h"
 

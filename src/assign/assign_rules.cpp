@@ -1,6 +1,6 @@
 // The layout rules of the GPU IR contract, one function per question (see assign_rules.h), and the
 // coalesced and default layouts layout assignment starts from.
-#include "lower/assign_rules.h"
+#include "assign/assign_rules.h"
 
 #include <algorithm>
 #include <numeric>
@@ -13,38 +13,31 @@ namespace kiln::lower::assign {
 
 using ir::Opcode;
 
-Family familyOf(Opcode op) {
-  switch (op) {
-    case Opcode::Constant: case Opcode::Arange: case Opcode::Splat:
-      return Family::Source;
-    case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::Assert:
-      return Family::Free;
-    case Opcode::Broadcast: return Family::Broadcast;
-    case Opcode::ExpandDims: return Family::ExpandDims;
-    case Opcode::Reshape: return Family::Reshape;
-    case Opcode::Permute: return Family::Permute;
-    case Opcode::Cast: case Opcode::Bitcast:
-    case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
-    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma:
-    case Opcode::Neg: case Opcode::Not: case Opcode::Abs:
-    case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt:
-    case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf:
-    case Opcode::Floor: case Opcode::Ceil:
-    case Opcode::Cmp: case Opcode::Select: case Opcode::PtrAdd:
-    case Opcode::MultipleOf: case Opcode::MaxContiguous:
-      return Family::Elementwise;
-    case Opcode::Load: return Family::Load;
-    case Opcode::Store: return Family::Store;
-    case Opcode::Reduce: return Family::Reduce;
-    case Opcode::Dot: return Family::Dot;
-    case Opcode::For: case Opcode::If: case Opcode::While:
-      return Family::ControlFlow;
-    case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-      return Family::Terminator;
-    case Opcode::ConvertLayout: return Family::Convert;
+LayoutRule layoutRuleOf(Opcode op) {
+  switch (ir::familyOf(op)) {
+    case ir::Family::Constant: return LayoutRule::Source;
+    case ir::Family::Index: return op == Opcode::Arange ? LayoutRule::Source : LayoutRule::Free;
+    case ir::Family::Shape:
+      if (op == Opcode::Splat) return LayoutRule::Source;
+      if (op == Opcode::Broadcast) return LayoutRule::Broadcast;
+      if (op == Opcode::ExpandDims) return LayoutRule::ExpandDims;
+      if (op == Opcode::Reshape) return LayoutRule::Reshape;
+      return LayoutRule::Permute;
+    case ir::Family::Cast: case ir::Family::Arith: case ir::Family::Bitwise: case ir::Family::Math:
+    case ir::Family::Compare: case ir::Family::Pointer: case ir::Family::Hint:
+      return LayoutRule::Elementwise;
+    case ir::Family::Memory: return op == Opcode::Load ? LayoutRule::Load : LayoutRule::Store;
+    case ir::Family::Reduce: return LayoutRule::Reduce;
+    case ir::Family::Dot: return LayoutRule::Dot;
+    case ir::Family::Control: return LayoutRule::ControlFlow;
+    case ir::Family::Terminator: return LayoutRule::Terminator;
+    case ir::Family::Assert: return LayoutRule::Free;
+    case ir::Family::Layout: return LayoutRule::Convert;
+    case ir::Family::Shared: case ir::Family::Async: case ir::Family::Sync: case ir::Family::Mma:
+    case ir::Family::Partition:
+      break;  // the schedule is made after layout assignment, never before
   }
-  throw InternalError({}, "layout assignment: opcode outside ops.def");
+  throw InternalError({}, std::string("layout assignment: '") + ir::info(op).spelling + "' is a GPU schedule op");
 }
 
 namespace {
@@ -109,16 +102,16 @@ Layout permuteOperand(const Layout& result, const std::vector<int64_t>& order) {
 std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layout& result) {
   const ir::Value* v = op.operand(i);
   if (!isTile(v)) return std::nullopt;
-  switch (familyOf(op.opcode)) {
-    case Family::Elementwise:
-    case Family::Load:
+  switch (layoutRuleOf(op.opcode)) {
+    case LayoutRule::Elementwise:
+    case LayoutRule::Load:
       return result;
-    case Family::Broadcast: return broadcastOperand(result, v->type.shape);
-    case Family::ExpandDims: return expandDimsOperand(result, int(op.intAttr("axis")));
-    case Family::Reshape: return reshapeLayout(result, v->type.shape);
-    case Family::Permute: return permuteOperand(result, op.listAttr("order"));
-    case Family::Source: case Family::Reduce: case Family::Dot: case Family::Store: case Family::Convert:
-    case Family::ControlFlow: case Family::Terminator: case Family::Free:
+    case LayoutRule::Broadcast: return broadcastOperand(result, v->type.shape);
+    case LayoutRule::ExpandDims: return expandDimsOperand(result, int(op.intAttr("axis")));
+    case LayoutRule::Reshape: return reshapeLayout(result, v->type.shape);
+    case LayoutRule::Permute: return permuteOperand(result, op.listAttr("order"));
+    case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Dot: case LayoutRule::Store: case LayoutRule::Convert:
+    case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
       return std::nullopt;
   }
   return std::nullopt;
@@ -126,16 +119,16 @@ std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layo
 
 std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layout& operand) {
   if (op.numResults() != 1 || !isTile(op.result()) || !isTile(op.operand(i))) return std::nullopt;
-  switch (familyOf(op.opcode)) {
-    case Family::Elementwise:
-    case Family::Load:
+  switch (layoutRuleOf(op.opcode)) {
+    case LayoutRule::Elementwise:
+    case LayoutRule::Load:
       return operand;
-    case Family::ExpandDims: return expandDimsResult(operand, int(op.intAttr("axis")));
-    case Family::Reshape: return reshapeLayout(operand, op.result()->type.shape);
-    case Family::Permute: return permuteResult(operand, op.listAttr("order"));
-    case Family::Reduce: return layout::sliceLayout(operand, int(op.intAttr("axis")));
-    case Family::Broadcast: case Family::Source: case Family::Dot: case Family::Store: case Family::Convert:
-    case Family::ControlFlow: case Family::Terminator: case Family::Free:
+    case LayoutRule::ExpandDims: return expandDimsResult(operand, int(op.intAttr("axis")));
+    case LayoutRule::Reshape: return reshapeLayout(operand, op.result()->type.shape);
+    case LayoutRule::Permute: return permuteResult(operand, op.listAttr("order"));
+    case LayoutRule::Reduce: return layout::sliceLayout(operand, int(op.intAttr("axis")));
+    case LayoutRule::Broadcast: case LayoutRule::Source: case LayoutRule::Dot: case LayoutRule::Store: case LayoutRule::Convert:
+    case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
       return std::nullopt;
   }
   return std::nullopt;

@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "layout/conversions.h"
-#include "lower/assign_rules.h"
+#include "assign/assign_rules.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower::assign {
@@ -33,28 +33,28 @@ void collectNeeds(ir::Op& op, const Choice& choice, LayoutPool& pool, std::vecto
     const ir::Value* v = user->operand(i);
     if (isTile(v) && *v->type.layout != *l) out.push_back(Need{user, i, l});
   };
-  switch (familyOf(op.opcode)) {
-    case Family::Elementwise: case Family::Load: case Family::Broadcast: case Family::ExpandDims:
-    case Family::Reshape: case Family::Permute:
+  switch (layoutRuleOf(op.opcode)) {
+    case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
+    case LayoutRule::Reshape: case LayoutRule::Permute:
       if (op.numResults() == 1 && isTile(op.result()))
         for (unsigned i = 0; i < op.numOperands(); ++i)
           if (auto want = operandFromResult(op, i, *op.result()->type.layout)) need(&op, i, pool.intern(*want));
       break;
-    case Family::Store:
+    case LayoutRule::Store:
       if (auto it = choice.storeLayouts.find(&op); it != choice.storeLayouts.end())
         for (unsigned i = 0; i < op.numOperands(); ++i) need(&op, i, it->second);
       break;
-    case Family::Dot: {
+    case LayoutRule::Dot: {
       const std::vector<LayoutRef>& d = choice.dotLayouts.at(&op);
       for (unsigned i = 0; i < 3; ++i) need(&op, i, d[i]);
       break;
     }
-    case Family::ControlFlow:
+    case LayoutRule::ControlFlow:
       for (const Tie& t : tiesOf(op))
         if (isTile(t.defs[0]))
           for (size_t u = 0; u < t.users.size(); ++u) need(t.users[u], t.operandIdx[u], t.defs[0]->type.layout);
       break;
-    case Family::Source: case Family::Reduce: case Family::Convert: case Family::Terminator: case Family::Free:
+    case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Convert: case LayoutRule::Terminator: case LayoutRule::Free:
       break;
   }
   for (const auto& r : op.regions)
@@ -75,12 +75,12 @@ ir::Value* convertAfterDef(ir::Value* v, const LayoutRef& l, const SourceLoc& lo
 constexpr int kMaxRematOps = 16;
 
 bool rematerializable(const ir::Op& op) {
-  switch (familyOf(op.opcode)) {
-    case Family::Source: case Family::Elementwise: case Family::Broadcast: case Family::ExpandDims:
-    case Family::Reshape: case Family::Permute:
+  switch (layoutRuleOf(op.opcode)) {
+    case LayoutRule::Source: case LayoutRule::Elementwise: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
+    case LayoutRule::Reshape: case LayoutRule::Permute:
       return op.numResults() == 1;
-    case Family::Load: case Family::Store: case Family::Reduce: case Family::Dot: case Family::Convert:
-    case Family::ControlFlow: case Family::Terminator: case Family::Free:
+    case LayoutRule::Load: case LayoutRule::Store: case LayoutRule::Reduce: case LayoutRule::Dot: case LayoutRule::Convert:
+    case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
       return false;
   }
   return false;
@@ -208,7 +208,7 @@ void removeRedundantConversions(ir::Function& fn, LayoutPool& pool) {
       replacement = src;
     } else {
       int cost = remat.costOf(src, target);
-      bool single = cost == 1 && familyOf(src->def->opcode) == Family::Source;
+      bool single = cost == 1 && layoutRuleOf(src->def->opcode) == LayoutRule::Source;
       if (cost > 0 && (single || !layout::needsNoDataMovement(*src->type.layout, *target))) {
         ir::Builder b;
         b.setInsertionPointBefore(c);

@@ -1,12 +1,11 @@
 // dotLayout and the mma.sync / FMA decisions behind it (dot_layouts.h).
-#include "lower/dot_layouts.h"
+#include "assign/dot_layouts.h"
 
 #include <algorithm>
 #include <bit>
 #include <unordered_set>
 
 #include "layout/named_layouts.h"
-#include "lower/codegen.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {

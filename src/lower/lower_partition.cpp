@@ -1,0 +1,69 @@
+// warp_partition: region i runs on its own warps (after those of the regions before it), so the code
+// differs between warps but stays uniform inside each one; a branch on the warp index skips the regions
+// of other partitions. Inside a region the thread and warp indices count from the partition's first
+// warp, its barriers are a named barrier of its own threads (id 1 + i), and its scratch lies above every
+// byte used before, so concurrent partitions never share it. A CTA barrier follows the op.
+#include <numeric>
+
+#include "lower/codegen.h"
+#include "ptx/sync.h"
+#include "support/diagnostic.h"
+
+namespace kiln::lower {
+
+namespace {
+
+// The register budget ptxas gives every thread of a CTA of `threads` threads when nothing else limits
+// it: the 64K registers of an SM shared by one CTA, in multiples of 8, at most 255 (PTX-NOTES §12: 168 at
+// 384 threads). setmaxnreg may only raise (inc) or lower (dec) the budget from there.
+int64_t launchBudget(int threads) { return std::min<int64_t>(255 / 8 * 8, 65536 / threads / 8 * 8); }
+
+}  // namespace
+
+void lowerPartition(Codegen& cg, const ir::Op& op) {
+  ptx::Entry& e = cg.e;
+  const std::vector<int64_t>& warps = op.listAttr("warps");
+  const int64_t total = std::accumulate(warps.begin(), warps.end(), int64_t(0));
+  if (total != cg.numWarps)
+    throw CompileError(op.loc, "warp_partition: the partitions have " + std::to_string(total) +
+                                   " warps, but the code runs on " + std::to_string(cg.numWarps));
+  if (warps.size() > 15) throw CompileError(op.loc, "warp_partition: at most 15 partitions (named barriers 1..15)");
+  const std::vector<int64_t>* registers = nullptr;
+  if (op.hasAttr("registers")) {
+    registers = &op.listAttr("registers");
+    if (!e.target().archSpecific || e.target().sm < 90)
+      throw CompileError(op.loc, "warp_partition: register budgets (setmaxnreg) need sm_90a, not " + e.target().name());
+    // ptxas ignores setmaxnreg unless it knows the budget at entry (C7508): .maxntid alone does not say it
+    // below 384 threads, .maxnreg does.
+    e.setMaxNReg(int(launchBudget(32 * cg.numWarps)));
+  }
+  int64_t first = 0;
+  for (size_t i = 0; i < warps.size(); ++i) {
+    const int w = int(warps[i]);
+    if (w & (w - 1)) throw CompileError(op.loc, "warp_partition: partition " + std::to_string(i) + " has " +
+                                                    std::to_string(w) + " warps; layouts need a power of two");
+    ptx::Label skip = e.newLabel("partition_end");
+    if (w < cg.numWarps) {  // warps outside [first, first + w) skip the region: uniform in each warp
+      ptx::Reg rel = cg.warp(), in = e.reg(ptx::RegClass::Pred);
+      if (first > 0) {
+        rel = e.reg(ptx::RegClass::B32);
+        e.inst("sub.u32", {rel, cg.warp(), first});
+      }
+      e.inst("setp.lt.u32", {in, rel, w});
+      e.inst("bra.uni", {ptx::sym(skip.name)}, ptx::unless(in));
+    }
+    if (registers) {
+      const int64_t want = (*registers)[i], budget = launchBudget(32 * cg.numWarps);
+      if (first % 4 || w % 4)
+        throw CompileError(op.loc, "warp_partition: a partition with a register budget must be whole warpgroups "
+                                   "(4 warps from a multiple of 4); partition " + std::to_string(i) + " is not");
+      if (want != budget) ptx::setMaxRegisters(e, want > budget, want);
+    }
+    cg.lowerPartitionBlock(op.region(unsigned(i)), int(first), w, int(i) + 1);
+    e.label(skip);
+    first += w;
+  }
+  cg.barrier();  // the partitions' shared-memory writes are visible to the code after the op
+}
+
+}  // namespace kiln::lower

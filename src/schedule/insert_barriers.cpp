@@ -1,0 +1,211 @@
+// insert_barriers: a CTA barrier before every shared-memory access that could race an earlier access by
+// another thread to the same bytes. The pass walks the code in order with the byte ranges that threads
+// may still be reading or writing since the last barrier (what Triton's membar analysis does for its
+// buffers, and what lower/shared_hazards.h does for the code generator's own scratch):
+//   - local_load, an mma reading a slot, mbarrier arrive/expect_tx/wait read; local_store and
+//     mbarrier_init write. A read of bytes with a pending write, or a write of bytes with a pending read
+//     or write, gets a `barrier` first, which clears both sets.
+//   - async_copy writes asynchronously: its bytes are in flight until an async_wait, which turns them into
+//     pending writes (the pipeline decides how many groups to wait for; this pass makes what landed
+//     visible to the other threads). A copy into bytes others may still read or write waits for a barrier.
+//   - Control flow: an `if` leaves the union of its branches; a loop body starts from the union of what
+//     comes before the loop and what the body leaves at its back edge (iterated to a fixed point, so the
+//     next iteration's first accesses see the last iteration's); a warp partition starts from nothing (a
+//     CTA barrier goes first when anything is pending) and ends with the CTA barrier the code generator
+//     puts after it. Inside a partition an attribute-less barrier is the partition's own.
+// A slot whose index is not a constant, or a buffer passed through a region argument, counts as the
+// whole buffer, or as all of shared memory.
+#include <algorithm>
+#include <limits>
+
+#include "schedule/schedule.h"
+#include "support/diagnostic.h"
+
+namespace kiln::schedule {
+
+namespace {
+
+using ir::Opcode;
+
+struct Range {
+  int64_t begin = 0, end = 0;
+  bool overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
+  bool operator==(const Range&) const = default;
+};
+
+struct State {
+  std::vector<Range> reads, writes, inFlight;
+  bool operator==(const State&) const = default;
+  void join(const State& o) {
+    auto add = [](std::vector<Range>& to, const std::vector<Range>& from) {
+      for (const Range& r : from)
+        if (std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
+    };
+    add(reads, o.reads);
+    add(writes, o.writes);
+    add(inFlight, o.inFlight);
+  }
+  void barrier() {
+    reads.clear();
+    writes.clear();
+  }
+};
+
+bool overlapsAny(const std::vector<Range>& set, const Range& r) {
+  return std::any_of(set.begin(), set.end(), [&](const Range& p) { return p.overlaps(r); });
+}
+
+// The bytes a shared value (a buffer or one of its slots) stands for.
+Range bytesOf(const ir::Value* v) {
+  const ir::Op* def = v->def;
+  if (def && def->opcode == Opcode::SharedAlloc) {
+    if (!def->hasAttr("offset")) throw InternalError(def->loc, "insert_barriers runs after allocate_shared");
+    const int64_t at = def->intAttr("offset");
+    return {at, at + v->type.slots * v->type.slotStride()};
+  }
+  if (def && def->opcode == Opcode::SharedSlot) {
+    Range buffer = bytesOf(def->operand(0));
+    const ir::Op* index = def->operand(1)->def;
+    if (!index || index->opcode != Opcode::Constant || !std::holds_alternative<int64_t>(*index->findAttr("value")))
+      return buffer;
+    const int64_t stride = def->operand(0)->type.slotStride();
+    const int64_t at = buffer.begin + std::get<int64_t>(*index->findAttr("value")) * stride;
+    return {at, at + v->type.slotBytes()};
+  }
+  return {0, std::numeric_limits<int64_t>::max()};  // a region argument: anything
+}
+
+class BarrierPass {
+ public:
+  explicit BarrierPass(const GpuContext& ctx) : ctx_(ctx) {}
+
+  void block(ir::Block& b, State& s, bool insert) {
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      ir::Op& op = *b.ops[i];
+      if (needsBarrier(op, s)) {
+        s.barrier();
+        if (insert) {
+          ir::Builder(b, i).create(Opcode::Barrier, {}, {}, {}, op.loc);
+          ++i;  // op moved one place on
+        }
+      }
+      after(op, s, insert);
+    }
+  }
+
+ private:
+  const GpuContext& ctx_;
+  int partitionDepth_ = 0;
+
+  static bool conflictsRead(const State& s, const Range& r) { return overlapsAny(s.writes, r); }
+  static bool conflictsWrite(const State& s, const Range& r) { return overlapsAny(s.writes, r) || overlapsAny(s.reads, r); }
+
+  bool needsBarrier(const ir::Op& op, const State& s) const {
+    switch (op.opcode) {
+      case Opcode::LocalLoad: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait:
+        return conflictsRead(s, bytesOf(op.operand(0)));
+      case Opcode::Mma:
+        for (unsigned i = 0; i < 2; ++i)
+          if (op.operand(i)->type.isShared() && conflictsRead(s, bytesOf(op.operand(i)))) return true;
+        return false;
+      case Opcode::LocalStore: case Opcode::MbarrierInit: case Opcode::AsyncCopy:
+        return conflictsWrite(s, bytesOf(op.operand(0)));
+      case Opcode::WarpPartition:  // the partitions start from nothing pending
+        return !s.reads.empty() || !s.writes.empty();
+      default:
+        return false;
+    }
+  }
+
+  // What op leaves pending (its own accesses, or its regions').
+  void after(ir::Op& op, State& s, bool insert) {
+    switch (op.opcode) {
+      case Opcode::LocalLoad: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait:
+        s.reads.push_back(bytesOf(op.operand(0)));
+        return;
+      case Opcode::Mma:
+        for (unsigned i = 0; i < 2; ++i)
+          if (op.operand(i)->type.isShared()) s.reads.push_back(bytesOf(op.operand(i)));
+        return;
+      case Opcode::LocalStore: case Opcode::MbarrierInit:
+        s.writes.push_back(bytesOf(op.operand(0)));
+        return;
+      case Opcode::AsyncCopy:
+        s.inFlight.push_back(bytesOf(op.operand(0)));
+        return;
+      case Opcode::AsyncWait:
+        s.writes.insert(s.writes.end(), s.inFlight.begin(), s.inFlight.end());
+        s.inFlight.clear();
+        return;
+      case Opcode::Barrier:
+        if (clearsAll(op)) s.barrier();
+        return;
+      case Opcode::If: {
+        State other = s;
+        block(op.region(0), s, insert);
+        block(op.region(1), other, insert);
+        s.join(other);
+        return;
+      }
+      case Opcode::For: return loop(op, s, insert);
+      case Opcode::While: return loop(op, s, insert);
+      case Opcode::WarpPartition: {
+        State out;
+        ++partitionDepth_;
+        for (auto& r : op.regions) {
+          State inside;
+          block(*r, inside, insert);
+          out.inFlight.insert(out.inFlight.end(), inside.inFlight.begin(), inside.inFlight.end());
+        }
+        --partitionDepth_;
+        s.barrier();  // the code generator's CTA barrier after the partitions
+        s.inFlight.insert(s.inFlight.end(), out.inFlight.begin(), out.inFlight.end());
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  // A barrier of every thread running the code: the attribute-less one (the CTA's, or in a partition the
+  // partition's), or id 0 of every thread of the CTA.
+  bool clearsAll(const ir::Op& op) const {
+    if (!op.hasAttr("id") && !op.hasAttr("threads")) return true;
+    return partitionDepth_ == 0 && op.intAttrOr("id", 0) == 0 &&
+           op.intAttrOr("threads", ctx_.numWarps * 32) == ctx_.numWarps * 32;
+  }
+
+  // The regions of a loop run again and again: they start from what comes before the loop joined with
+  // what they leave, to a fixed point (the ranges are finitely many, so it comes).
+  void loop(ir::Op& op, State& s, bool insert) {
+    State in = s;
+    for (int round = 0;; ++round) {
+      if (round > 64) throw InternalError(op.loc, "insert_barriers: a loop's pending accesses do not settle");
+      State through = in;
+      for (auto& r : op.regions) block(*r, through, false);
+      State next = s;
+      next.join(through);
+      if (next == in) break;
+      in = std::move(next);
+    }
+    // The loop leaves after any region (a while loop's condition ends its before region): the union of
+    // what is pending after each, from `in` (which already holds what comes before the loop).
+    State exit = in, through = in;
+    for (auto& r : op.regions) {
+      block(*r, through, false);
+      exit.join(through);
+    }
+    through = in;
+    for (auto& r : op.regions) block(*r, through, insert);
+    s = std::move(exit);
+  }
+};
+
+}  // namespace
+
+void insertBarriers(ir::Function& fn, const GpuContext& ctx) {
+  State s;
+  BarrierPass(ctx).block(fn.body, s, true);
+}
+
+}  // namespace kiln::schedule

@@ -1,0 +1,36 @@
+// Passes over GPU IR that decide the schedule (docs/gpu-ir.md, docs/pipeline.md). One pass, one file,
+// one name: the function, the file (schedule/<name>.cpp), the kiln-opt flag (--pass=<name>), the golden
+// test (tests/lit/schedule/<name>.tir) and the --dump-after label agree. They run after layout
+// assignment, in the order of the driver's pipeline (src/driver/compile.cpp).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/ir.h"
+#include "ptx/builder.h"
+
+namespace kiln::schedule {
+
+// What a GPU pass may ask about the code it schedules.
+struct GpuContext {
+  ptx::Target target;
+  int numWarps = 4;
+};
+
+// Gives every shared_alloc an offset: buffers whose live ranges overlap get disjoint bytes, others
+// may share them; each starts on a 128-byte boundary. Too much shared memory is a compile error.
+void allocateShared(ir::Function& fn, const GpuContext& ctx);
+// Inserts a CTA `barrier` before every shared-memory access that another thread's earlier access to
+// the same bytes could race (a read after a write, a write after a read or a write), across `if`,
+// `for`, `while` and warp partitions. Needs the offsets of allocate_shared.
+void insertBarriers(ir::Function& fn, const GpuContext& ctx);
+
+// The GPU pass called `name` ("allocate_shared", "insert_barriers"); false if there is none.
+bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);
+std::vector<std::string> gpuPassNames();
+
+// The most shared memory one block may use on `target` (the opt-in limit).
+int64_t maxSharedPerBlock(const ptx::Target& target);
+
+}  // namespace kiln::schedule
