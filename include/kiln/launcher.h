@@ -201,6 +201,14 @@ struct CompiledKernel {
   Result<std::string> stage(std::string_view name, const std::string& fallbackArch = "sm_90a") const;
   // The dynamic shared memory a launch on `arch` provides (kiln's scratch for reductions, conversions).
   Result<int64_t> dynamicSharedBytes(const std::string& arch) const;
+  // What the kernel uses per thread and block on `arch` as the assembler reports it (ptxas -v, or
+  // nvJitLink's verbose log), without a GPU: registers, local memory (stack frame, spills included)
+  // and shared memory (static + dynamic). An error when no assembler is found or it reports nothing.
+  struct Resources {
+    int numRegs = 0, localBytes = 0, sharedBytes = 0;
+    std::string assembler;  // "ptxas", "nvJitLink"
+  };
+  Result<Resources> assembledResources(const std::string& arch) const;
 };
 
 // What a launcher needs to know of one GPU (Triton's get_device_properties).
@@ -208,6 +216,8 @@ struct DeviceProperties {
   std::string name, arch;
   int smCount = 0, warpSize = 32, maxThreadsPerBlock = 0;
   int maxSharedPerBlock = 0;  // with opt-in: what one program may use
+  int maxRegistersPerBlock = 0;
+  int smClockKHz = -1, memoryClockKHz = -1, memoryBusWidthBits = -1;  // -1: the driver did not say
   size_t totalMemoryBytes = 0;
 };
 

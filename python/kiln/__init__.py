@@ -18,6 +18,7 @@ from . import _kiln
 from ._kiln import (ArgumentError, CompilationError, CompiledKernel, DeviceError, InterpreterError, KernelError,
                     KilnError, OutOfResources, TritonError)
 from ._tensor_wrapper import TensorWrapper, reinterpret
+from ._allocator import set_allocator
 from . import language
 from .jit import JITFunction, KernelInterface, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
@@ -25,8 +26,9 @@ from . import testing
 from . import runtime
 from . import compiler
 from . import knobs
+from . import tools
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # kiln's own; under kiln.compat, triton.__version__ is the Triton API kiln follows
 
 
 def cdiv(x, y):
@@ -49,7 +51,7 @@ __all__ = [
     "jit", "JITFunction", "KernelInterface", "autotune", "Autotuner", "heuristics", "Heuristics", "Config",
     "cdiv", "next_power_of_2", "language", "testing", "runtime", "compiler", "CompiledKernel", "KilnError",
     "CompilationError", "ArgumentError", "OutOfResources", "KernelError", "DeviceError", "has_gpu", "TritonError",
-    "InterpreterError", "TensorWrapper", "reinterpret", "knobs",
+    "InterpreterError", "TensorWrapper", "reinterpret", "knobs", "set_allocator", "tools",
 ]
 
 from . import compat  # noqa: E402  (kiln.compat.import_as_triton after a plain `import kiln`)

@@ -66,6 +66,9 @@ def _triton_path(v):
             if getattr(_tl, name, None) == v:
                 return "triton.language." + name
         return None
+    path = getattr(v, "_kiln_path", None)  # a builtin's stub (kiln.language.core._stub)
+    if isinstance(path, str) and callable(v):
+        return path
     name = getattr(v, "__name__", None)
     if isinstance(name, str) and (getattr(v, "__module__", None) or "").split(".")[0] in _TRITON_ROOTS:
         import kiln

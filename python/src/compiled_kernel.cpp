@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include "args.h"
 #include "errors.h"
 #include "kiln/launcher.h"
 
@@ -24,6 +25,40 @@ py::dict asmOf(const CompiledKernel& c) {
   if (d.contains("gpu-ir")) d["ttgir"] = d["gpu-ir"];
   if (!c.cubin.empty()) d["cubin"] = py::bytes(reinterpret_cast<const char*>(c.cubin.data()), c.cubin.size());
   return d;
+}
+
+// The target a kernel's metadata describes: the device it was loaded on, else device 0's, else sm_90a.
+std::string targetArch(const CompiledKernel& c) {
+  if (!c.arch.empty()) return c.arch;
+  std::string device0 = state().runtime.arch(0);
+  return device0.empty() ? std::string("sm_90a") : device0;
+}
+
+// Triton's CompiledKernel.metadata: the fields host code reads (tutorial 02 reads shared).
+py::object metadataOf(const CompiledKernel& c) {
+  std::string arch = targetArch(c);
+  int64_t shared = c.sharedBytes;
+  if (shared < 0) {
+    Result<int64_t> dynamic = c.dynamicSharedBytes(arch);  // kiln declares no static shared memory
+    if (!dynamic) raise(LaunchErrorKind::Compile, dynamic.error());
+    shared = dynamic.value();
+  }
+  py::object ns = py::module_::import("types").attr("SimpleNamespace");
+  return ns(py::arg("name") = c.kernel.name(), py::arg("num_warps") = c.numWarps,
+            py::arg("num_stages") = c.numStages, py::arg("num_ctas") = 1, py::arg("shared") = shared,
+            py::arg("arch") = arch, py::arg("target") = ns(py::arg("backend") = "cuda", py::arg("arch") = arch,
+                                                          py::arg("warp_size") = 32));
+}
+
+// Triton's _init_handles: after it, n_regs and n_spills are known. A kernel that ran on a GPU has them
+// from cuFuncGetAttribute already; otherwise they come from the assembler's report for targetArch.
+void initHandles(CompiledKernel& c) {
+  if (c.numRegs >= 0) return;
+  Result<CompiledKernel::Resources> r = c.assembledResources(targetArch(c));
+  if (!r) raise(LaunchErrorKind::Device, r.error());
+  c.numRegs = r.value().numRegs;
+  c.spillBytes = r.value().localBytes;
+  c.sharedBytes = r.value().sharedBytes;
 }
 
 }  // namespace
@@ -55,6 +90,8 @@ void defineCompiledKernel(py::module_& m) {
         return n.value();
       }, py::arg("arch") = "sm_90a")
       .def_property_readonly("asm", &asmOf)
+      .def_property_readonly("metadata", &metadataOf)
+      .def("_init_handles", &initHandles)
       .def("__repr__", [](const CompiledKernel& c) {
         return "<kiln.CompiledKernel " + c.kernel.name() + " [" + c.signature + "] num_warps=" +
                std::to_string(c.numWarps) + " num_stages=" + std::to_string(c.numStages) + ">";

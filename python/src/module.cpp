@@ -61,14 +61,21 @@ PYBIND11_MODULE(_kiln, m) {
     d["warpSize"] = p->warpSize;
     d["max_threads_per_block"] = p->maxThreadsPerBlock;
     d["max_shared_mem"] = p->maxSharedPerBlock;
-    d["max_num_regs"] = 65536;  // per SM on every target kiln supports (sm_80, sm_90)
+    d["max_num_regs"] = p->maxRegistersPerBlock;
+    auto optional = [](int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); };
+    d["sm_clock_rate"] = optional(p->smClockKHz);
+    d["mem_clock_rate"] = optional(p->memoryClockKHz);
+    d["mem_bus_width"] = optional(p->memoryBusWidthBits);
     d["total_memory"] = p->totalMemoryBytes;
     return d;
   });
-  // The builtins kernels can call, from the compiler's own table: "tl", "math" or "triton".
+  // The builtins kernels can call (or that kiln names but does not implement), from the compiler's own
+  // table: "tl", "math", "triton", "libdevice" (tl.extra.libdevice) or "cuda" (tl.extra.cuda).
   m.def("builtin_names", [](const std::string& ns) {
-    unsigned where = ns == "tl" ? sema::kTl : ns == "math" ? sema::kMath : ns == "triton" ? sema::kTriton : 0u;
-    return where ? sema::builtinNames(where) : std::vector<std::string>();
+    unsigned where = ns == "tl" ? sema::kTl : ns == "math" ? sema::kMath : ns == "triton" ? sema::kTriton
+                   : ns == "libdevice" ? sema::kLibdevice : ns == "cuda" ? sema::kCuda : 0u;
+    if (!where) throw py::value_error("builtin_names: unknown namespace '" + ns + "'");
+    return sema::builtinNames(where);
   });
 
   defineCompiledKernel(m);

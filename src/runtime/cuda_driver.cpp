@@ -146,6 +146,14 @@ std::shared_ptr<CudaDriver> CudaDriver::open(const std::string& library) {
     attr(cu::kDevAttrMaxSharedMemoryPerBlock, info.maxSharedPerBlock);
     attr(cu::kDevAttrMaxSharedMemoryPerBlockOptin, info.maxSharedPerBlockOptin);
     attr(cu::kDevAttrMaxSharedMemoryPerMultiprocessor, info.maxSharedPerSm);
+    attr(cu::kDevAttrMaxRegistersPerBlock, info.maxRegistersPerBlock);
+    auto optionalAttr = [&](int attribute, int& out) {
+      int v = 0;
+      if (api.deviceGetAttribute(&v, attribute, dev) == cu::kSuccess) out = v;
+    };
+    optionalAttr(cu::kDevAttrClockRate, info.smClockKHz);
+    optionalAttr(cu::kDevAttrMemoryClockRate, info.memoryClockKHz);
+    optionalAttr(cu::kDevAttrGlobalMemoryBusWidth, info.memoryBusWidthBits);
     driver->check(api.deviceTotalMem(&info.totalMemoryBytes, dev), "cuDeviceTotalMem");
     driver->devices_.push_back(std::move(info));
     driver->handles_.push_back(dev);

@@ -26,6 +26,10 @@ struct DeviceInfo {
   int maxSharedPerBlock = 0;       // without opt-in (48 KB)
   int maxSharedPerBlockOptin = 0;  // with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
   int maxSharedPerSm = 0;
+  int maxRegistersPerBlock = 0;
+  // Clocks (kHz) and the memory bus width (bits), for Triton's get_device_properties; -1 where the driver
+  // does not answer (CUDA 13 deprecates the clock attributes).
+  int smClockKHz = -1, memoryClockKHz = -1, memoryBusWidthBits = -1;
   size_t totalMemoryBytes = 0;
 
   // The PTX target kiln compiles for on this device: "sm_90a" on compute capability 9.0 (Hopper's

@@ -17,10 +17,11 @@ std::span<const BuiltinDef> family(size_t i) {
     case 4: return shapeBuiltins();
     case 5: return dotBuiltins();
     case 6: return pythonBuiltins();
+    case 7: return libdeviceBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 7;
+constexpr size_t kFamilies = 8;
 
 struct Param {
   std::string name;
@@ -49,6 +50,8 @@ unsigned whereOfNamespace(std::string_view ns) {
   if (ns == "triton.language") return kTl;
   if (ns == "triton.language.math") return kMath;
   if (ns == "triton") return kTriton;
+  if (ns == "triton.language.extra.libdevice" || ns == "triton.language.extra.cuda.libdevice") return kLibdevice;
+  if (ns == "triton.language.extra.cuda") return kCuda;
   return 0;
 }
 
@@ -57,6 +60,8 @@ std::string displayName(std::string_view name, unsigned where) {
     case kTl: return "tl." + std::string(name);
     case kMath: return "tl.math." + std::string(name);
     case kTriton: return "triton." + std::string(name);
+    case kLibdevice: return "libdevice." + std::string(name);
+    case kCuda: return "tl.extra.cuda." + std::string(name);
     case kMember: return "tensor." + std::string(name);
     default: return std::string(name);
   }

@@ -35,6 +35,10 @@ constexpr NsInfo kNamespaces[] = {
     {"triton", kTriton},
     {"triton.language", kTl},
     {"triton.language.math", kMath},
+    {"triton.language.extra", 0},
+    {"triton.language.extra.libdevice", kLibdevice},
+    {"triton.language.extra.cuda", kCuda},
+    {"triton.language.extra.cuda.libdevice", kLibdevice},
     {"triton.language.PropagateNan", 0},
 };
 

@@ -100,7 +100,9 @@ enum BuiltinWhere : unsigned {
   kMath = 2,    // triton.language.math.NAME
   kTriton = 4,  // triton.NAME
   kPy = 8,      // a Python builtin visible in kernels
-  kMember = 16  // also a tensor method: x.NAME(...) passes x as the first argument
+  kMember = 16,    // also a tensor method: x.NAME(...) passes x as the first argument
+  kLibdevice = 32, // triton.language.extra[.cuda].libdevice.NAME (builtins_libdevice.cpp)
+  kCuda = 64       // triton.language.extra.cuda.NAME
 };
 
 // A call's arguments bound to a builtin's parameters.
@@ -143,6 +145,7 @@ std::span<const BuiltinDef> reduceBuiltins();
 std::span<const BuiltinDef> shapeBuiltins();
 std::span<const BuiltinDef> dotBuiltins();
 std::span<const BuiltinDef> pythonBuiltins();
+std::span<const BuiltinDef> libdeviceBuiltins();  // and extra.cuda
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);

@@ -18,11 +18,11 @@ SCRIPT = HERE / "triton_scripts" / "scale.py"
 
 def test_import_as_triton_runs_the_file_with_kiln():
     mod = kiln.compat.import_as_triton(SCRIPT)
-    assert mod.triton is kiln and mod.tl is kiln.language
+    assert mod.triton is kiln.compat.triton and mod.tl is kiln.language and mod.triton.jit is kiln.jit
     assert isinstance(mod.scale_kernel, kiln.JITFunction)
     assert isinstance(mod.tuned_scale_kernel, kiln.Autotuner)
     np.testing.assert_array_equal(mod.run(), np.arange(100, dtype=np.float32) * 3)
-    assert "triton" not in sys.modules or sys.modules["triton"] is not kiln
+    assert "triton" not in sys.modules or sys.modules["triton"] is not kiln.compat.triton
 
 
 def test_import_as_triton_restores_a_real_triton():
@@ -33,7 +33,7 @@ def test_import_as_triton_restores_a_real_triton():
     sys.modules.update({"triton": fake, "triton.language": fake_language, "triton.language.extra": fake_extra})
     try:
         mod = kiln.compat.import_as_triton(SCRIPT, module_name="scale_as_kiln")
-        assert mod.triton is kiln
+        assert mod.triton is kiln.compat.triton
         assert sys.modules["scale_as_kiln"] is mod
         assert sys.modules["triton"] is fake and sys.modules["triton.language"] is fake_language
         assert sys.modules["triton.language.extra"] is fake_extra
@@ -72,7 +72,8 @@ def test_python_m_kiln_compat_runs_a_script():
 def test_install_registers_kiln_as_triton():
     code = ("import kiln.compat; kiln.compat.install(); import triton, triton.language as tl, triton.testing; "
             "from triton.runtime.errors import OutOfResources; from triton.compiler.errors import CompilationError; "
-            "import kiln; assert triton is kiln and tl is kiln.language and triton.testing is kiln.testing; "
+            "import kiln; assert triton is kiln.compat.triton and triton.jit is kiln.jit and tl is kiln.language "
+            "and triton.testing is kiln.testing; "
             "print('ok')")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
     assert r.returncode == 0, r.stderr

@@ -198,8 +198,18 @@ class static_range(range):
     """tl.static_range: a loop the compiler unrolls."""
 
 
+# A stub's namespace: how messages name it, and the Triton path the compiler knows it by.
+_STUB_NAMESPACES = {
+    "tl": ("tl.", "triton.language."),
+    "math": ("tl.math.", "triton.language.math."),
+    "libdevice": ("libdevice.", "triton.language.extra.libdevice."),
+    "cuda": ("tl.extra.cuda.", "triton.language.extra.cuda."),
+}
+
+
 def _stub(namespace, name):
-    display = ("tl." if namespace == "tl" else "tl.math.") + name
+    prefix, path = _STUB_NAMESPACES[namespace]
+    display = prefix + name
 
     def stub(*args, **kwargs):
         raise RuntimeError(f"{display}() runs only inside a @jit kernel, where kiln's compiler translates it "
@@ -208,4 +218,5 @@ def _stub(namespace, name):
     stub.__name__ = name
     stub.__qualname__ = name
     stub.__doc__ = f"{display}: a kernel builtin (see docs/language.md)."
+    stub._kiln_path = path + name  # what kiln/_resolve.py hands the compiler for this object
     return stub

@@ -37,6 +37,8 @@ def run(n=100):
 
 
 if __name__ == "__main__":
+    import os
     import sys
     run()
-    print("ran with", triton.__name__, sys.argv[1:])
+    # The package that `import triton` loaded: kiln's folder under kiln.compat.
+    print("ran with", os.path.basename(os.path.dirname(triton.__file__)), sys.argv[1:])

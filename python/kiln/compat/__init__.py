@@ -1,6 +1,7 @@
 """Run code written for Triton with kiln in Triton's place.
 
     python -m kiln.compat script.py [args...]      # `import triton` in script.py (and below) is kiln
+                                                    # (kiln/compat/__main__.py)
 
     import kiln.compat
     kiln.compat.install()                           # from here on, `import triton` gives kiln
@@ -11,12 +12,12 @@ import contextlib
 import importlib.util
 import itertools
 import os
-import runpy
 import sys
 
 import kiln
-from kiln import compiler, knobs, language, runtime, testing
-from kiln.language import core, math
+from kiln import compiler, knobs, language, runtime, testing, tools
+from kiln.language import core, extra, math
+from ._triton import TRITON_VERSION, triton
 
 _counter = itertools.count()
 
@@ -24,7 +25,7 @@ _counter = itertools.count()
 def _triton_modules():
     """sys.modules entries that make `import triton...` resolve to kiln."""
     return {
-        "triton": kiln,
+        "triton": triton,
         "triton.language": language,
         "triton.language.core": core,
         "triton.language.math": math,
@@ -36,6 +37,12 @@ def _triton_modules():
         "triton.knobs": knobs,
         "triton.compiler": compiler,
         "triton.compiler.errors": compiler.errors,
+        "triton.tools": tools,
+        "triton.tools.tensor_descriptor": tools.tensor_descriptor,
+        "triton.language.extra": extra,
+        "triton.language.extra.libdevice": extra.libdevice,
+        "triton.language.extra.cuda": extra.cuda,
+        "triton.language.extra.cuda.libdevice": extra.libdevice,
     }
 
 
@@ -88,19 +95,4 @@ def install():
     sys.modules.update(_triton_modules())
 
 
-def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print("usage: python -m kiln.compat SCRIPT.py [ARGS...]\n\nRuns SCRIPT.py with kiln registered as "
-              "`triton`: a file written for Triton runs unchanged on kiln.", file=sys.stderr)
-        return 2 if not argv else 0
-    script = argv[0]
-    install()
-    sys.argv = argv
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+__all__ = ["TRITON_VERSION", "as_triton", "import_as_triton", "install", "triton"]
