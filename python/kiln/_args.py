@@ -14,6 +14,11 @@ def convert(obj):
         from ._tensor_wrapper import TensorWrapper
         return TensorWrapper(obj.base, obj.dtype)
     if hasattr(obj, "__dlpack__"):
+        # Host memory goes through NumPy, which keeps a versioned producer's read-only flag (torch has none,
+        # so a read-only array would be written through it); device memory through torch.
+        device = getattr(obj, "__dlpack_device__", None)
+        if device is not None and device()[0] == 1 and _module("numpy") is not None:  # kDLCPU
+            return _from_dlpack_numpy(obj)
         torch = _module("torch")
         if torch is not None:
             return torch.from_dlpack(obj)

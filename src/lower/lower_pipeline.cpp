@@ -33,17 +33,9 @@ PipelinedLoad::PipelinedLoad(LoopPipeline& loop, const PipelineCandidate& c, Scr
 void PipelinedLoad::copy(Codegen& cg, Reg slotBase, Reg valid) {
   ptx::Entry& e = cg.e;
   const ir::Value* ptr = c_.load->operand(0);
-  const ir::Value* mask = c_.load->numOperands() > 1 ? c_.load->operand(1) : nullptr;
-  const ir::Scalar t = c_.load->result(0)->type.elem;
-  const int bytes = memBytes(t);
-  const size_t n = size_t(Codegen::numRegs(ptr->type));
-  std::optional<Codegen::PtrTile> tile;
-  std::vector<Reg> plain, m;
-  if (const Codegen::PtrTile* pt = cg.ptrTile(ptr)) tile = *pt;
-  else plain = cg.regs(ptr);
-  if (mask) m = mask->type.isTensor() ? cg.regs(mask) : std::vector<Reg>(n, cg.reg(mask));
+  const int bytes = memBytes(c_.load->result(0)->type.elem);
+  CopySource src(cg, ptr, c_.load->numOperands() > 1 ? c_.load->operand(1) : nullptr);
   SharedAddresses storeAt(cg, slotBase, storeThread_, threadMask(plan_.storeOffsets, 0), bytes);
-  const int copyBytes = vec_ * bytes;
   // Where the layout gives an element to several threads (a tile smaller than the block), one of them
   // copies it: the others would write the same bytes again, a race in the eyes of racecheck.
   if (Reg owner = cg.ownerPredicate(*ptr->type.layout); owner.valid()) {
@@ -51,17 +43,7 @@ void PipelinedLoad::copy(Codegen& cg, Reg slotBase, Reg valid) {
     e.inst("and.pred", {both, valid, owner});
     valid = both;
   }
-  for (size_t r = 0; r < n; r += size_t(vec_)) {
-    SharedAddresses::Address a = storeAt.at(registerPart(plan_.storeOffsets, int32_t(r), 0));
-    Reg src = tile ? cg.ptrAddress(*tile, r) : plain.at(r);
-    std::optional<ptx::Operand> srcBytes;
-    if (mask) {  // a masked-off vector reads nothing and fills zeros
-      Reg size = e.reg(RegClass::B32);
-      e.inst("selp.b32", {size, copyBytes, 0, m.at(r)});
-      srcBytes = size;
-    }
-    ptx::cpAsync(e, a.reg, src, copyBytes, srcBytes, false, a.offset, ptx::when(valid));
-  }
+  copyToShared(cg, src, storeAt, plan_.storeOffsets, vec_, vec_ * bytes, ptx::when(valid));
 }
 
 void PipelinedLoad::atLoad(Codegen& cg) {

@@ -78,29 +78,13 @@ void asyncCopy(Codegen& cg, const ir::Op& op) {
     throw CompileError(op.loc, "async_copy: each copy would move " + std::to_string(vec * bytes) +
                                    " bytes; cp.async moves 4, 8 or 16 (the slot's layout or the pointers' "
                                    "contiguity and alignment allow no wider run)");
-  const size_t n = size_t(Codegen::numRegs(ptr->type));
-  std::optional<Codegen::PtrTile> tile;
-  std::vector<Reg> plain, m;
-  if (const Codegen::PtrTile* pt = cg.ptrTile(ptr)) tile = *pt;
-  else plain = cg.regs(ptr);
-  if (mask) m = cg.regs(mask);
+  CopySource source(cg, ptr, mask);
   SharedAddresses storeAt(cg, cg.reg(slot), threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0),
                           bytes);
   // One of the threads that hold an element copies it: the others would write the same bytes again.
   ptx::Guard guard;
   if (Reg owner = cg.ownerPredicate(from); owner.valid()) guard = ptx::when(owner);
-  const int copyBytes = vec * bytes;
-  for (size_t r = 0; r < n; r += size_t(vec)) {
-    SharedAddresses::Address a = storeAt.at(registerPart(plan.storeOffsets, int32_t(r), 0));
-    Reg address = tile ? cg.ptrAddress(*tile, r) : plain.at(r);
-    std::optional<ptx::Operand> srcBytes;
-    if (mask) {  // a masked-off run reads nothing and fills zeros
-      Reg size = e.reg(RegClass::B32);
-      e.inst("selp.b32", {size, copyBytes, 0, m.at(r)});
-      srcBytes = size;
-    }
-    ptx::cpAsync(e, a.reg, address, copyBytes, srcBytes, false, a.offset, guard);
-  }
+  copyToShared(cg, source, storeAt, plan.storeOffsets, vec, vec * bytes, guard);
 }
 
 void barrier(Codegen& cg, const ir::Op& op) {

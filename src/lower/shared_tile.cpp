@@ -60,6 +60,28 @@ void loadLdmatrixGroup(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const 
 
 }  // namespace
 
+CopySource::CopySource(Codegen& cg, const ir::Value* ptr, const ir::Value* m) : n(size_t(Codegen::numRegs(ptr->type))) {
+  if (const Codegen::PtrTile* pt = cg.ptrTile(ptr)) tile = *pt;
+  else plain = cg.regs(ptr);
+  if (m) mask = m->type.isTensor() ? cg.regs(m) : std::vector<Reg>(n, cg.reg(m));
+}
+
+void copyToShared(Codegen& cg, const CopySource& src, SharedAddresses& storeAt, const LinearLayout& storeOffsets,
+                  int32_t vec, int copyBytes, ptx::Guard guard) {
+  ptx::Entry& e = cg.e;
+  for (size_t r = 0; r < src.n; r += size_t(vec)) {
+    SharedAddresses::Address a = storeAt.at(registerPart(storeOffsets, int32_t(r), 0));
+    Reg from = src.tile ? cg.ptrAddress(*src.tile, r) : src.plain.at(r);
+    std::optional<ptx::Operand> srcBytes;
+    if (!src.mask.empty()) {  // a masked-off vector reads nothing and fills zeros
+      Reg size = e.reg(ptx::RegClass::B32);
+      e.inst("selp.b32", {size, copyBytes, 0, src.mask.at(r)});
+      srcBytes = size;
+    }
+    ptx::cpAsync(e, a.reg, from, copyBytes, srcBytes, false, a.offset, guard);
+  }
+}
+
 void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const LinearLayout& offsets, int32_t vec,
                   const std::vector<Reg>& regs) {
   for (size_t c = 0; c < regs.size(); c += size_t(vec)) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "ir/ir.h"
@@ -15,6 +16,19 @@
 #include "lower/scratch_layout.h"
 
 namespace kiln::lower {
+
+// The global side of a cp.async copy of a pointer tile into shared memory: its pointers (base +
+// offsets, or one register each) and its mask's registers (a scalar mask: the same one for each).
+struct CopySource {
+  CopySource(Codegen& cg, const ir::Value* ptr, const ir::Value* mask);
+  std::optional<Codegen::PtrTile> tile;
+  std::vector<ptx::Reg> plain, mask;
+  size_t n = 0;  // registers of the pointer tile
+};
+// cp.async of the source's registers, `vec` at a time (copyBytes each), to the shared addresses storeAt
+// gives for `storeOffsets`: a masked-off run reads nothing and fills zeros; `guard` skips a copy.
+void copyToShared(Codegen& cg, const CopySource& src, SharedAddresses& storeAt, const layout::LinearLayout& storeOffsets,
+                  int32_t vec, int copyBytes, ptx::Guard guard);
 
 // Stores (or loads) the registers `regs` (compact register order of `offsets`), `vec` at a time.
 void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const layout::LinearLayout& offsets,
