@@ -8,17 +8,12 @@
 
 #include "ir/text.h"
 #include "ir/text_lexer.h"
-#include "layout/linear_layout.h"
-#include "layout/named_layouts.h"
 
 namespace kiln::ir {
 
 namespace {
 
 constexpr int kMaxRegionDepth = 200;        // bounds the recursion on hostile input
-constexpr int64_t kMaxDim = int64_t(1) << 31;
-constexpr int64_t kMaxNumel = int64_t(1) << 32;
-constexpr int64_t kMaxSlots = 64;  // pipelines are a few stages deep
 
 class Parser {
  public:
@@ -287,137 +282,10 @@ class Parser {
   Type type() {
     if (cur_.kind != TokKind::Ident) error(cur_, "expected a type, found " + describe(cur_));
     size_t p = cur_.offset;
-    Type t = typeAt(p);
+    Type t = readType(lex_, p);  // text_types.cpp
     pos_ = p;
     advance();
     return t;
-  }
-
-  std::string wordAt(size_t& p) const {
-    const std::string& s = lex_.text();
-    size_t start = p;
-    while (p < s.size() && std::isalnum(static_cast<unsigned char>(s[p]))) ++p;
-    return s.substr(start, p - start);
-  }
-  void charAt(size_t& p, char c, const char* context) const {
-    const std::string& s = lex_.text();
-    if (p >= s.size() || s[p] != c) lex_.error(p, std::string("expected '") + c + "' " + context);
-    ++p;
-  }
-
-  Type elementAt(size_t& p) const {
-    size_t start = p;
-    std::string w = wordAt(p);
-    if (w == "ptr") {
-      charAt(p, '<', "after 'ptr'");
-      size_t s2 = p;
-      std::string pointee = wordAt(p);
-      auto sc = scalarFromName(pointee);
-      if (!sc) lex_.error(s2, "expected a scalar pointee type in 'ptr<...>'");
-      charAt(p, '>', "to close 'ptr<'");
-      return Type::ptr(*sc);
-    }
-    auto sc = scalarFromName(w);
-    if (!sc) lex_.error(start, w.empty() ? "expected a type" : "unknown type '" + w + "'");
-    return Type::scalar(*sc);
-  }
-
-  // A GPU IR layout, `{ins...} -> [outs...]` (docs/layouts.md), after a tensor type's element type.
-  std::shared_ptr<const layout::LinearLayout> layoutAt(size_t& p) const {
-    const std::string& s = lex_.text();
-    while (p < s.size() && s[p] == ' ') ++p;
-    size_t start = p;
-    auto skipBalanced = [&](char open, char close) {
-      if (p >= s.size() || s[p] != open) lex_.error(p, std::string("expected '") + open + "' in a layout");
-      int depth = 0;
-      for (; p < s.size() && s[p] != '\n'; ++p) {
-        if (s[p] == open) ++depth;
-        if (s[p] == close && --depth == 0) {
-          ++p;
-          return;
-        }
-      }
-      lex_.error(start, "unterminated layout");
-    };
-    skipBalanced('{', '}');
-    while (p < s.size() && s[p] == ' ') ++p;
-    if (s.compare(p, 2, "->") != 0) lex_.error(p, "expected '->' in a layout");
-    p += 2;
-    while (p < s.size() && s[p] == ' ') ++p;
-    skipBalanced('[', ']');
-    try {
-      return std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(s.substr(start, p - start)));
-    } catch (const CompileError& e) {
-      lex_.error(start, e.diag().message);
-    } catch (const InternalError& e) {
-      lex_.error(start, e.diag().message);
-    }
-  }
-
-  Type typeAt(size_t& p) const {
-    const std::string& s = lex_.text();
-    size_t start = p;
-    const std::string kind = wordAt(p);
-    if (kind != "tensor" && kind != "shared") {
-      p = start;
-      return elementAt(p);
-    }
-    const bool shared = kind == "shared";
-    const std::string close = "to close '" + kind + "<'";
-    charAt(p, '<', ("after '" + kind + "'").c_str());
-    std::vector<int64_t> shape;
-    int64_t numel = 1;
-    while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) {
-      size_t d0 = p;
-      int64_t d = 0;
-      while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) {
-        d = d * 10 + (s[p++] - '0');
-        if (d > kMaxDim) lex_.error(d0, "tensor dimension too large");
-      }
-      if (d == 0) lex_.error(d0, "tensor dimensions must be positive");
-      numel *= d;
-      if (numel > kMaxNumel) lex_.error(d0, "tensor has too many elements");
-      shape.push_back(d);
-      charAt(p, 'x', "after a tensor dimension");
-    }
-    if (shape.empty()) lex_.error(p, "expected a tensor dimension");
-    Type elem = elementAt(p);
-    Type t = elem.withShape(std::move(shape));
-    if (shared) t = t.withSlots(slotsAt(p));
-    if (p < s.size() && s[p] == ',') t = t.withLayout(layoutAt(++p));
-    // A shared buffer written without a layout is row-major (the last dim contiguous).
-    if (shared && !t.layout) {
-      for (int64_t d : t.shape)
-        if (d & (d - 1)) lex_.error(start, "shared buffer dimensions must be powers of two, got " + t.withoutLayout().str());
-      t = t.withLayout(std::make_shared<const layout::LinearLayout>(rowMajorShared(t.shape)));
-    }
-    charAt(p, '>', close.c_str());
-    return t;
-  }
-
-  // `, slots=N` after a shared buffer's element type (absent: one slot).
-  int64_t slotsAt(size_t& p) const {
-    const std::string& s = lex_.text();
-    size_t q = p;
-    if (q >= s.size() || s[q] != ',') return 1;
-    ++q;
-    while (q < s.size() && s[q] == ' ') ++q;
-    if (s.compare(q, 6, "slots=") != 0) return 1;
-    p = q + 6;
-    size_t d0 = p;
-    int64_t n = 0;
-    while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) {
-      n = n * 10 + (s[p++] - '0');
-      if (n > kMaxSlots) lex_.error(d0, "too many slots (at most " + std::to_string(kMaxSlots) + ")");
-    }
-    if (p == d0 || n == 0) lex_.error(d0, "slots must be a positive number");
-    return n;
-  }
-
-  static layout::LinearLayout rowMajorShared(const std::vector<int64_t>& shape) {
-    std::vector<int32_t> order;
-    for (int d = int(shape.size()) - 1; d >= 0; --d) order.push_back(d);
-    return layout::sharedPlain(shape, order);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/types.h"
 #include "support/source.h"
 
 namespace kiln::ir {
@@ -40,5 +41,8 @@ class Lexer {
 
 // "'foo'", "end of file", ...: how a token is named in an error message.
 std::string describe(const Token& t);
+
+// The type whose text starts at `pos` (text_types.cpp); moves `pos` past it. Errors go through lex.
+Type readType(const Lexer& lex, size_t& pos);
 
 }  // namespace kiln::ir
