@@ -153,7 +153,6 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"exp10", kLibdevice, nullptr, unsupportedBuiltin},
     {"cosh", kLibdevice, nullptr, unsupportedBuiltin},
     {"sinh", kLibdevice, nullptr, unsupportedBuiltin},
-    {"tanh", kLibdevice, nullptr, unsupportedBuiltin},
     {"atan2", kLibdevice, nullptr, unsupportedBuiltin},
     {"atan", kLibdevice, nullptr, unsupportedBuiltin},
     {"asin", kLibdevice, nullptr, unsupportedBuiltin},

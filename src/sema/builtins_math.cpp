@@ -159,6 +159,7 @@ constexpr BuiltinDef kMathDefs[] = {
     {"sqrt", kFn | kLibdevice, "x", mathUnary<Opcode::Sqrt>},
     {"rsqrt", kFn | kLibdevice, "x", mathUnary<Opcode::Rsqrt>},
     {"erf", kFn | kLibdevice, "x", mathUnary<Opcode::Erf>},
+    {"tanh", kLibdevice, "x", mathUnary<Opcode::Tanh>},  // libdevice only: triton.language has no tanh
     {"floor", kFn | kLibdevice, "x", mathUnary<Opcode::Floor>},
     {"ceil", kFn | kLibdevice, "x", mathUnary<Opcode::Ceil>},
     {"sqrt_rn", kFn | kLibdevice, "x", sqrtRn},

@@ -27,9 +27,15 @@ def through_tl(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 
 @kiln.jit
-def uses_tanh(x_ptr, BLOCK: tl.constexpr):
+def uses_cosh(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.store(x_ptr + offs, libdevice.tanh(tl.load(x_ptr + offs)))
+    tl.store(x_ptr + offs, libdevice.cosh(tl.load(x_ptr + offs)))
+
+
+@kiln.jit
+def uses_tanh(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, libdevice.tanh(tl.load(x_ptr + offs)))
 
 
 @kiln.jit
@@ -45,16 +51,20 @@ def test_supported_functions_compute(rng):
     np.testing.assert_allclose(out, 2 * np.exp(xd) + np.sqrt(xd) + np.floor(xd) + xd * xd + xd, rtol=1e-5)
     through_tl[(1,)](x, out, BLOCK=64)
     np.testing.assert_allclose(out, 1 / np.sqrt(xd) + xd / 3, rtol=1e-5)
+    # tanh across both of its branches (|x| < 0.55 and beyond), both signs, and saturation
+    t = np.concatenate([rng.uniform(-0.6, 0.6, 32), rng.uniform(-12, 12, 32)]).astype(np.float32)
+    uses_tanh[(1,)](t, out, BLOCK=64)
+    np.testing.assert_allclose(out, np.tanh(t.astype(np.float64)), rtol=4e-7, atol=1e-30)
 
 
 def test_other_names_import_and_fail_at_their_use():
-    assert callable(libdevice.tanh) and callable(libdevice.fast_dividef) and callable(cuda.globaltimer)
+    assert callable(libdevice.cosh) and callable(libdevice.fast_dividef) and callable(cuda.globaltimer)
     with pytest.raises(RuntimeError, match="runs only inside a @jit kernel"):
-        libdevice.tanh(1.0)
+        libdevice.cosh(1.0)
     with pytest.raises(kiln.CompilationError) as e:
-        uses_tanh[(1,)](np.zeros(8, np.float32), BLOCK=8)
-    assert "libdevice.tanh is not supported by kiln" in str(e.value)
-    assert e.value.file.endswith("test_libdevice.py") and e.value.line == uses_tanh.fn.__code__.co_firstlineno + 3
+        uses_cosh[(1,)](np.zeros(8, np.float32), BLOCK=8)
+    assert "libdevice.cosh is not supported by kiln" in str(e.value)
+    assert e.value.file.endswith("test_libdevice.py") and e.value.line == uses_cosh.fn.__code__.co_firstlineno + 3
     with pytest.raises(kiln.CompilationError, match="tl.extra.cuda.smid is not supported by kiln"):
         uses_smid[(1,)](np.zeros(1, np.int32))
 
