@@ -34,11 +34,15 @@ constexpr DtypeName kPointees[] = {
     {"u16", "u16"},   {"u32", "u32"},   {"u64", "u64"},   {"fp8e4nv", "fp8e4nv"}, {"fp8e5", "fp8e5"},
 };
 
+
+std::string typeName(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
+
+}  // namespace
+
 [[noreturn]] void argError(const ArgSite& site, const std::string& message) {
   raiseArgumentError(site.str() + " " + message);
 }
 
-// A new reference, or a thrown error_already_set.
 py::object check(PyObject* o) {
   if (!o) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(o);
@@ -49,10 +53,6 @@ uint64_t toAddress(PyObject* o) {
   if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw py::error_already_set();
   return v;
 }
-
-std::string typeName(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
-
-}  // namespace
 
 std::string ArgSite::str() const {
   return "kernel '" + kernel + "': argument " + std::to_string(index) + " ('" + param + "')" +

@@ -66,6 +66,14 @@ struct ArgSite {
   std::string element = {};  // within a tuple argument: "[1][0]"
   std::string str() const;
 };
+// The converters' shared helpers (args.cpp, array_interface.cpp, torch_tensor.cpp):
+// an ArgumentError naming the argument ("kernel 'add': argument 0 ('x') " + message);
+[[noreturn]] void argError(const ArgSite& site, const std::string& message);
+// a new reference, or a thrown error_already_set;
+py::object check(PyObject* o);
+// a Python int as a 64-bit address (a thrown error_already_set when it is not one).
+uint64_t toAddress(PyObject* o);
+
 // A tuple (or NamedTuple) becomes a LaunchArg::Tuple whose elements, converted the same way, live in an
 // array `keep` holds. `signatureStrings` (warmup): strings among a tuple's elements are signature
 // entries ("*fp32:16"), as they are for a runtime parameter.

@@ -12,10 +12,6 @@ namespace kiln::python {
 
 namespace {
 
-[[noreturn]] void argError(const ArgSite& site, const std::string& message) {
-  raiseArgumentError(site.str() + " " + message);
-}
-
 // NumPy / array-interface type strings ("<f4") -> Triton's spelling; null when unsupported. The byte
 // order is checked apart (byteOrderIsNative).
 const char* dtypeOfTypestr(std::string_view t) {

@@ -9,21 +9,6 @@ namespace kiln::python {
 
 namespace {
 
-[[noreturn]] void argError(const ArgSite& site, const std::string& message) {
-  raiseArgumentError(site.str() + " " + message);
-}
-
-py::object check(PyObject* o) {
-  if (!o) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(o);
-}
-
-uint64_t toAddress(PyObject* o) {
-  unsigned long long v = PyLong_AsUnsignedLongLong(o);
-  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw py::error_already_set();
-  return v;
-}
-
 // Where torch.Tensor's C implementation of one attribute is, or nothing (then it is read as usual).
 void findTensorAttr(PyTypeObject* type, TensorAttr& a) {
   Py_CLEAR(a.descr);
