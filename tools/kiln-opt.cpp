@@ -90,9 +90,8 @@ int parseArgs(int argc, char** argv, Options& o) {
       o.assignLayoutsWarps = 4;
     } else if (a.rfind("--assign-layouts=", 0) == 0) {
       std::string n = a.substr(17);
-      int w = 0;
-      for (char c : n) w = (c >= '0' && c <= '9' && w <= 32) ? w * 10 + (c - '0') : 1000;
-      if (n.empty() || w < 1 || w > 32 || (w & (w - 1))) {
+      int w = smallNumber(n, 32);
+      if (!w || (w & (w - 1))) {
         std::cerr << "kiln-opt: error: --assign-layouts needs a number of warps that is a power of two from 1 to 32, got '"
                   << n << "'\n";
         return 1;

@@ -1,6 +1,7 @@
-// The type rules of the GPU IR schedule ops (ops.def, docs/gpu-ir.md): shared buffers and their slots,
-// asynchronous copies, barriers, mbarriers, mma and warp partitions. Their tiles carry layouts, so none
-// of them can stand in Tile IR, where tiles have none.
+// The type rules of the GPU IR schedule ops (ops.def, docs/gpu-ir.md): shared
+// buffers and their slots, asynchronous copies, barriers, mbarriers, mma and
+// warp partitions. Their tiles carry layouts, so none of them can stand in Tile
+// IR, where tiles have none.
 #include <string>
 
 #include "ir/text.h"
@@ -10,83 +11,91 @@ namespace kiln::ir {
 
 namespace {
 
-void require(bool ok, const Op& op, const std::string& msg) {
-  if (!ok) verifyFail(op, msg);
-}
-
 bool isI32(const Type& t) { return !t.isTensor() && !t.isShared() && t.elem == Scalar::I32; }
 
 // One slot of a shared buffer (what shared_slot gives).
 void slotOperand(const Op& op, unsigned i) {
   const Type& t = op.operand(i)->type;
-  require(t.isShared() && t.slots == 1, op,
-          "operand #" + std::to_string(i) + " must be one slot of a shared buffer (shared_slot), got " + t.str());
+  require(t.isShared() && t.slots == 1, op, [&] {
+    return "operand #" + std::to_string(i) + " must be one slot of a shared buffer (shared_slot), got " + t.str();
+  });
 }
 
 // A tile in registers with a layout, of the slot's shape and element type.
 void tileOfSlot(const Op& op, const Type& tile, const Type& slot, const char* what) {
-  require(tile.isTensor() && tile.layout, op, std::string(what) + " must be a tile with a register layout, got " + tile.str());
+  require(tile.isTensor() && tile.layout, op,
+          [&] { return std::string(what) + " must be a tile with a register layout, got " + tile.str(); });
   require(tile.elem == slot.elem && tile.shape == slot.shape, op,
-          std::string(what) + " " + tile.str() + " does not match the slot " + slot.str());
+          [&] { return std::string(what) + " " + tile.str() + " does not match the slot " + slot.str(); });
 }
 
 // An mbarrier: one slot of a shared buffer of one i64.
 void mbarrierOperand(const Op& op) {
   const Type& t = op.operand(0)->type;
-  require(t.isShared() && t.slots == 1 && t.elem == Scalar::I64 && t.shape == std::vector<int64_t>{1}, op,
-          "operand #0 must be an mbarrier, one slot of shared<1xi64>, got " + t.str());
+  require(t.isShared() && t.slots == 1 && t.elem == Scalar::I64 && t.shape == std::vector<int64_t>{1}, op, [&] {
+    return "operand #0 must be an mbarrier, one slot of shared<1xi64>, got " + t.str();
+  });
 }
 
 void inRange(const Op& op, const char* attr, int64_t lo, int64_t hi) {
   int64_t v = op.intAttr(attr);
-  require(v >= lo && v <= hi, op,
-          std::string(attr) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " +
-              std::to_string(v));
+  require(v >= lo && v <= hi, op, [&] {
+    return std::string(attr) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " +
+           std::to_string(v);
+  });
 }
 
 void mma(const Op& op) {
   const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &acc = op.operand(2)->type;
   for (unsigned i = 0; i < 2; ++i) {
     const Type& t = op.operand(i)->type;
-    require((t.isTensor() && t.layout) || (t.isShared() && t.slots == 1), op,
-            "operand #" + std::to_string(i) + " must be a tile with a layout or one slot of a shared buffer, got " +
-                t.str());
+    require((t.isTensor() && t.layout) || (t.isShared() && t.slots == 1), op, [&] {
+      return "operand #" + std::to_string(i) + " must be a tile with a layout or one slot of a shared buffer, got " +
+             t.str();
+    });
   }
-  require(acc.isTensor() && acc.layout, op, "the accumulator must be a tile with a layout, got " + acc.str());
+  require(acc.isTensor() && acc.layout, op,
+          [&] { return "the accumulator must be a tile with a layout, got " + acc.str(); });
   bool ok = a.rank() == 2 && b.rank() == 2 && acc.rank() == 2 && a.shape[1] == b.shape[0] &&
             acc.shape[0] == a.shape[0] && acc.shape[1] == b.shape[1];
-  require(ok, op, "needs a[M,K], b[K,N], acc[M,N], got " + a.str() + ", " + b.str() + ", " + acc.str());
-  require(a.elem == b.elem && !a.isPtr() && !acc.isPtr(), op, "needs a and b of one non-pointer element type");
-  require(op.result(0)->type == acc, op, "produces the accumulator type " + acc.str() + ", got " + op.result(0)->type.str());
+  require(ok, op, [&] { return "needs a[M,K], b[K,N], acc[M,N], got " + a.str() + ", " + b.str() + ", " + acc.str(); });
+  require(a.elem == b.elem && !a.isPtr() && !acc.isPtr(), op,
+          [&] { return std::string("needs a and b of one non-pointer element type"); });
+  require(op.result(0)->type == acc, op,
+          [&] { return "produces the accumulator type " + acc.str() + ", got " + op.result(0)->type.str(); });
   if (const AttrValue* p = op.findAttr("input_precision")) {
     const std::string* s = std::get_if<std::string>(p);
-    require(s && (*s == "tf32" || *s == "tf32x3" || *s == "ieee"), op, "input_precision must be tf32, tf32x3 or ieee");
+    require(s && (*s == "tf32" || *s == "tf32x3" || *s == "ieee"), op,
+            [&] { return std::string("input_precision must be tf32, tf32x3 or ieee"); });
   }
 }
 
 void warpPartition(const Op& op) {
   const std::vector<int64_t>& warps = op.listAttr("warps");
-  require(warps.size() == op.regions.size(), op,
-          "needs one entry of warps per region: " + std::to_string(op.regions.size()) + " region(s), " +
-              std::to_string(warps.size()) + " entries");
+  require(warps.size() == op.regions.size(), op, [&] {
+    return "needs one entry of warps per region: " + std::to_string(op.regions.size()) + " region(s), " +
+           std::to_string(warps.size()) + " entries";
+  });
   int64_t total = 0;
   for (int64_t w : warps) {
-    require(w >= 1 && w <= 32, op, "each partition has 1 to 32 warps, got " + std::to_string(w));
+    require(w >= 1 && w <= 32, op, [&] { return "each partition has 1 to 32 warps, got " + std::to_string(w); });
     total += w;
   }
-  require(total <= 32, op, "the partitions have " + std::to_string(total) + " warps; a CTA has at most 32");
+  require(total <= 32, op,
+          [&] { return "the partitions have " + std::to_string(total) + " warps; a CTA has at most 32"; });
   if (const AttrValue* r = op.findAttr("registers")) {
     const auto& regs = std::get<std::vector<int64_t>>(*r);
-    require(regs.size() == warps.size(), op, "needs one entry of registers per region");
+    require(regs.size() == warps.size(), op, [&] { return std::string("needs one entry of registers per region"); });
     for (int64_t n : regs)  // setmaxnreg's range (PTX ISA): a multiple of 8 from 24 to 256
-      require(n >= 24 && n <= 256 && n % 8 == 0, op,
-              "registers per thread must be a multiple of 8 from 24 to 256, got " + std::to_string(n));
+      require(n >= 24 && n <= 256 && n % 8 == 0, op, [&] {
+        return "registers per thread must be a multiple of 8 from 24 to 256, got " + std::to_string(n);
+      });
   }
   for (const auto& region : op.regions) {
-    require(region->args.empty(), op, "partition regions take no arguments");
+    require(region->args.empty(), op, [&] { return std::string("partition regions take no arguments"); });
     const Op* t = region->terminator();
     require(t && t->opcode == Opcode::Yield && t->operands.empty(), op,
-            "each partition region must end with 'yield' of no values");
+            [&] { return std::string("each partition region must end with 'yield' of no values"); });
   }
 }
 
@@ -96,17 +105,20 @@ void checkGpuTypeRule(const Op& op) {
   auto R = [&]() -> const Type& { return op.results.at(0)->type; };
   switch (op.opcode) {
     case Opcode::SharedAlloc:
-      require(R().isShared(), op, "produces a shared buffer, got " + R().str());
+      require(R().isShared(), op, [&] { return "produces a shared buffer, got " + R().str(); });
       if (op.hasAttr("offset")) {
         int64_t at = op.intAttr("offset");
-        require(at >= 0 && at % 128 == 0, op, "offset must be a multiple of 128 bytes, got " + std::to_string(at));
+        require(at >= 0 && at % 128 == 0, op,
+                [&] { return "offset must be a multiple of 128 bytes, got " + std::to_string(at); });
       }
       return;
     case Opcode::SharedSlot:
-      require(op.operand(0)->type.isShared(), op, "operand #0 must be a shared buffer, got " + op.operand(0)->type.str());
-      require(isI32(op.operand(1)->type), op, "the slot index must be an i32 scalar, got " + op.operand(1)->type.str());
+      require(op.operand(0)->type.isShared(), op,
+              [&] { return "operand #0 must be a shared buffer, got " + op.operand(0)->type.str(); });
+      require(isI32(op.operand(1)->type), op,
+              [&] { return "the slot index must be an i32 scalar, got " + op.operand(1)->type.str(); });
       require(R() == op.operand(0)->type.withSlots(1), op,
-              "produces one slot " + op.operand(0)->type.withSlots(1).str() + ", got " + R().str());
+              [&] { return "produces one slot " + op.operand(0)->type.withSlots(1).str() + ", got " + R().str(); });
       return;
     case Opcode::LocalStore:
       slotOperand(op, 0);
@@ -120,53 +132,51 @@ void checkGpuTypeRule(const Op& op) {
       slotOperand(op, 0);
       const Type &slot = op.operand(0)->type, &ptrs = op.operand(1)->type;
       require(ptrs.isTensor() && ptrs.layout && ptrs.isPtr() && ptrs.pointee == slot.elem && ptrs.shape == slot.shape,
-              op, "the pointers must be a tile of ptr<" + std::string(name(slot.elem)) + "> of the slot's shape with a layout, got " +
-                      ptrs.str());
+              op, [&] {
+                return "the pointers must be a tile of ptr<" + std::string(name(slot.elem)) +
+                       "> of the slot's shape with a layout, got " + ptrs.str();
+              });
       if (op.numOperands() > 2)
-        require(op.operand(2)->type == ptrs.withElem(Scalar::I1), op,
-                "the mask must be " + ptrs.withElem(Scalar::I1).str() + ", got " + op.operand(2)->type.str());
+        require(op.operand(2)->type == ptrs.withElem(Scalar::I1), op, [&] {
+          return "the mask must be " + ptrs.withElem(Scalar::I1).str() + ", got " + op.operand(2)->type.str();
+        });
       return;
     }
-    case Opcode::AsyncCommit:
-      return;
-    case Opcode::AsyncWait:
-      inRange(op, "pending", 0, 63);
-      return;
+    case Opcode::AsyncCommit: return;
+    case Opcode::AsyncWait: inRange(op, "pending", 0, 63); return;
     case Opcode::Barrier:
       if (op.hasAttr("id")) inRange(op, "id", 0, 15);
       if (op.hasAttr("threads")) {
         inRange(op, "threads", 32, 1024);
-        require(op.intAttr("threads") % 32 == 0, op, "threads must be a multiple of 32");
+        require(op.intAttr("threads") % 32 == 0, op, [&] { return std::string("threads must be a multiple of 32"); });
       }
       return;
     case Opcode::MbarrierInit:
       mbarrierOperand(op);
       inRange(op, "count", 1, (1 << 20) - 1);
       return;
-    case Opcode::MbarrierArrive:
-      mbarrierOperand(op);
-      return;
+    case Opcode::MbarrierArrive: mbarrierOperand(op); return;
     case Opcode::MbarrierExpectTx:
       mbarrierOperand(op);
       inRange(op, "bytes", 0, (1 << 20) - 1);
       return;
     case Opcode::MbarrierWait:
       mbarrierOperand(op);
-      require(isI32(op.operand(1)->type), op, "the phase must be an i32 scalar, got " + op.operand(1)->type.str());
+      require(isI32(op.operand(1)->type), op,
+              [&] { return "the phase must be an i32 scalar, got " + op.operand(1)->type.str(); });
       return;
-    case Opcode::Mma:
-      return mma(op);
+    case Opcode::Mma: return mma(op);
     case Opcode::MmaWait:
-      require(op.numResults() == op.numOperands(), op, "passes its operands through: one result per operand");
+      require(op.numResults() == op.numOperands(), op,
+              [&] { return std::string("passes its operands through: one result per operand"); });
       for (unsigned i = 0; i < op.numOperands(); ++i)
-        require(op.result(i)->type == op.operand(i)->type, op,
-                "result #" + std::to_string(i) + " must have its operand's type " + op.operand(i)->type.str());
+        require(op.result(i)->type == op.operand(i)->type, op, [&] {
+          return "result #" + std::to_string(i) + " must have its operand's type " + op.operand(i)->type.str();
+        });
       inRange(op, "pending", 0, 63);
       return;
-    case Opcode::WarpPartition:
-      return warpPartition(op);
-    default:
-      break;
+    case Opcode::WarpPartition: return warpPartition(op);
+    default: break;
   }
   verifyFail(op, "is not a GPU schedule op");
 }

@@ -14,6 +14,13 @@ struct VerifyFailure {
 [[noreturn]] void verifyFail(const SourceLoc& loc, std::string msg);
 [[noreturn]] void verifyFail(const Op& op, const std::string& msg);  // "'name' msg" at the op
 
+// Fails at `op` unless `ok`; the message is built only when the check fails (types print their layouts,
+// long and costly).
+template <class Message>
+void require(bool ok, const Op& op, Message&& message) {
+  if (!ok) verifyFail(op, std::string(message()));
+}
+
 // The type rule of `op`, and where it may stand (`parent` holds it; `last`: it ends `parent`).
 // Assumes operand, result and region counts match ops.def and operands are non-null.
 void checkTypeRule(const Op& op, const Block& parent, bool last);

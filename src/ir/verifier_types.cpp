@@ -32,11 +32,6 @@ std::string shapeText(const std::vector<int64_t>& s) {
   return out + "]";
 }
 
-// The message is built only when the check fails: types print their layouts, long and costly.
-template <class Message>
-void require(bool ok, const Op& op, Message&& message) {
-  if (!ok) verifyFail(op, std::string(message()));
-}
 
 void stringIn(const Op& op, std::string_view attr, std::initializer_list<std::string_view> allowed,
               bool optional = false) {

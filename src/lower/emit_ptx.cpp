@@ -29,15 +29,17 @@ int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const ana
   return div;
 }
 
-// The end of the highest shared buffer of the function (its shared_alloc ops' offsets and sizes).
-int64_t explicitSharedBytes(const ir::Function& fn) {
+// The end of the highest shared buffer in `b` and its regions (the shared_alloc ops' offsets and sizes).
+int64_t explicitSharedBytes(const ir::Block& b) {
   int64_t end = 0;
-  ir::walk(const_cast<ir::Function&>(fn), [&](ir::Op& op) {
-    if (op.opcode != ir::Opcode::SharedAlloc) return;
-    if (!op.hasAttr("offset")) codegenBug(op, "a buffer without an offset (allocate_shared places every buffer)");
-    const ir::Type& t = op.result(0)->type;
-    end = std::max(end, op.intAttr("offset") + t.slots * t.slotStride());
-  });
+  for (const auto& op : b.ops) {
+    if (op->opcode == ir::Opcode::SharedAlloc) {
+      if (!op->hasAttr("offset")) codegenBug(*op, "a buffer without an offset (allocate_shared places every buffer)");
+      const ir::Type& t = op->result(0)->type;
+      end = std::max(end, op->intAttr("offset") + t.slots * t.slotStride());
+    }
+    for (const auto& r : op->regions) end = std::max(end, explicitSharedBytes(*r));
+  }
   return end;
 }
 
@@ -79,7 +81,7 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
 
   Codegen cg(e, gpuFn, axis, numWarps, numStages);
   // The buffers allocate_shared placed lie below everything the code generator adds (scratch, pipelines).
-  if (int64_t buffers = explicitSharedBytes(gpuFn); buffers > 0) cg.reserveShared((buffers + 15) / 16 * 16);
+  if (int64_t buffers = explicitSharedBytes(gpuFn.body); buffers > 0) cg.reserveShared((buffers + 15) / 16 * 16);
   for (size_t i = 0; i < values.size(); ++i) cg.bind(gpuFn.body.arg(unsigned(i)), {values[i]});
   cg.lowerBlock(gpuFn.body);  // ends with `return`, which emits `ret`
   const ir::Op* last = gpuFn.body.terminator();
