@@ -59,6 +59,15 @@ class Solver {
       for (const auto& r : op.regions) block(*r, depth + 1);
       return;
     }
+    if (op.opcode == ir::Opcode::ReduceCombine || op.opcode == ir::Opcode::Scan) {
+      // The combine region is a function of its arguments, which may be any elements: nothing is known
+      // of them or of the results.
+      enter(op, depth);
+      for (const auto& a : op.region(0).args) set(a.get(), lattice::conservative(a->type));
+      block(op.region(0), depth + 1);
+      for (const auto& r : op.results) set(r.get(), lattice::conservative(r->type));
+      return;
+    }
     if (op.opcode == ir::Opcode::MmaWait) {  // the same values, once the tensor cores are done
       for (unsigned i = 0; i < op.numResults(); ++i) set(op.result(i), info(op.operand(i)));
       return;

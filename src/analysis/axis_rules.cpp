@@ -199,6 +199,8 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
 
     case Opcode::Store: case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield:
     case Opcode::Condition: case Opcode::Return: case Opcode::Assert: noResult(op);
+    // Several results whose values the combine region decides: axis_info.cpp gives them all ones.
+    case Opcode::ReduceCombine: case Opcode::Scan: noResult(op);
 
     // GPU schedule ops: buffers and what comes back from shared memory or the tensor cores hold anything.
     case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalLoad: case Opcode::Mma:

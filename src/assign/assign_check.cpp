@@ -2,6 +2,7 @@
 // layout assignment's output is checked where it is made and the lowering can rely on it.
 #include <string>
 
+#include "layout/axis_bits.h"
 #include "layout/named_layouts.h"
 #include "assign/assign_layouts.h"
 #include "assign/assign_rules.h"
@@ -84,6 +85,15 @@ class Checker {
           same(op, op.result(), layout::sliceLayout(*op.operand(0)->type.layout, int(op.intAttr("axis"))),
                "its result");
         return;
+      case LayoutRule::Combine: {
+        const Layout& l = *op.operand(0)->type.layout;
+        if (!layout::axisBits(l, int(op.intAttr("axis"))))
+          broken(&op, "needs its operands in a layout that holds the axis in order, got " + l.str());
+        for (unsigned i = 0; i < op.numOperands(); ++i) same(op, op.operand(i), l, "every operand in one layout");
+        for (unsigned i = 0; i < op.numResults(); ++i)
+          if (isTile(op.result(i))) same(op, op.result(i), assign::combineResult(op, l), "result #" + std::to_string(i));
+        return;
+      }
       case LayoutRule::Dot: {
         const char* names[] = {"a", "b", "acc"};
         for (int i = 0; i < 3; ++i) same(op, op.operand(unsigned(i)), dotLayout(i, op, numWarps_, target_), names[i]);

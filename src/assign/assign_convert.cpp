@@ -54,6 +54,11 @@ void collectNeeds(ir::Op& op, const Choice& choice, LayoutPool& pool, std::vecto
         if (isTile(t.defs[0]))
           for (size_t u = 0; u < t.users.size(); ++u) need(t.users[u], t.operandIdx[u], t.defs[0]->type.layout);
       break;
+    case LayoutRule::Combine: {
+      LayoutRef l = pool.intern(combineOperand(op, *op.operand(0)->type.layout));
+      for (unsigned i = 0; i < op.numOperands(); ++i) need(&op, i, l);
+      break;
+    }
     case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Convert: case LayoutRule::Terminator: case LayoutRule::Free:
       break;
   }
@@ -79,8 +84,8 @@ bool rematerializable(const ir::Op& op) {
     case LayoutRule::Source: case LayoutRule::Elementwise: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
     case LayoutRule::Reshape: case LayoutRule::Permute:
       return op.numResults() == 1;
-    case LayoutRule::Load: case LayoutRule::Store: case LayoutRule::Reduce: case LayoutRule::Dot: case LayoutRule::Convert:
-    case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
+    case LayoutRule::Load: case LayoutRule::Store: case LayoutRule::Reduce: case LayoutRule::Combine: case LayoutRule::Dot:
+    case LayoutRule::Convert: case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
       return false;
   }
   return false;

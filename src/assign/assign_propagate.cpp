@@ -110,7 +110,7 @@ class Propagation {
       ops_.push_back(op.get());
       for (const auto& r : op->results) values_.push_back(r.get());
       switch (layoutRuleOf(op->opcode)) {
-        case LayoutRule::Load: case LayoutRule::Dot: case LayoutRule::Reduce: case LayoutRule::Convert:
+        case LayoutRule::Load: case LayoutRule::Dot: case LayoutRule::Reduce: case LayoutRule::Combine: case LayoutRule::Convert:
           for (const auto& r : op->results) fixed_.insert(r.get());
           break;
         case LayoutRule::ControlFlow:
@@ -198,8 +198,8 @@ class Propagation {
         case LayoutRule::ControlFlow:
           changed |= tieBackward(op);
           break;
-        case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Store: case LayoutRule::Convert: case LayoutRule::Terminator:
-        case LayoutRule::Free:
+        case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Combine: case LayoutRule::Store: case LayoutRule::Convert:
+        case LayoutRule::Terminator: case LayoutRule::Free:
           break;
       }
     }
@@ -230,6 +230,13 @@ class Propagation {
         case LayoutRule::Reduce:
           if (isTile(op.result()) && !get(op.result()) && get(op.operand(0)))
             changed |= define(op.result(), pool_.intern(*resultFromOperand(op, 0, *get(op.operand(0)))));
+          break;
+        case LayoutRule::Combine:
+          if (const Layout* first = get(op.operand(0))) {
+            const Layout l = combineOperand(op, *first);
+            for (const auto& r : op.results)
+              if (isTile(r.get()) && !get(r.get())) changed |= define(r.get(), pool_.intern(combineResult(op, l)));
+          }
           break;
         case LayoutRule::ControlFlow:
           for (const auto& r : op.regions) changed |= forward(*r);

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 
+#include "layout/axis_bits.h"
 #include "layout/named_layouts.h"
 #include "support/diagnostic.h"
 
@@ -27,7 +28,7 @@ LayoutRule layoutRuleOf(Opcode op) {
     case ir::Family::Compare: case ir::Family::Pointer: case ir::Family::Hint:
       return LayoutRule::Elementwise;
     case ir::Family::Memory: return op == Opcode::Load ? LayoutRule::Load : LayoutRule::Store;
-    case ir::Family::Reduce: return LayoutRule::Reduce;
+    case ir::Family::Reduce: return op == Opcode::Reduce ? LayoutRule::Reduce : LayoutRule::Combine;
     case ir::Family::Dot: return LayoutRule::Dot;
     case ir::Family::Control: return LayoutRule::ControlFlow;
     case ir::Family::Terminator: return LayoutRule::Terminator;
@@ -110,8 +111,8 @@ std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layo
     case LayoutRule::ExpandDims: return expandDimsOperand(result, int(op.intAttr("axis")));
     case LayoutRule::Reshape: return reshapeLayout(result, v->type.shape);
     case LayoutRule::Permute: return permuteOperand(result, op.listAttr("order"));
-    case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Dot: case LayoutRule::Store: case LayoutRule::Convert:
-    case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
+    case LayoutRule::Source: case LayoutRule::Reduce: case LayoutRule::Combine: case LayoutRule::Dot: case LayoutRule::Store:
+    case LayoutRule::Convert: case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
       return std::nullopt;
   }
   return std::nullopt;
@@ -127,11 +128,25 @@ std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layo
     case LayoutRule::Reshape: return reshapeLayout(operand, op.result()->type.shape);
     case LayoutRule::Permute: return permuteResult(operand, op.listAttr("order"));
     case LayoutRule::Reduce: return layout::sliceLayout(operand, int(op.intAttr("axis")));
-    case LayoutRule::Broadcast: case LayoutRule::Source: case LayoutRule::Dot: case LayoutRule::Store: case LayoutRule::Convert:
-    case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
+    case LayoutRule::Broadcast: case LayoutRule::Source: case LayoutRule::Combine: case LayoutRule::Dot: case LayoutRule::Store:
+    case LayoutRule::Convert: case LayoutRule::ControlFlow: case LayoutRule::Terminator: case LayoutRule::Free:
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+Layout combineOperand(const ir::Op& op, const Layout& first) {
+  const int axis = int(op.intAttr("axis"));
+  if (layout::axisBits(first, axis)) return first;
+  Layout d = defaultLayout(op.operand(0)->type.shape, first.getInDimSize(layout::kWarp));
+  if (!layout::axisBits(d, axis))
+    throw InternalError(op.loc, "layout assignment: the default layout " + d.str() + " does not hold axis " +
+                                    std::to_string(axis) + " in order");
+  return d;
+}
+
+Layout combineResult(const ir::Op& op, const Layout& operand) {
+  return op.opcode == Opcode::Scan ? operand : layout::sliceLayout(operand, int(op.intAttr("axis")));
 }
 
 Layout coalescedLayout(const ir::Value* ptr, const analysis::AxisInfoAnalysis& axis, int numWarps) {

@@ -27,6 +27,7 @@ enum class LayoutRule {
   Reshape,
   Permute,
   Reduce,       // result = sliceLayout(operand, axis)
+  Combine,      // reduce_combine, scan: every operand in combineOperand's layout; results combineResult's
   Dot,          // lower::dotLayout for a, b, acc and result
   Load,         // element-wise, and the anchor of a coalesced layout
   Store,        // ptr, value and mask share one layout (the store's coalesced anchor)
@@ -58,6 +59,12 @@ std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layo
 // The result layout an op gets from operand `i`'s layout: element-wise, load, expand_dims, reshape,
 // permute, reduce (a tile result). nullopt where the operand does not decide it.
 std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layout& operand);
+
+// reduce_combine and scan combine elements in axis order: every tile operand takes the first operand's
+// layout `first` when it holds the axis in order (layout/axis_bits.h), else the default layout; result
+// `i` is that layout (scan) or its slice without the axis (reduce_combine).
+Layout combineOperand(const ir::Op& op, const Layout& first);
+Layout combineResult(const ir::Op& op, const Layout& operand);
 
 // The coalesced blocked layout of an access through pointer tile `ptr`: dims ordered by decreasing
 // contiguity (ties: the later dim first), vectors of vectorElements(ptr, fastest dim) elements bounded

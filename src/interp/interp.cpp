@@ -79,6 +79,13 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
         in.b = op.intAttr("axis");
         break;
       }
+      case Opcode::ReduceCombine: case Opcode::Scan:
+        in.a = op.intAttrOr("reverse", 0);
+        in.b = op.intAttr("axis");
+        if (in.regions.size() != 1 || in.regions[0].args.size() != 2 * op.operands.size() ||
+            in.out.size() != op.operands.size())
+          throw InternalError(op.loc, std::string("malformed '") + op.name() + "'");
+        break;
       case Opcode::Dot: {
         std::string p = op.strAttrOr("input_precision", "tf32");
         in.a = p == "tf32";
@@ -247,6 +254,8 @@ void Machine::exec(const Inst& in) {
     case Opcode::Load: load(in); return;
     case Opcode::Store: store(in); return;
     case Opcode::Reduce: reduce(in); return;
+    case Opcode::ReduceCombine: reduceCombine(in); return;
+    case Opcode::Scan: scan(in); return;
     case Opcode::Dot: dot(in); return;
     case Opcode::For: execFor(in); return;
     case Opcode::If: execIf(in); return;

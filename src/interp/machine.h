@@ -30,7 +30,7 @@ struct Inst {
   std::vector<uint32_t> scratch;  // for/while: temporaries that carry yielded values between iterations
   ir::ElementwiseFn ew;           // element-wise ops
   Elem imm{};                     // constant: the value, normalized to the result type
-  int64_t a = 0, b = 0;           // axis, arange start/end, cast rtz, reduce kind/axis, dot tf32
+  int64_t a = 0, b = 0;           // axis, arange start/end, cast rtz, reduce kind/axis, scan reverse/axis, dot tf32
   std::vector<int64_t> list;      // permute order
 };
 
@@ -67,6 +67,8 @@ class Machine {
   void broadcast(const Inst& in);
   void permute(const Inst& in);
   void reduce(const Inst& in);
+  void reduceCombine(const Inst& in);  // combine.cpp
+  void scan(const Inst& in);           // combine.cpp
   void dot(const Inst& in);
 
  private:
@@ -80,6 +82,9 @@ class Machine {
   void execFor(const Inst& in);
   void execWhile(const Inst& in);
   void execIf(const Inst& in);
+  // Runs the combine region of reduce_combine / scan on one (accumulated, new) pair of element tuples;
+  // the combined tuple replaces `acc`.
+  void combine(const Inst& in, std::vector<Elem>& acc, const std::vector<Elem>& x);
   void copyInto(uint32_t dst, uint32_t src) { slots_[dst] = slots_[src]; }
   void checkAccess(const Inst& in, const char* what, ir::Scalar t, uint64_t addr, uint64_t size,
                    int64_t flat);

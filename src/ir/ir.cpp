@@ -40,6 +40,21 @@ bool isElementwise(Opcode op) {
   return false;
 }
 
+bool allowedInCombineRegion(Opcode op) {
+  switch (familyOf(op)) {
+    case Family::Constant: case Family::Cast: case Family::Arith: case Family::Bitwise: case Family::Math:
+    case Family::Compare: case Family::Assert:
+      return true;
+    case Family::Index: return op != Opcode::Arange;
+    case Family::Terminator: return op == Opcode::Yield;
+    case Family::Shape: case Family::Pointer: case Family::Memory: case Family::Reduce: case Family::Dot:
+    case Family::Hint: case Family::Control: case Family::Layout: case Family::Shared: case Family::Async:
+    case Family::Sync: case Family::Mma: case Family::Partition:
+      return false;
+  }
+  return false;
+}
+
 // ---- Op
 
 const AttrValue* Op::findAttr(std::string_view n) const {

@@ -34,7 +34,7 @@ enum class Family : uint8_t {
   Compare,     // cmp, select
   Pointer,     // ptr_add
   Memory,      // load, store (global memory)
-  Reduce,      // reduce
+  Reduce,      // reduce, reduce_combine, scan: along one axis
   Dot,         // dot
   Hint,        // multiple_of, max_contiguous: identity on values, facts for the axis analysis
   Control,     // for, if, while
@@ -78,6 +78,9 @@ inline Family familyOf(Opcode op) { return info(op).family; }
 // Arithmetic, bitwise, math, cmp and select: operands and result of one shape, computed element by
 // element (ir/scalar_eval.h defines each; constant folding and instruction selection use it).
 bool isElementwise(Opcode op);
+// What may stand in the combine region of reduce_combine / scan: scalar element-wise work (constants,
+// casts, arithmetic, bitwise, math, cmp, select), program indices, assert, and the closing yield.
+bool allowedInCombineRegion(Opcode op);
 // Opcode for a spelling ("add" -> Opcode::Add); false when unknown.
 bool opcodeFromName(std::string_view spelling, Opcode& out);
 

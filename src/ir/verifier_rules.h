@@ -2,6 +2,7 @@
 // (verifier_types.cpp) that verifier.cpp calls after the structural checks of an op passed.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 #include "support/diagnostic.h"
@@ -21,10 +22,20 @@ void require(bool ok, const Op& op, Message&& message) {
   if (!ok) verifyFail(op, std::string(message()));
 }
 
+// Shared by the rule files: "(f32, i32)", the types of values (from index `from`) or of a block's
+// arguments, and the check that `region` of `op` ends with `term` passing values of types `want` (after
+// the condition of a `condition`); `what` names the region in messages ("the body").
+std::string typeList(const std::vector<Type>& ts);
+std::vector<Type> typesOf(const std::vector<Value*>& vs, size_t from = 0);
+std::vector<Type> argTypes(const Block& b);
+void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vector<Type>& want, const char* what);
+
 // The type rule of `op`, and where it may stand (`parent` holds it; `last`: it ends `parent`).
 // Assumes operand, result and region counts match ops.def and operands are non-null.
 void checkTypeRule(const Op& op, const Block& parent, bool last);
 // The same for the GPU schedule ops (verifier_gpu.cpp).
 void checkGpuTypeRule(const Op& op);
+// The same for reduce_combine and scan, their combine region included (verifier_combine.cpp).
+void checkCombineTypeRule(const Op& op);
 
 }  // namespace kiln::ir

@@ -8,24 +8,6 @@ namespace kiln::ir {
 
 namespace {
 
-std::string typeList(const std::vector<Type>& ts) {
-  std::string s = "(";
-  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + ts[i].str();
-  return s + ")";
-}
-
-std::vector<Type> typesOf(const std::vector<Value*>& vs, size_t from = 0) {
-  std::vector<Type> out;
-  for (size_t i = from; i < vs.size(); ++i) out.push_back(vs[i]->type);
-  return out;
-}
-
-std::vector<Type> argTypes(const Block& b) {
-  std::vector<Type> out;
-  for (const auto& a : b.args) out.push_back(a->type);
-  return out;
-}
-
 std::string shapeText(const std::vector<int64_t>& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -56,8 +38,28 @@ void elementwise(const Op& op, bool intsOnly, bool floatsOnly) {
   require(!floatsOnly || t.isFloat(), op, [&] { return "takes floats, got " + t.str(); });
 }
 
-// `region` of `op` ends with `term`, which passes values of types `want` (after the condition of
-// a `condition`).
+bool isScalarBool(const Type& t) { return !t.isTensor() && t.isBool(); }
+
+}  // namespace
+
+std::string typeList(const std::vector<Type>& ts) {
+  std::string s = "(";
+  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + ts[i].str();
+  return s + ")";
+}
+
+std::vector<Type> typesOf(const std::vector<Value*>& vs, size_t from) {
+  std::vector<Type> out;
+  for (size_t i = from; i < vs.size(); ++i) out.push_back(vs[i]->type);
+  return out;
+}
+
+std::vector<Type> argTypes(const Block& b) {
+  std::vector<Type> out;
+  for (const auto& a : b.args) out.push_back(a->type);
+  return out;
+}
+
 void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vector<Type>& want, const char* what) {
   const Op* t = region.terminator();
   if (!t || t->opcode != term) verifyFail(op, std::string(what) + " must end with '" + info(term).spelling + "'");
@@ -69,10 +71,6 @@ void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vec
   if (got != want)
     verifyFail(*t, "passes " + typeList(got) + " where " + what + " of '" + op.name() + "' needs " + typeList(want));
 }
-
-bool isScalarBool(const Type& t) { return !t.isTensor() && t.isBool(); }
-
-}  // namespace
 
 void checkTypeRule(const Op& op, const Block& parent, bool last) {
   auto T = [&](unsigned i) -> const Type& { return op.operands[i]->type; };
@@ -249,6 +247,9 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
         require(!R().isPtr(), op, [&] { return "sum cannot produce pointers"; });
       return;
     }
+    case Opcode::ReduceCombine:
+    case Opcode::Scan:
+      return checkCombineTypeRule(op);  // verifier_combine.cpp
     case Opcode::Dot: {
       const Type &a = T(0), &b = T(1), &acc = T(2);
       int r = a.rank();
@@ -341,10 +342,14 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     }
     case Opcode::Yield: {
       bool ok = parentOp && (parentOp->opcode == Opcode::For || parentOp->opcode == Opcode::If ||
-                             parentOp->opcode == Opcode::WarpPartition ||
+                             parentOp->opcode == Opcode::WarpPartition || parentOp->opcode == Opcode::ReduceCombine ||
+                             parentOp->opcode == Opcode::Scan ||
                              (parentOp->opcode == Opcode::While && parentOp->regions.size() == 2 &&
                               &parentOp->region(1) == &parent));
-      require(ok, op, [&] { return "must end the body of 'for', a region of 'if' or 'warp_partition', or the after region of 'while'"; });
+      require(ok, op, [&] {
+        return "must end the body of 'for', a region of 'if', 'warp_partition', 'reduce_combine' or 'scan', or the "
+               "after region of 'while'";
+      });
       require(last, op, [&] { return "must be the last op of its region"; });
       return;
     }

@@ -239,7 +239,10 @@ void lowerShape(Codegen& cg, const ir::Op& op);        // splat, broadcast, expa
 void lowerMemory(Codegen& cg, const ir::Op& op);       // load, store, ptr_add
 void lowerControl(Codegen& cg, const ir::Op& op);      // for, if, while, yield, condition, return, assert
 void lowerConvert(Codegen& cg, const ir::Op& op);      // convert_layout (registers, shuffles or shared memory)
-void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shuffles, shared memory across warps
+void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shuffles, shared memory across warps;
+                                                       // hands reduce_combine and scan to the two below
+void lowerReduceCombine(Codegen& cg, const ir::Op& op);  // reduce_combine: the combine region in axis order
+void lowerScan(Codegen& cg, const ir::Op& op);         // scan: in-thread, shfl.up, shared memory across warps
 void lowerDot(Codegen& cg, const ir::Op& op);          // dot: mma.sync or FMA
 void lowerTensorCore(Codegen& cg, const ir::Op& op);   // mma, mma_wait (lower_dot.cpp)
 void lowerSchedule(Codegen& cg, const ir::Op& op);     // shared buffers, async copies, barriers, mbarriers

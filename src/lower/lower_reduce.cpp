@@ -216,6 +216,12 @@ int32_t deposit(int32_t v, const std::vector<int>& bits) {
 }  // namespace
 
 void lowerReduce(Codegen& cg, const ir::Op& op) {
+  switch (op.opcode) {
+    case ir::Opcode::Reduce: break;
+    case ir::Opcode::ReduceCombine: return lowerReduceCombine(cg, op);
+    case ir::Opcode::Scan: return lowerScan(cg, op);
+    default: codegenBug(op, "not a reduction");
+  }
   const ir::Value* x = op.operand(0);
   const ir::Value* y = op.result(0);
   if (!x->type.layout) throw InternalError(op.loc, "reduce operand without a layout");

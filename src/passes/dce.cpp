@@ -1,8 +1,9 @@
 // dce: dead code elimination by liveness. Stores, asserts, volatile loads and `while` loops (which
 // may not terminate) always stay, with the control flow around them; a value is live when such an
 // op or a live value needs it. Everything else that is not live goes: pure ops and non-volatile
-// loads (as in Triton), `for`/`if` ops left with no live result, and single loop-carried values of
-// a kept `for` (its init, region argument, yield operand and result) or results of a kept `if`.
+// loads (as in Triton), `for`/`if`/`reduce_combine`/`scan` ops left with no live result, and single
+// loop-carried values of a kept `for` (its init, region argument, yield operand and result) or results
+// of a kept `if`. A live reduce_combine or scan keeps its whole combine region.
 #include <unordered_set>
 
 #include "passes/effects.h"
@@ -52,6 +53,11 @@ class Dce {
     for (Value* v : vs) markLive(v);
   }
 
+  void markTerminators(const ir::Op& op) {
+    for (auto& r : op.regions)
+      if (const ir::Op* t = r->terminator()) markAll(t->operands);
+  }
+
   void markBounds(const ir::Op& loop) {
     for (unsigned k = 0; k < 3 && k < loop.numOperands(); ++k) markLive(loop.operand(k));
   }
@@ -64,10 +70,9 @@ class Dce {
       case Effect::Control:
         if (op.opcode == Opcode::For) markBounds(op);
         if (op.opcode == Opcode::If) markAll(op.operands);
-        if (op.opcode == Opcode::While) {
+        if (op.opcode == Opcode::While || op.opcode == Opcode::ReduceCombine || op.opcode == Opcode::Scan) {
           markAll(op.operands);
-          for (auto& r : op.regions)
-            if (const ir::Op* t = r->terminator()) markAll(t->operands);
+          markTerminators(op);
         }
         return;
       case Effect::Pure: case Effect::Read: case Effect::Terminator:
@@ -98,6 +103,7 @@ class Dce {
         }
       } else {
         markAll(def->operands);
+        markTerminators(*def);  // a reduce_combine or scan needs all of its combine region
       }
       return;
     }

@@ -105,12 +105,6 @@ constexpr BuiltinDef kReduce[] = {
     {"min", kTl | kMember, "input axis? return_indices? return_indices_tie_break_left? keep_dims?", minFn},
     {"argmax", kTl | kMember, "input axis tie_break_left? keep_dims?", argmax},
     {"argmin", kTl | kMember, "input axis tie_break_left? keep_dims?", argmin},
-    {"xor_sum", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"reduce_or", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"reduce", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"associative_scan", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"cumsum", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"cumprod", kTl | kMember, nullptr, unsupportedBuiltin},
 };
 
 }  // namespace

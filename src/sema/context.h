@@ -4,6 +4,7 @@
 // attributes, subscripts and every `tl` builtin) live in ops_*.cpp and builtins_*.cpp behind
 // the functions declared here.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,9 @@ struct Context {
   const ast::Module& module;
   std::string kernelName;
   ir::Builder b;  // insertion point of the IR being built
+  // Inlines a @jit function at the insertion point, as a call from `loc` would (set by the Lowerer):
+  // how builtins that take a function (tl.reduce's combine_fn) call it.
+  std::function<SValue(const ast::FunctionDef&, std::vector<SValue>, const SourceLoc&)> callJit;
 };
 
 using Kwargs = std::vector<std::pair<std::string, SValue>>;

@@ -42,7 +42,11 @@ SValue literalValue(const SigEntry& e) {
 
 }  // namespace
 
-Lowerer::Lowerer(const ast::Module& m, std::string_view kernel) : cx_{m, std::string(kernel), ir::Builder{}} {}
+Lowerer::Lowerer(const ast::Module& m, std::string_view kernel) : cx_{m, std::string(kernel), ir::Builder{}, {}} {
+  cx_.callJit = [this](const ast::FunctionDef& fn, std::vector<SValue> args, const SourceLoc& loc) {
+    return callFunction(fn, std::move(args), {}, loc);
+  };
+}
 
 bool Lowerer::isConstexprAnnotation(const ast::Expr* a) const {
   if (!a) return false;

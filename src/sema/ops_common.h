@@ -142,6 +142,7 @@ std::span<const BuiltinDef> coreBuiltins();
 std::span<const BuiltinDef> memoryBuiltins();
 std::span<const BuiltinDef> mathBuiltins();
 std::span<const BuiltinDef> reduceBuiltins();
+std::span<const BuiltinDef> combineBuiltins();  // tl.reduce, tl.associative_scan, cumsum, ... (builtins_combine.cpp)
 std::span<const BuiltinDef> shapeBuiltins();
 std::span<const BuiltinDef> dotBuiltins();
 std::span<const BuiltinDef> pythonBuiltins();

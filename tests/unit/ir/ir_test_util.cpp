@@ -72,6 +72,27 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::Store, {pa, ld, mask}, {}, {{"evict", std::string("evict_last")}});
   Value* sum = b.create1(O::Reduce, {ld}, f32, {{"kind", std::string("sum")}, {"axis", int64_t(0)}});
   b.create1(O::Reduce, {ld}, i32, {{"kind", std::string("argmax")}, {"axis", int64_t(0)}});
+  // A reduction and a scan with combine regions (the scan reversed, over two tiles).
+  Op* red = b.create(O::ReduceCombine, {ld}, {f32}, {{"axis", int64_t(0)}});
+  {
+    Block& rb = red->region(0);
+    Value* x0 = rb.addArg(f32);
+    Value* x1 = rb.addArg(f32);
+    Builder rbb(rb);
+    Value* m = rbb.create1(O::Max, {x0, x1}, f32);
+    rbb.create(O::Yield, {m}, {});
+  }
+  Op* scan = b.create(O::Scan, {ld, r}, {vf, vi}, {{"axis", int64_t(0)}, {"reverse", int64_t(1)}});
+  {
+    Block& sb = scan->region(0);
+    Value* va = sb.addArg(f32);
+    Value* ia = sb.addArg(i32);
+    sb.addArg(f32);
+    Value* ib = sb.addArg(i32);
+    Builder in(sb);
+    Value* mixed = in.create1(O::Add, {va, in.create1(O::Cast, {ib}, f32)}, f32);
+    in.create(O::Yield, {mixed, ia}, {});
+  }
   Value* da = b.floatConst(1.0, Type::tensor({16, 16}, Scalar::F16));
   Value* acc = b.floatConst(0.0, Type::tensor({16, 16}, Scalar::F32));
   b.create1(O::Dot, {da, da, acc}, acc->type, {{"input_precision", std::string("ieee")}});

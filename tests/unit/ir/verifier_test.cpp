@@ -173,7 +173,7 @@ INSTANTIATE_TEST_SUITE_P(
             "after region arguments must match"},
         Bad{"  while %n {\n  ^(%i: i32):\n    condition %b\n  } {\n    yield %x\n  }", 4,
             "passes (f32) where the after region of 'while' needs (i32)"},
-        Bad{"  yield", 0, "must end the body of 'for', a region of 'if' or 'warp_partition', or the after region of 'while'"},
+        Bad{"  yield", 0, "must end the body of 'for', a region of 'if', 'warp_partition', 'reduce_combine' or 'scan', or the after region of 'while'"},
         Bad{"  for %n, %n, %n {\n  ^(%i: i32):\n    yield\n    yield\n  }", 2, "must be the last op of its region"},
         Bad{"  for %n, %n, %n {\n  ^(%i: i32):\n    condition %b\n    yield\n  }", 2, "must end the before region of 'while'"},
         Bad{"  while {\n    condition %b\n    condition %b\n  } {\n    yield\n  }", 1, "must be the last op of its region"},

@@ -84,6 +84,38 @@ inline std::string reduceKernel(const std::vector<int64_t>& shape, const std::st
   return s.str();
 }
 
+// k(x, y, z): `op` (scan or reduce_combine, with `attrs`) of the tiles x (type `elem`) and, when `withIndex`,
+// the row-major element offsets (i32), in layout l, by the combine region `region` (its text from the
+// argument line to the closing brace). Result 0 is stored to y, result 1 to z (row-major, in the result's
+// layout: l for a scan, sliceLayout(l, axis) or a scalar for reduce_combine).
+inline std::string combineKernel(const std::vector<int64_t>& shape, const std::string& elem, const layout::LinearLayout& l,
+                                 const std::string& op, const std::string& attrs, bool withIndex, const std::string& region) {
+  const int axis = std::stoi(attrs.substr(attrs.find("axis = ") + 7));
+  std::vector<int64_t> rs = shape;
+  layout::LinearLayout rl = l;
+  if (op == "reduce_combine") {
+    rs.erase(rs.begin() + axis);
+    rl = layout::sliceLayout(l, axis);
+  }
+  auto type = [&](const std::string& e) { return rs.empty() ? e : tileType(rs, e, rl); };
+  std::ostringstream s;
+  s << "func @k(%x: ptr<" << elem << ">, %y: ptr<" << elem << ">, %z: ptr<i32>) {\n";
+  s << pointersIn("a", "x", shape, elem, l);
+  s << "  %v = load %a_p : " << tileType(shape, elem, l) << "\n";
+  const std::string idx = shape.size() > 1 ? "%a_r" : "%a_i";
+  s << "  " << (withIndex ? "%r0, %r1" : "%r0") << " = " << op << " %v" << (withIndex ? ", " + idx : "") << " {" << attrs
+    << "} : " << type(elem) << (withIndex ? ", " + type("i32") : "") << " {\n" << region << "\n";
+  if (rs.empty()) {
+    s << "  store %y, %r0\n";
+    if (withIndex) s << "  store %z, %r1\n";
+  } else {
+    s << pointersIn("b", "y", rs, elem, rl) << "  store %b_p, %r0\n";
+    if (withIndex) s << pointersIn("c", "z", rs, "i32", rl) << "  store %c_p, %r1\n";
+  }
+  s << "  return\n}\n";
+  return s.str();
+}
+
 struct DotShapes {
   std::vector<int64_t> a, b, c;
 };

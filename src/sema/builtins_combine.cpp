@@ -1,0 +1,224 @@
+// Reductions and scans with a combine function: tl.reduce and tl.associative_scan call a @jit function
+// on scalars to build the combine region of a reduce_combine / scan op (Triton's tt.reduce / tt.scan);
+// tl.cumsum, tl.cumprod, tl.xor_sum and tl.reduce_or are the same ops with a fixed add, mul, xor or or.
+#include "sema/ops_common.h"
+
+namespace kiln::sema {
+
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+using K = SValue::Kind;
+
+namespace {
+
+// Builds the body of a combine region from its arguments (acc_0.., x_0..) and returns the N values it yields.
+using CombineBody = std::function<std::vector<ir::Value*>(const std::vector<ir::Value*>& args)>;
+
+// The tensors of `input` (one tensor, or a tuple of tensors of one shape).
+std::vector<ir::Value*> combineInputs(const SValue& input, const std::string& who, const SourceLoc& loc) {
+  std::vector<SValue> items = input.kind == K::Tuple ? input.elts : std::vector<SValue>{input};
+  if (items.empty()) fail(loc, who + " needs at least one tensor, got an empty tuple");
+  std::vector<ir::Value*> out;
+  for (const SValue& v : items) {
+    if (!v.isIR() || !v.ir->type.isTensor())
+      fail(loc, who + " needs a tensor or a tuple of tensors, got " + (items.size() > 1 ? "an element that is " : "") +
+                    v.describe());
+    if (v.ir->type.isPtr()) fail(loc, who + " cannot combine pointers: " + v.describe());
+    if (!out.empty() && v.ir->type.shape != out[0]->type.shape)
+      fail(loc, who + ": all inputs must have the same shape, got " + shapeStr(out[0]->type.shape) + " and " +
+                    shapeStr(v.ir->type.shape));
+    out.push_back(v.ir);
+  }
+  return out;
+}
+
+// Why an op of a combine function cannot stand in a combine region ("" when it can).
+std::string notCombinable(const ir::Op& op) {
+  for (const auto& r : op.results)
+    if (r->type.isTensor())
+      return "a combine function computes on single elements, but this makes a " + r->type.str();
+  if (ir::allowedInCombineRegion(op.opcode)) return "";
+  switch (op.info().family) {
+    case ir::Family::Control:
+      return "control flow on runtime values ('" + std::string(op.name()) +
+             "') is not supported in a combine function: it runs on single elements (use tl.where)";
+    case ir::Family::Memory: case ir::Family::Pointer:
+      return "a combine function cannot access memory";
+    default:
+      return std::string("'") + op.name() + "' cannot be used in a combine function";
+  }
+}
+
+// Fails at the first op of a combine function's body that a combine region cannot hold, with a note at
+// the call of the builtin that called it (`who` at `loc`).
+void checkCombinable(const ir::Block& region, const ast::FunctionDef& fn, const std::string& who, const SourceLoc& loc) {
+  for (const auto& inner : region.ops) {
+    std::string why = notCombinable(*inner);
+    if (why.empty()) continue;
+    CompileError err(inner->loc, why);
+    err.diag().notes.push_back(
+        Diagnostic{Diagnostic::Kind::Note, loc, "in the combine function '" + fn.name + "' of " + who + " called here", {}});
+    throw err;
+  }
+}
+
+// One reduce_combine or scan op over `inputs` along `axis` (in range), its region built by `body`.
+std::vector<ir::Value*> combineOp(Context& cx, Opcode opc, const std::vector<ir::Value*>& inputs, int64_t axis,
+                                  bool reverse, const CombineBody& body, const SourceLoc& loc) {
+  std::vector<Type> results;
+  for (ir::Value* x : inputs) {
+    Shape s = x->type.shape;
+    if (opc == Opcode::ReduceCombine) s.erase(s.begin() + axis);
+    results.push_back(Type::tensor(s, x->type.elem));
+  }
+  std::vector<ir::Attr> attrs{{"axis", axis}};
+  if (reverse) attrs.push_back({"reverse", int64_t(1)});
+  ir::Op* op = cx.b.create(opc, inputs, results, std::move(attrs), loc);
+  ir::Block& region = op->region(0);
+  std::vector<ir::Value*> args;
+  for (int half = 0; half < 2; ++half)
+    for (ir::Value* x : inputs) args.push_back(region.addArg(Type::scalar(x->type.elem)));
+  ir::Block* outer = cx.b.block();
+  const size_t pos = cx.b.position();
+  cx.b.setInsertionPointToEnd(region);
+  std::vector<ir::Value*> yielded = body(args);
+  cx.b.create(Opcode::Yield, yielded, {}, {}, loc);
+  cx.b.setInsertionPoint(*outer, pos);
+  std::vector<ir::Value*> out;
+  for (const auto& r : op->results) out.push_back(r.get());
+  return out;
+}
+
+// A @jit combine function as a region body: called with the scalars, it must return one scalar of each
+// input's dtype (a tuple for several inputs).
+CombineBody jitBody(Context& cx, const SValue& fnArg, const std::vector<ir::Value*>& inputs, const std::string& who,
+                    const SourceLoc& loc) {
+  if (fnArg.kind != K::Function || !fnArg.fn)
+    fail(loc, who + ": combine_fn must be a @jit function, got " + fnArg.describe());
+  const ast::FunctionDef& fn = *fnArg.fn;
+  const size_t n = inputs.size(), want = 2 * n;
+  size_t required = 0;
+  for (const ast::Param& p : fn.params) required += p.defaultValue ? 0 : 1;
+  if (required > want || fn.params.size() < want) {
+    CompileError err(loc, who + ": combine_fn '" + fn.name + "' must take " + std::to_string(want) +
+                              " arguments (the accumulated " + (n == 1 ? "value, then the new one" : "values, then the new ones") +
+                              ", one per input), but it takes " + std::to_string(fn.params.size()));
+    err.diag().notes.push_back(Diagnostic{Diagnostic::Kind::Note, fn.loc, "'" + fn.name + "' is defined here", {}});
+    throw err;
+  }
+  return [&cx, &fn, inputs, who, loc](const std::vector<ir::Value*>& args) {
+    std::vector<SValue> vals;
+    for (ir::Value* a : args) vals.push_back(SValue::irValue(a));
+    SValue r = cx.callJit(fn, std::move(vals), loc);
+    checkCombinable(*cx.b.block(), fn, who, loc);
+    std::vector<SValue> leaves = r.kind == K::Tuple ? r.elts : std::vector<SValue>{r};
+    std::string wantTypes, gotTypes;
+    bool ok = leaves.size() == inputs.size();
+    for (size_t i = 0; i < inputs.size(); ++i) wantTypes += (i ? ", " : "") + dtypeExpr(inputs[i]->type.element());
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      gotTypes += (i ? ", " : "") + (leaves[i].isIR() ? dtypeExpr(leaves[i].ir->type) : leaves[i].describe());
+      ok = ok && leaves[i].isIR() && leaves[i].ir->type == inputs[i]->type.element();
+    }
+    if (r.kind == K::None) gotTypes = "nothing";
+    if (!ok)
+      fail(loc, who + ": combine_fn '" + fn.name + "' returns (" + gotTypes + ") but must return one scalar of each input's dtype: (" +
+                    wantTypes + ")");
+    std::vector<ir::Value*> out;
+    for (const SValue& v : leaves) out.push_back(v.ir);
+    return out;
+  };
+}
+
+// A fixed binary op as a region body over one input: acc OP x.
+CombineBody opBody(Context& cx, Opcode opc, const SourceLoc& loc) {
+  return [&cx, opc, loc](const std::vector<ir::Value*>& args) {
+    return std::vector<ir::Value*>{emit(cx, opc, {args[0], args[1]}, args[0]->type, loc)};
+  };
+}
+
+SValue wrap(const std::vector<ir::Value*>& vs, bool tuple) {
+  if (!tuple) return SValue::irValue(vs.at(0));
+  std::vector<SValue> elts;
+  for (ir::Value* v : vs) elts.push_back(SValue::irValue(v));
+  return SValue::tuple(std::move(elts));
+}
+
+// Triton's tl.reduce: axis None flattens every input; keep_dims keeps the reduced dims with size 1.
+std::vector<ir::Value*> reduceWith(Context& cx, std::vector<ir::Value*> inputs, std::optional<int64_t> axis, bool keepDims,
+                                   const CombineBody& body, const SourceLoc& loc) {
+  const int64_t rank = inputs[0]->type.rank();
+  int64_t ax = 0;
+  if (axis) ax = wrapAxis(*axis, rank, loc);
+  else
+    for (ir::Value*& x : inputs)
+      if (rank > 1) x = reshape(cx, x, {x->type.numel()}, loc);
+  std::vector<ir::Value*> out = combineOp(cx, Opcode::ReduceCombine, inputs, ax, false, body, loc);
+  if (keepDims)
+    for (ir::Value*& r : out) {
+      if (axis) r = expandDims(cx, r, ax, loc);
+      else
+        for (int64_t i = 0; i < rank; ++i) r = expandDims(cx, r, 0, loc);
+    }
+  return out;
+}
+
+std::optional<int64_t> optionalAxis(const CallArgs& a, size_t i) {
+  if (!a.has(i)) return std::nullopt;
+  return a.intArg(i);
+}
+
+SValue reduceFn(CallArgs& a) {
+  std::vector<ir::Value*> in = combineInputs(a.at(0), a.display, a.loc);
+  CombineBody body = jitBody(*a.cx, a.at(2), in, a.display, a.loc);
+  return wrap(reduceWith(*a.cx, in, optionalAxis(a, 1), a.boolArg(3, false), body, a.loc), a.at(0).kind == K::Tuple);
+}
+
+SValue scanFn(CallArgs& a) {
+  std::vector<ir::Value*> in = combineInputs(a.at(0), a.display, a.loc);
+  if (!a.has(1)) a.fail(a.display + "(): 'axis' must be a constexpr int, got None");
+  int64_t axis = wrapAxis(a.intArg(1), in[0]->type.rank(), a.loc);
+  CombineBody body = jitBody(*a.cx, a.at(2), in, a.display, a.loc);
+  return wrap(combineOp(*a.cx, Opcode::Scan, in, axis, a.boolArg(3, false), body, a.loc), a.at(0).kind == K::Tuple);
+}
+
+// cumsum/cumprod: bf16 computes in f32; cumsum's integers narrower than 32 bits in i32/u32, or `dtype`.
+SValue cumulative(CallArgs& a, Opcode opc, bool hasDtype) {
+  Context& cx = *a.cx;
+  ir::Value* x = combineInputs(a.at(0), a.display, a.loc)[0];
+  if (x->type.elem == Scalar::BF16) x = castElem(cx, x, Type::scalar(Scalar::F32), a.loc);
+  if (hasDtype && a.has(3)) x = castElem(cx, x, a.dtypeArg(3), a.loc);
+  else if (hasDtype && x->type.isInt() && ir::bitWidth(x->type.elem) < 32)
+    x = castElem(cx, x, Type::scalar(ir::isSigned(x->type.elem) ? Scalar::I32 : Scalar::U32), a.loc);
+  int64_t axis = wrapAxis(a.has(1) ? a.intArg(1) : 0, x->type.rank(), a.loc);
+  return SValue::irValue(combineOp(cx, Opcode::Scan, {x}, axis, a.boolArg(2, false), opBody(cx, opc, a.loc), a.loc)[0]);
+}
+SValue cumsum(CallArgs& a) { return cumulative(a, Opcode::Add, true); }
+SValue cumprod(CallArgs& a) { return cumulative(a, Opcode::Mul, false); }
+
+// xor_sum / reduce_or: integer reductions by a fixed bitwise op, in the input's own type.
+SValue bitwiseReduce(CallArgs& a, Opcode opc) {
+  ir::Value* x = combineInputs(a.at(0), a.display, a.loc)[0];
+  if (!x->type.isInt()) a.fail(a.display + " only supports integers, got " + a.at(0).describe());
+  return SValue::irValue(reduceWith(*a.cx, {x}, optionalAxis(a, 1), a.boolArg(2, false), opBody(*a.cx, opc, a.loc), a.loc)[0]);
+}
+SValue xorSum(CallArgs& a) { return bitwiseReduce(a, Opcode::Xor); }
+SValue reduceOr(CallArgs& a) {
+  if (!a.has(1)) a.fail(a.display + "(): 'axis' must be a constexpr int, got None");
+  return bitwiseReduce(a, Opcode::Or);
+}
+
+constexpr BuiltinDef kCombine[] = {
+    {"reduce", kTl | kMember, "input axis combine_fn keep_dims?", reduceFn},
+    {"associative_scan", kTl | kMember, "input axis combine_fn reverse?", scanFn},
+    {"cumsum", kTl | kMember, "input axis? reverse? dtype?", cumsum},
+    {"cumprod", kTl | kMember, "input axis? reverse?", cumprod},
+    {"xor_sum", kTl | kMember, "input axis? keep_dims?", xorSum},
+    {"reduce_or", kTl | kMember, "input axis keep_dims?", reduceOr},
+};
+
+}  // namespace
+
+std::span<const BuiltinDef> combineBuiltins() { return kCombine; }
+
+}  // namespace kiln::sema
