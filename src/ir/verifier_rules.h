@@ -26,5 +26,7 @@ void require(bool ok, const Op& op, Message&& message) {
 void checkTypeRule(const Op& op, const Block& parent, bool last);
 // The same for the GPU schedule ops (verifier_gpu.cpp).
 void checkGpuTypeRule(const Op& op);
+// The same for atomic_rmw and atomic_cas (verifier_atomic.cpp).
+void checkAtomicTypeRule(const Op& op);
 
 }  // namespace kiln::ir
