@@ -18,10 +18,11 @@ std::span<const BuiltinDef> family(size_t i) {
     case 5: return dotBuiltins();
     case 6: return pythonBuiltins();
     case 7: return libdeviceBuiltins();
+    case 8: return atomicBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 8;
+constexpr size_t kFamilies = 9;
 
 struct Param {
   std::string name;
