@@ -189,7 +189,8 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
     }
 
     case Opcode::PtrAdd: return ptrAdd(*in[0], *in[1], t);
-    case Opcode::Load: return conservative(t);  // memory holds anything
+    case Opcode::Load: case Opcode::AtomicRmw: case Opcode::AtomicCas:
+      return conservative(t);  // memory holds anything
     case Opcode::Reduce: return reduce(op, *in[0], t);
     case Opcode::Dot: return conservative(t);
 
@@ -198,7 +199,7 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
     case Opcode::ConvertLayout: return *in[0];  // the same values in other registers
 
     case Opcode::Store: case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield:
-    case Opcode::Condition: case Opcode::Return: case Opcode::Assert: noResult(op);
+    case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::DebugBarrier: noResult(op);
     // Several results whose values the combine region decides: axis_info.cpp gives them all ones.
     case Opcode::ReduceCombine: case Opcode::Scan: noResult(op);
 

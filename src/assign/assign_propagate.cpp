@@ -63,11 +63,12 @@ class Propagation {
       assign(op->operand(2), *d[2]);
     }
     propagate();
-    // Tier 2: loads (result and operands) and the pointer and mask of stores.
+    // Tier 2: loads and atomics (result and operands) and the pointer and mask of stores.
     for (ir::Op* op : ops_) {
-      if ((op->opcode != ir::Opcode::Load && op->opcode != ir::Opcode::Store) || !isTile(op->operand(0))) continue;
+      const LayoutRule rule = layoutRuleOf(op->opcode);
+      if ((rule != LayoutRule::Load && rule != LayoutRule::Store) || !isTile(op->operand(0))) continue;
       LayoutRef l = pool_.intern(coalescedLayout(op->operand(0), axis_, numWarps_));
-      if (op->opcode == ir::Opcode::Load) {
+      if (rule == LayoutRule::Load) {
         define(op->result(), l);
         for (ir::Value* v : op->operands) assign(v, *l);
       } else {

@@ -27,15 +27,17 @@ LayoutRule layoutRuleOf(Opcode op) {
     case ir::Family::Cast: case ir::Family::Arith: case ir::Family::Bitwise: case ir::Family::Math:
     case ir::Family::Compare: case ir::Family::Pointer: case ir::Family::Hint:
       return LayoutRule::Elementwise;
-    case ir::Family::Memory: return op == Opcode::Load ? LayoutRule::Load : LayoutRule::Store;
+    case ir::Family::Memory: return op == Opcode::Store ? LayoutRule::Store : LayoutRule::Load;  // atomics: as loads
     case ir::Family::Reduce: return op == Opcode::Reduce ? LayoutRule::Reduce : LayoutRule::Combine;
     case ir::Family::Dot: return LayoutRule::Dot;
     case ir::Family::Control: return LayoutRule::ControlFlow;
     case ir::Family::Terminator: return LayoutRule::Terminator;
     case ir::Family::Assert: return LayoutRule::Free;
     case ir::Family::Layout: return LayoutRule::Convert;
-    case ir::Family::Shared: case ir::Family::Async: case ir::Family::Sync: case ir::Family::Mma:
-    case ir::Family::Partition:
+    case ir::Family::Sync:
+      if (op == Opcode::DebugBarrier) return LayoutRule::Free;
+      break;
+    case ir::Family::Shared: case ir::Family::Async: case ir::Family::Mma: case ir::Family::Partition:
       break;  // the schedule is made after layout assignment, never before
   }
   throw InternalError({}, std::string("layout assignment: '") + ir::info(op).spelling + "' is a GPU schedule op");

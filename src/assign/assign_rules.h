@@ -29,12 +29,12 @@ enum class LayoutRule {
   Reduce,       // result = sliceLayout(operand, axis)
   Combine,      // reduce_combine, scan: every operand in combineOperand's layout; results combineResult's
   Dot,          // lower::dotLayout for a, b, acc and result
-  Load,         // element-wise, and the anchor of a coalesced layout
+  Load,         // element-wise, and the anchor of a coalesced layout (also atomic_rmw, atomic_cas)
   Store,        // ptr, value and mask share one layout (the store's coalesced anchor)
   Convert,      // convert_layout: any layout to any layout
   ControlFlow,  // for, if, while: results, region arguments, inits and yields tie together
   Terminator,   // yield, condition, return (checked by their parent)
-  Free,         // no layout rule: program_id, num_programs, assert
+  Free,         // no layout rule: program_id, num_programs, assert, debug_barrier
 };
 LayoutRule layoutRuleOf(ir::Opcode op);
 

@@ -1,5 +1,5 @@
 // writtenParams (written_params.h): a forward data-flow over the kernel's Tile IR. Each value carries
-// the set of parameters it may derive from; `store` adds its pointer operand's set to the answer.
+// the set of parameters it may derive from; `store` and the atomics add their pointer operand's set to the answer.
 // Structured control flow passes sets positionally (loop-carried values, branch results), iterated to
 // a fixed point so a pointer advanced in a loop keeps its source.
 #include "driver/written_params.h"
@@ -63,7 +63,8 @@ class Flow {
     // Not a switch over every op: only these four differ from the generic rule at the end.
     bool changed = false;
     if (op.opcode == Opcode::Load) return false;  // loaded values are data, not addresses derived from the pointer
-    if (op.opcode == Opcode::Store) {
+    // Stores and atomics write through operand 0; an atomic's result is data, as a load's.
+    if (op.opcode == Opcode::Store || op.opcode == Opcode::AtomicRmw || op.opcode == Opcode::AtomicCas) {
       if (auto it = sets_.find(op.operands.at(0)); it != sets_.end())
         for (size_t w = 0; w < words_; ++w) written_[w] |= it->second[w];
       return false;

@@ -8,7 +8,7 @@
 namespace kiln {
 
 // One entry per parameter of `fn` (fn.body.args): true when a value derived from it reaches the
-// pointer operand of a `store`. Over-approximates (a pointer chosen by `select`, or carried through a
+// pointer operand of a `store` or an atomic. Over-approximates (a pointer chosen by `select`, or carried through a
 // loop beside another, counts for each source) but never misses a store.
 std::vector<bool> writtenParams(const ir::Function& fn);
 

@@ -86,6 +86,13 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
             in.out.size() != op.operands.size())
           throw InternalError(op.loc, std::string("malformed '") + op.name() + "'");
         break;
+      case Opcode::AtomicRmw: {
+        const std::string& k = op.strAttr("kind");
+        auto it = std::find_if(std::begin(kAtomicKinds), std::end(kAtomicKinds), [&](const char* s) { return k == s; });
+        if (it == std::end(kAtomicKinds)) throw InternalError(op.loc, "unknown atomic kind '" + k + "'");
+        in.a = it - std::begin(kAtomicKinds);
+        break;
+      }
       case Opcode::Dot: {
         std::string p = op.strAttrOr("input_precision", "tf32");
         in.a = p == "tf32";
@@ -116,7 +123,8 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::Bitcast: case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
       case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::If:
       case Opcode::Yield:
-      case Opcode::Condition: case Opcode::Return: case Opcode::Assert:
+      case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::AtomicCas:
+      case Opcode::DebugBarrier:
         break;
       case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad:
       case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
@@ -253,6 +261,9 @@ void Machine::exec(const Inst& in) {
     case Opcode::PtrAdd: ptrAdd(in); return;
     case Opcode::Load: load(in); return;
     case Opcode::Store: store(in); return;
+    case Opcode::AtomicRmw: atomicRmw(in); return;
+    case Opcode::AtomicCas: atomicCas(in); return;
+    case Opcode::DebugBarrier: return;  // programs run one at a time, each as one thread
     case Opcode::Reduce: reduce(in); return;
     case Opcode::ReduceCombine: reduceCombine(in); return;
     case Opcode::Scan: scan(in); return;

@@ -30,11 +30,14 @@ struct Inst {
   std::vector<uint32_t> scratch;  // for/while: temporaries that carry yielded values between iterations
   ir::ElementwiseFn ew;           // element-wise ops
   Elem imm{};                     // constant: the value, normalized to the result type
-  int64_t a = 0, b = 0;           // axis, arange start/end, cast rtz, reduce kind/axis, scan reverse/axis, dot tf32
+  int64_t a = 0, b = 0;           // axis, arange start/end, cast rtz, reduce kind/axis, scan reverse/axis, dot tf32, atomic kind
   std::vector<int64_t> list;      // permute order
 };
 
 enum ReduceKind : int64_t { kSum, kMax, kMin, kArgmax, kArgmin };
+// atomic_rmw's kind attribute, in the order of kAtomicKinds.
+enum AtomicKind : int64_t { kAtomicAdd, kAtomicAnd, kAtomicOr, kAtomicXor, kAtomicXchg, kAtomicMax, kAtomicMin };
+inline constexpr const char* kAtomicKinds[] = {"add", "and", "or", "xor", "xchg", "max", "min"};
 
 // A buffer argument: the byte range every memory access must fall inside.
 struct Buffer {
@@ -63,6 +66,8 @@ class Machine {
   void elementwise(const Inst& in);
   void load(const Inst& in);
   void store(const Inst& in);
+  void atomicRmw(const Inst& in);
+  void atomicCas(const Inst& in);
   void ptrAdd(const Inst& in);
   void broadcast(const Inst& in);
   void permute(const Inst& in);

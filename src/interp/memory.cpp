@@ -1,5 +1,7 @@
-// Pointer arithmetic, loads and stores: element by element, masked-off lanes never touch memory,
-// and every other access must lie wholly inside one buffer argument and be aligned to its size.
+// Pointer arithmetic, loads, stores and atomics: element by element (an atomic tile is a sequence of
+// read-modify-writes in index order, so a repeated address sees the earlier elements' updates),
+// masked-off lanes never touch memory, and every other access must lie wholly inside one buffer
+// argument and be aligned to its size.
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +32,16 @@ struct Operand {
   size_t stride;
   const Elem& operator[](size_t i) const { return p[i * stride]; }
 };
+
+// The little-endian bits of an element of `size` bytes at a host address (checked by checkAccess).
+uint64_t readBits(uint64_t addr, uint64_t size) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, reinterpret_cast<const void*>(uintptr_t(addr)), size);
+  return bits;
+}
+void writeBits(uint64_t addr, uint64_t size, uint64_t bits) {
+  std::memcpy(reinterpret_cast<void*>(uintptr_t(addr)), &bits, size);
+}
 
 Operand operandOf(const Machine& m, const Inst& in, unsigned k, size_t n) {
   const std::vector<Elem>& v = m.val(in.in.at(k));
@@ -104,8 +116,7 @@ void Machine::load(const Inst& in) {
     }
     uint64_t addr = ptr[i].u;
     checkAccess(in, "load", t, addr, size, int64_t(i));
-    uint64_t bits = 0;
-    std::memcpy(&bits, reinterpret_cast<const void*>(uintptr_t(addr)), size);
+    uint64_t bits = readBits(addr, size);
     r[i] = t == Scalar::I1 ? ir::intElem(bits != 0) : ir::fromBits(t, bits);
   }
 }
@@ -122,8 +133,54 @@ void Machine::store(const Inst& in) {
     if (masked && !(mask[i].u & 1)) continue;
     uint64_t addr = ptr[i].u;
     checkAccess(in, "store", t, addr, size, int64_t(i));
-    uint64_t bits = t == Scalar::I1 ? (value[i].u & 1) : ir::toBits(t, value[i]);
-    std::memcpy(reinterpret_cast<void*>(uintptr_t(addr)), &bits, size);
+    writeBits(addr, size, t == Scalar::I1 ? (value[i].u & 1) : ir::toBits(t, value[i]));
+  }
+}
+
+void Machine::atomicRmw(const Inst& in) {
+  std::vector<Elem>& r = result(in);
+  const Scalar t = type(in.out[0]).elem;
+  const uint64_t size = memBytes(t);
+  const size_t n = r.size();
+  Operand ptr = operandOf(*this, in, 0, n), value = operandOf(*this, in, 1, n);
+  bool masked = in.in.size() > 2;
+  Operand mask = masked ? operandOf(*this, in, 2, n) : Operand{nullptr, 0};
+  // The new value is the element-wise op of scalar_eval.h on (old, value): add rounds once to t.
+  static constexpr ir::Opcode kOps[] = {ir::Opcode::Add, ir::Opcode::And, ir::Opcode::Or, ir::Opcode::Xor,
+                                        ir::Opcode::Add, ir::Opcode::Max, ir::Opcode::Min};
+  const ir::ElementwiseFn fn{kOps[in.a], t, 0, false};
+  for (size_t i = 0; i < n; ++i) {
+    if (masked && !(mask[i].u & 1)) {
+      r[i] = ir::intElem(0);  // undefined in Triton; 0 here, as a masked-off load without `other`
+      continue;
+    }
+    const uint64_t addr = ptr[i].u;
+    checkAccess(in, "atomic_rmw", t, addr, size, int64_t(i));
+    const Elem old = ir::fromBits(t, readBits(addr, size));
+    Elem updated = value[i];
+    if (in.a != kAtomicXchg) {
+      const Elem operands[2] = {old, value[i]};
+      bool divByZero = false;
+      ir::evalElementwise(fn, operands, updated, divByZero);
+    }
+    writeBits(addr, size, ir::toBits(t, updated));
+    r[i] = old;
+  }
+}
+
+void Machine::atomicCas(const Inst& in) {
+  std::vector<Elem>& r = result(in);
+  const Scalar t = type(in.out[0]).elem;
+  const uint64_t size = memBytes(t);
+  const size_t n = r.size();
+  Operand ptr = operandOf(*this, in, 0, n), cmp = operandOf(*this, in, 1, n), value = operandOf(*this, in, 2, n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t addr = ptr[i].u;
+    checkAccess(in, "atomic_cas", t, addr, size, int64_t(i));
+    const uint64_t bits = readBits(addr, size);
+    // Bits are compared, as the hardware does: -0.0 differs from +0.0, a NaN matches its own bits.
+    if (bits == ir::toBits(t, cmp[i])) writeBits(addr, size, ir::toBits(t, value[i]));
+    r[i] = ir::fromBits(t, bits);
   }
 }
 

@@ -33,7 +33,7 @@ enum class Family : uint8_t {
   Math,        // fma, exp .. ceil: floats
   Compare,     // cmp, select
   Pointer,     // ptr_add
-  Memory,      // load, store (global memory)
+  Memory,      // load, store, atomic_rmw, atomic_cas (global memory)
   Reduce,      // reduce, reduce_combine, scan: along one axis
   Dot,         // dot
   Hint,        // multiple_of, max_contiguous: identity on values, facts for the axis analysis
@@ -44,7 +44,7 @@ enum class Family : uint8_t {
   // GPU IR only: the schedule (docs/gpu-ir.md)
   Shared,      // shared_alloc, shared_slot, local_store, local_load
   Async,       // async_copy, async_commit, async_wait
-  Sync,        // barrier, mbarrier_*
+  Sync,        // barrier, mbarrier_*; and debug_barrier, the one Tile IR op of the family
   Mma,         // mma, mma_wait
   Partition,   // warp_partition
 };

@@ -37,5 +37,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last);
 void checkGpuTypeRule(const Op& op);
 // The same for reduce_combine and scan, their combine region included (verifier_combine.cpp).
 void checkCombineTypeRule(const Op& op);
+// The same for atomic_rmw and atomic_cas (verifier_atomic.cpp).
+void checkAtomicTypeRule(const Op& op);
 
 }  // namespace kiln::ir

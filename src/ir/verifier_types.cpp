@@ -368,6 +368,10 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::Assert:
       require(T(0).isBool(), op, [&] { return "condition must be i1, got " + T(0).str(); });
       return;
+    case Opcode::AtomicRmw: case Opcode::AtomicCas:
+      return checkAtomicTypeRule(op);  // verifier_atomic.cpp
+    case Opcode::DebugBarrier:
+      return;
     case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad:
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
     case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:

@@ -237,6 +237,7 @@ void lowerElementwise(Codegen& cg, const ir::Op& op);  // arithmetic, math, cmp,
 void lowerShape(Codegen& cg, const ir::Op& op);        // splat, broadcast, expand_dims, reshape, permute, arange,
                                                        // program_id, num_programs, multiple_of, max_contiguous
 void lowerMemory(Codegen& cg, const ir::Op& op);       // load, store, ptr_add
+void lowerAtomic(Codegen& cg, const ir::Op& op);       // atomic_rmw, atomic_cas (lower_atomic.cpp; via lowerMemory)
 void lowerControl(Codegen& cg, const ir::Op& op);      // for, if, while, yield, condition, return, assert
 void lowerConvert(Codegen& cg, const ir::Op& op);      // convert_layout (registers, shuffles or shared memory)
 void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shuffles, shared memory across warps;

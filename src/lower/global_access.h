@@ -22,6 +22,12 @@ struct AccessPlan {
 };
 AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l);
 
+// The registers of a tile operand, or its scalar register repeated n times (an operand of a tile op may
+// be a scalar where the op allows it).
+std::vector<ptx::Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n);
+// `a and b` as one predicate; when one is invalid, the other.
+ptx::Reg bothPredicates(Codegen& cg, ptx::Reg a, ptx::Reg b);
+
 // Whether every element of `v` is one value, the same in every thread: a scalar, a splat or a constant
 // (what a pointer tile can be advanced by as a whole).
 bool isUniform(const ir::Value* v);

@@ -1,4 +1,4 @@
-// Pointer arithmetic, loads and stores. A tile access is cut into runs of consecutive register
+// Pointer arithmetic, loads and stores (atomics: lower_atomic.cpp). A tile access is cut into runs of consecutive register
 // indices that address consecutive elements (one vector instruction each, up to 16 bytes, as far
 // as axis info proves contiguity, alignment and a constant mask; one address register per contiguous
 // run); duplicated elements of a layout are loaded once and stored by one thread only; scalar
@@ -26,15 +26,6 @@ using ptx::RegClass;
 namespace {
 
 int64_t regKey(Reg r) { return (int64_t(r.cls) << 32) | int64_t(uint32_t(r.id)); }
-
-// The registers of a tile operand, or its scalar register repeated (an operand of a tile op may be a
-// scalar where the op allows it).
-std::vector<Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n) {
-  const std::vector<Reg>& r = cg.regs(v);
-  if (!v->type.isTensor()) return std::vector<Reg>(n, r.at(0));
-  if (r.size() != n) throw InternalError({}, "codegen: operands of one access have different register counts");
-  return r;
-}
 
 void ptrAdd(Codegen& cg, const ir::Op& op) {
   const ir::Value* res = op.result(0);
@@ -155,15 +146,6 @@ void load(Codegen& cg, const ir::Op& op) {
   cg.bind(res, std::move(out));
 }
 
-// `a and b` as one predicate (either may be absent).
-Reg both(Codegen& cg, Reg a, Reg b) {
-  if (!a.valid()) return b;
-  if (!b.valid()) return a;
-  Reg p = cg.e.reg(RegClass::Pred);
-  cg.e.inst("and.pred", {p, a, b});
-  return p;
-}
-
 void store(Codegen& cg, const ir::Op& op) {
   const ir::Value* ptr = op.operand(0);
   const ir::Value* value = op.operand(1);
@@ -171,7 +153,7 @@ void store(Codegen& cg, const ir::Op& op) {
   const ir::Scalar t = value->type.elem;
   const ptx::MemHints hints = ptx::memHintsOf(op);
   if (!ptr->type.isTensor()) {  // every thread has the value; thread 0 writes it
-    Reg guard = both(cg, cg.firstThread(), mask ? cg.reg(mask) : Reg{});
+    Reg guard = bothPredicates(cg, cg.firstThread(), mask ? cg.reg(mask) : Reg{});
     Reg v = cg.reg(value);
     ptx::storeVector(cg.e, ptx::Space::Global, t, std::span(&v, 1), cg.reg(ptr), 0, hints, ptx::when(guard));
     return;
@@ -198,7 +180,7 @@ void store(Codegen& cg, const ir::Op& op) {
     Reg guard = owner;
     if (mask) {
       auto [it, fresh] = guards.emplace(regKey(m[r]), Reg{});
-      if (fresh) it->second = both(cg, m[r], owner);
+      if (fresh) it->second = bothPredicates(cg, m[r], owner);
       guard = it->second;
     }
     ptx::storeVector(cg.e, ptx::Space::Global, t, std::span<const Reg>(v).subspan(r, vec), a.reg, a.imm + offset, hints,
@@ -207,6 +189,21 @@ void store(Codegen& cg, const ir::Op& op) {
 }
 
 }  // namespace
+
+std::vector<Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n) {
+  const std::vector<Reg>& r = cg.regs(v);
+  if (!v->type.isTensor()) return std::vector<Reg>(n, r.at(0));
+  if (r.size() != n) throw InternalError({}, "codegen: operands of one access have different register counts");
+  return r;
+}
+
+Reg bothPredicates(Codegen& cg, Reg a, Reg b) {
+  if (!a.valid()) return b;
+  if (!b.valid()) return a;
+  Reg p = cg.e.reg(RegClass::Pred);
+  cg.e.inst("and.pred", {p, a, b});
+  return p;
+}
 
 bool isUniform(const ir::Value* v) {
   return !v->type.isTensor() || (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Constant));
@@ -257,6 +254,7 @@ void lowerMemory(Codegen& cg, const ir::Op& op) {
     case Opcode::PtrAdd: return ptrAdd(cg, op);
     case Opcode::Load: return load(cg, op);
     case Opcode::Store: return store(cg, op);
+    case Opcode::AtomicRmw: case Opcode::AtomicCas: return lowerAtomic(cg, op);
     default:  // not in the families this file lowers (codegen.cpp dispatches on ops.def's family)
       break;
   }

@@ -1,7 +1,7 @@
 // The GPU IR schedule ops that move data and synchronise (docs/gpu-ir.md): shared buffers and their
 // slots, local_store/local_load between registers and a slot, cp.async copies into a slot with their
-// commit groups, bar.sync barriers and mbarriers. A shared value is bound to one .b32 register, the
-// shared-window address of its first byte.
+// commit groups, bar.sync barriers (and Tile IR's debug_barrier) and mbarriers. A shared value is bound
+// to one .b32 register, the shared-window address of its first byte.
 #include <algorithm>
 
 #include "lower/codegen.h"
@@ -110,6 +110,7 @@ void lowerSchedule(Codegen& cg, const ir::Op& op) {
     case Opcode::AsyncCommit: return ptx::cpAsyncCommit(e);
     case Opcode::AsyncWait: return ptx::cpAsyncWait(e, int(op.intAttr("pending")));
     case Opcode::Barrier: return barrier(cg, op);
+    case Opcode::DebugBarrier: return cg.barrier();  // tl.debug_barrier: the CTA's (or the partition's) bar.sync
     case Opcode::MbarrierInit:  // one thread; a barrier makes it visible to the others (PTX-NOTES §11)
       return ptx::mbarrierInit(e, cg.reg(op.operand(0)), op.intAttr("count"), ptx::when(cg.firstThread()));
     case Opcode::MbarrierArrive: return ptx::mbarrierArrive(e, cg.reg(op.operand(0)));

@@ -140,6 +140,9 @@ class BarrierPass {
       case Opcode::Barrier:
         if (clearsAll(op)) s.barrier();
         return;
+      case Opcode::DebugBarrier:  // tl.debug_barrier: the bar.sync of every thread running the code
+        s.barrier();
+        return;
       case Opcode::If: {
         State other = s;
         block(op.region(0), s, insert);

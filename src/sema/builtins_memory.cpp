@@ -1,6 +1,7 @@
 // tl.load and tl.store through a pointer or a tensor of pointers: mask and other/value broadcast to
 // the pointer's shape, other/value cast to the pointee type, cache and eviction hints validated
-// against Triton's sets. Pointers to i1 access memory as bytes (i8), as in Triton.
+// against Triton's sets. Pointers to i1 access memory as bytes (i8), as in Triton. The mask and shape
+// checks serve the atomics too (builtins_atomic.cpp).
 #include "sema/ops_common.h"
 
 namespace kiln::sema {
@@ -47,13 +48,6 @@ void rejectBlockPointerArgs(const CallArgs& a, size_t boundaryCheck, std::option
   if (bc || pad)
     a.fail(a.display + "(): boundary_check and padding_option apply to block pointers (tl.make_block_ptr), "
                        "which kiln does not support; use a mask");
-}
-
-ir::Value* maskArg(CallArgs& a, size_t i) {
-  if (!a.has(i)) return nullptr;
-  ir::Value* m = toTensor(*a.cx, a.at(i), a.loc, a.display + "(): the mask");
-  if (!m->type.isBool()) a.fail(a.display + "(): the mask must be boolean (i1), got " + a.at(i).describe());
-  return m;
 }
 
 // ptr<i1> is read and written as ptr<i8>.
@@ -104,23 +98,8 @@ SValue store(CallArgs& a) {
   rejectBlockPointerArgs(a, 3, std::nullopt);
   std::string cache = cacheAttr(a, 4, true), evict = evictAttr(a, 5);
   const Shape& shape = ptr->type.shape;
-  auto fits = [&](ir::Value* v, const char* what) {
-    if (!v) return;
-    if (!ptr->type.isTensor() && v->type.isTensor())
-      a.fail(a.display + "(): " + what + " must be a scalar when storing through a single pointer, got " +
-             SValue::irValue(v).describe());
-    const Shape& vs = v->type.shape;
-    bool ok = vs.size() <= shape.size();
-    for (size_t i = 0; ok && i < vs.size(); ++i) {
-      int64_t d = vs[vs.size() - 1 - i];
-      ok = d == 1 || d == shape[shape.size() - 1 - i];
-    }
-    if (!ok)
-      a.fail(a.display + "(): " + what + " of shape " + shapeStr(v->type.shape) +
-             " does not broadcast to the pointer shape " + shapeStr(shape));
-  };
-  fits(value, "the value");
-  fits(mask, "the mask");
+  checkFitsPointer(a, ptr, value, "the value", "storing");
+  checkFitsPointer(a, ptr, mask, "the mask", "storing");
   Type elem = Type::scalar(ptr->type.pointee);
   Type memElem = elem.isBool() ? Type::scalar(Scalar::I8) : elem;
   ptr = bytePointer(cx, ptr, a.loc);
@@ -141,6 +120,30 @@ constexpr BuiltinDef kMemory[] = {
 };
 
 }  // namespace
+
+ir::Value* maskArg(CallArgs& a, size_t i) {
+  if (!a.has(i)) return nullptr;
+  ir::Value* m = toTensor(*a.cx, a.at(i), a.loc, a.display + "(): the mask");
+  if (!m->type.isBool()) a.fail(a.display + "(): the mask must be boolean (i1), got " + a.at(i).describe());
+  return m;
+}
+
+void checkFitsPointer(const CallArgs& a, const ir::Value* ptr, ir::Value* v, const char* what, const char* verb) {
+  if (!v) return;
+  if (!ptr->type.isTensor() && v->type.isTensor())
+    a.fail(a.display + "(): " + what + " must be a scalar when " + verb + " through a single pointer, got " +
+           SValue::irValue(v).describe());
+  const Shape& shape = ptr->type.shape;
+  const Shape& vs = v->type.shape;
+  bool ok = vs.size() <= shape.size();
+  for (size_t i = 0; ok && i < vs.size(); ++i) {
+    int64_t d = vs[vs.size() - 1 - i];
+    ok = d == 1 || d == shape[shape.size() - 1 - i];
+  }
+  if (!ok)
+    a.fail(a.display + "(): " + what + " of shape " + shapeStr(v->type.shape) +
+           " does not broadcast to the pointer shape " + shapeStr(shape));
+}
 
 std::span<const BuiltinDef> memoryBuiltins() { return kMemory; }
 

@@ -19,10 +19,11 @@ std::span<const BuiltinDef> family(size_t i) {
     case 6: return pythonBuiltins();
     case 7: return libdeviceBuiltins();
     case 8: return combineBuiltins();
+    case 9: return atomicBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 9;
+constexpr size_t kFamilies = 10;
 
 struct Param {
   std::string name;

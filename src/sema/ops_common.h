@@ -147,6 +147,7 @@ std::span<const BuiltinDef> shapeBuiltins();
 std::span<const BuiltinDef> dotBuiltins();
 std::span<const BuiltinDef> pythonBuiltins();
 std::span<const BuiltinDef> libdeviceBuiltins();  // and extra.cuda
+std::span<const BuiltinDef> atomicBuiltins();     // and tl.debug_barrier
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);
@@ -157,6 +158,12 @@ SValue invokeBuiltin(Context& cx, const BuiltinDef& def, const std::string& disp
                      Kwargs kwargs, const SourceLoc& loc);
 // Error for a builtin kiln knows of but does not implement.
 SValue unsupportedBuiltin(CallArgs& a);
+
+// The `mask` argument i of tl.load, tl.store and the atomics: null when absent, else an i1 value.
+ir::Value* maskArg(CallArgs& a, size_t i);
+// Fails unless `v` (null: nothing to check) broadcasts to the shape of pointer `ptr` without widening
+// it; through a single pointer only scalars fit. `what` names v, `verb` the access ("storing").
+void checkFitsPointer(const CallArgs& a, const ir::Value* ptr, ir::Value* v, const char* what, const char* verb);
 
 // Shared pieces of builtins used by other builtins and by the operators.
 SValue reduceValue(Context& cx, const SValue& input, std::string_view kind, std::optional<int64_t> axis,

@@ -70,6 +70,12 @@ std::unique_ptr<Module> buildEverything() {
   Value* ld = b.create1(O::Load, {pa, mask, zero}, vf, {{"cache", std::string(".cg")}, {"volatile", int64_t(1)}});
   b.create1(O::Load, {pa}, vf);
   b.create(O::Store, {pa, ld, mask}, {}, {{"evict", std::string("evict_last")}});
+  const std::vector<Attr> order = {{"scope", std::string("gpu")}, {"sem", std::string("acq_rel")}};
+  std::vector<Attr> rmw = order;
+  rmw.push_back({"kind", std::string("add")});
+  b.create1(O::AtomicRmw, {pa, ld, mask}, vf, rmw);
+  b.create1(O::AtomicCas, {pa, ld, zero}, vf, order);
+  b.create(O::DebugBarrier, {}, {});
   Value* sum = b.create1(O::Reduce, {ld}, f32, {{"kind", std::string("sum")}, {"axis", int64_t(0)}});
   b.create1(O::Reduce, {ld}, i32, {{"kind", std::string("argmax")}, {"axis", int64_t(0)}});
   // A reduction and a scan with combine regions (the scan reversed, over two tiles).

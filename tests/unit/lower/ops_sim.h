@@ -1,9 +1,9 @@
 // A lock-step simulator of one CTA running emitted PTX, for the conversion, reduction and dot tests:
 // every thread executes each instruction before any executes the next (uniform control flow only), so
 // warp shuffles, mma.sync (from the fragment formulas of PTX-NOTES §8, independently of kiln's layouts)
-// and shared memory behave as on the GPU. Shared-memory races the barriers do not order (a read or
-// write of a byte another thread wrote or read since the last bar.sync) and conflicting global stores
-// are errors. Unknown instructions are errors too, so a test never passes by skipping work.
+// and shared memory behave as on the GPU; atomics act thread after thread. Shared-memory races the
+// barriers do not order (a read or write of a byte another thread wrote or read since the last bar.sync)
+// and conflicting global stores are errors. Unknown instructions are errors too, so a test never passes by skipping work.
 #pragma once
 #include <bit>
 #include <cmath>
@@ -247,6 +247,7 @@ class CtaSim {
   uint8_t sharedRead(int t, size_t byte);
   void sharedWrite(int t, size_t byte, uint8_t value);
   void execCpAsync(const Inst& in);  // ops_sim_async.h
+  void execAtomic(const Inst& in);   // ops_sim_atomic.h
   uint8_t* globalBytes(uint64_t at, int bytes);
   double floatMinMax(bool isMax, bool nanProp, double a, double b);
 
@@ -280,3 +281,4 @@ class CtaSim {
 
 #include "ops_sim_exec.h"
 #include "ops_sim_async.h"
+#include "ops_sim_atomic.h"

@@ -23,6 +23,7 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "mma") return execMma(in);
   if (op == "ldmatrix") return execLdmatrix(in);
   if (op == "cp") return execCpAsync(in);
+  if (op == "atom" || op == "red") return execAtomic(in);
   if (op == "bar") {
     if (!in.guard.empty()) fail("guarded barrier");
     ++epoch_;

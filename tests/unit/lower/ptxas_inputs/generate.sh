@@ -57,6 +57,10 @@ gen layernorm_256 layernorm.py layer_norm_fwd_kernel "*fp16, *fp16, *fp16, *fp16
 gen layernorm_bf16 layernorm.py layer_norm_fwd_kernel "*bf16, *bf16, *bf16, *bf16, *fp32, *fp32, i32, i32, fp32, 128"
 gen layernorm_hints layernorm.py layer_norm_fwd_kernel \
   "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 64"
+gen atomics_histogram atomics.py histogram_kernel "*i32, *i32, i32, 256"
+gen atomics_ticket atomics.py ticket_kernel "*i32, *i32"
+gen atomics_split atomics.py split_sum_max_kernel "*fp32, *fp32, *fp32, i32, 128"
+gen atomics_lock atomics.py locked_add_kernel "*i32, *i32, 128"
 mm() {  # mm NAME AB M N K GROUP ACT [hints] [kiln options]
   if [ "${8:-}" = hints ]; then p=":16"; dims="i32, i32, i32, i32:16, 1, 1, i32:16, i32:16, 1"
   else p=""; dims="i32, i32, i32, i32, i32, i32, i32, i32, i32"; fi
