@@ -18,6 +18,47 @@ def k(n):
   EXPECT_TRUE(contains(d.message, "tuple too large")) << d.message;
 }
 
+// Issue 17, item 8: `t = t + t` in a static_range(64) grew to 7 GB before "out of memory"; concatenation
+// and repetition are bounded like tuple literals, text included.
+TEST(StructureExpr, ConcatenationGrowthIsBounded) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n):
+    t = (n, 1)
+    for i in tl.static_range(64):
+        t = t + t
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "tuple too large (more than 65536 values, nested ones included)")) << d.message;
+  d = lowerError(R"(
+@triton.jit
+def k(n):
+    s = "ab"
+    for i in tl.static_range(64):
+        s = s + s
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "string too large (more than 1048576 bytes of text)")) << d.message;
+  d = lowerError(R"(
+@triton.jit
+def k(n):
+    t = ("abcdefgh" * 1024,)
+    for i in tl.static_range(64):
+        t = t + t
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "tuple too large (more than 1048576 bytes of text)")) << d.message;
+}
+
+TEST(StructureExpr, RepetitionOfNestedTuplesIsBounded) {
+  Diagnostic d = lowerError(R"(
+@triton.jit
+def k(n):
+    t = (n,)
+    for i in tl.static_range(12):
+        t = (t, t)
+    u = (t,) * 1000
+)", "k", "i32");
+  EXPECT_TRUE(contains(d.message, "repetition result is too large")) << d.message;
+}
+
 TEST(StructureExpr, IntegerLiteralTooLarge) {
   Diagnostic d = lowerError(R"(
 @triton.jit
