@@ -4,12 +4,14 @@ warning for a program id times a runtime argument. The 2^31 + 2^20 bytes are an 
 which the kernels touch the few programs around offset 2^31 (a `first` program argument)."""
 import inspect
 import mmap
+import pathlib
 import warnings
 
 import numpy as np
 import pytest
 
 import kiln
+import kiln.compat
 import kiln.language as tl
 
 BLOCK = 1024
@@ -98,32 +100,21 @@ def test_environment_variable_and_all_mode(monkeypatch):
         kiln.jit(hashed.fn)
 
 
-@kiln.jit
-def rows32(x_ptr, stride, n, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    offs = tl.arange(0, BLOCK)
-    ptrs = x_ptr + row * stride + offs
-    tl.store(ptrs, tl.load(ptrs, mask=offs < n) * 2, mask=offs < n)
-
-
-@kiln.jit
-def rows64(x_ptr, stride, n, BLOCK: tl.constexpr):
-    row = tl.program_id(0).to(tl.int64)
-    offs = tl.arange(0, BLOCK)
-    ptrs = x_ptr + row * stride + offs
-    tl.store(ptrs, tl.load(ptrs, mask=offs < n) * 2, mask=offs < n)
+# The CLI's golden test of the warning: its kernels, under Python (rows: the warning; rows64: none).
+LIT_KERNELS = pathlib.Path(__file__).resolve().parents[1] / "lit" / "analysis" / "offset_overflow_warning.py"
 
 
 def test_the_compiler_warns_at_a_program_id_times_a_runtime_argument():
+    lit = kiln.compat.import_as_triton(LIT_KERNELS)
     x = np.ones(16, np.float32)
     with pytest.warns(kiln.CompilationWarning, match="product of a program id and the runtime argument 'stride'") as rec:
-        rows32[(2,)](x, 8, 8, BLOCK=8)
+        lit.rows[(2,)](x, 8, 8, BLOCK=8)
     [w] = [w for w in rec if w.category is kiln.CompilationWarning]
-    assert (w.filename, w.lineno) == (__file__, line_of(rows32, "ptrs = x_ptr + row * stride"))
+    assert (w.filename, w.lineno) == (str(LIT_KERNELS), line_of(lit.rows, "ptrs = x_ptr + row * stride"))
     assert (x == 2).all()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        rows32[(2,)](x, 8, 8, BLOCK=8)  # once per kernel
-        rows64[(2,)](x, 8, 8, BLOCK=8)  # 64-bit: nothing to say
+        lit.rows[(2,)](x, 8, 8, BLOCK=8)  # once per kernel
+        lit.rows64[(2,)](x, 8, 8, BLOCK=8)  # 64-bit: nothing to say
         increment32.warmup("*i8", "i32", BLOCK=BLOCK, grid=(1,))  # pid * a constexpr: nothing to say
     assert [str(w.message) for w in rec if w.category is kiln.CompilationWarning] == []

@@ -64,6 +64,12 @@ Diagnostic runChecked(const ir::Function& fn, GridDims grid, const std::vector<A
 
 std::string lineOf(const Value* v) { return "kern.py:" + std::to_string(v->def->loc.line) + ":5"; }
 
+// The run stopped at `at` (the op that wrapped) with a message that contains `text`.
+void expectReport(const Diagnostic& d, const Value* at, const std::string& text) {
+  EXPECT_EQ(d.loc.str(), lineOf(at)) << d.message;
+  EXPECT_NE(d.message.find(text), std::string::npos) << d.message;
+}
+
 // Programs (2^21 - 2 .. 2^21 + 1) * 1024: the third one's offset is 2^31, past int32.
 const int32_t kFirst = (1 << 21) - 2;
 
@@ -72,11 +78,8 @@ TEST(OverflowOracle, ReportsTheInt32OffsetAtTheMultiplyWithItsValues) {
   ASSERT_NE(mem.p, MAP_FAILED);
   Increment k(/*wide=*/false);
   Diagnostic d = runChecked(k.k.fn, {4, 1, 1}, {mem.arg(), intArg(kFirst)}, OverflowCheck::Address);
-  EXPECT_EQ(d.loc.str(), lineOf(k.product)) << d.message;
-  EXPECT_NE(d.message.find("kernel 'increment': i32 overflow changes an address: at program (2, 0, 0), the i32 mul "
-                           "2097152 * 1024 = 2147483648 wraps to -2147483648, and the load at kern.py:"),
-            std::string::npos)
-      << d.message;
+  expectReport(d, k.product, "kernel 'increment': i32 overflow changes an address: at program (2, 0, 0), the i32 mul "
+                             "2097152 * 1024 = 2147483648 wraps to -2147483648, and the load at kern.py:");
   EXPECT_NE(d.message.find("reads through the wrapped address, element [0]"), std::string::npos) << d.message;
   // The programs before it ran: the last 2048 bytes below 2^31.
   EXPECT_EQ(mem.bytes()[(size_t(1) << 31) - 2048], 1);
@@ -112,11 +115,8 @@ TEST(OverflowOracle, MaskedOffLanesNeverReport) {
   EXPECT_EQ(d.message, "");  // the wrapped lanes are negative, masked off: no access used them
   // All mode reports the wrap itself, wherever it goes.
   d = runChecked(k.k.fn, {4, 1, 1}, {mem.arg(), intArg(kFirst)}, OverflowCheck::All);
-  EXPECT_EQ(d.loc.str(), lineOf(k.product));
-  EXPECT_NE(d.message.find("i32 overflow at program (2, 0, 0), the i32 mul 2097152 * 1024 = 2147483648 wraps to "
-                           "-2147483648"),
-            std::string::npos)
-      << d.message;
+  expectReport(d, k.product, "i32 overflow at program (2, 0, 0), the i32 mul 2097152 * 1024 = 2147483648 wraps to "
+                             "-2147483648");
 }
 
 // out[(pid * 0x9E3779B1) & 7] = 1: the hash wraps in i32, but its low bits (the address) do not change.
@@ -129,11 +129,8 @@ TEST(OverflowOracle, AWrapThatTheAddressDoesNotSeeIsReportedOnlyInAllMode) {
   std::vector<int32_t> o(8, 0);
   EXPECT_EQ(runChecked(k.fn, {8, 1, 1}, {buf(o)}, OverflowCheck::Address).message, "");
   Diagnostic d = runChecked(k.fn, {8, 1, 1}, {buf(o)}, OverflowCheck::All);
-  EXPECT_EQ(d.loc.str(), lineOf(h));
-  EXPECT_NE(d.message.find("i32 overflow at program (2, 0, 0), the i32 mul 2 * -1640531535 = -3281063070 wraps to "
-                           "1013904226"),
-            std::string::npos)
-      << d.message;
+  expectReport(d, h, "i32 overflow at program (2, 0, 0), the i32 mul 2 * -1640531535 = -3281063070 wraps to "
+                     "1013904226");
 }
 
 // off = 0; for i in range(3): off += step; out[off >> 29] = 1 after the loop. With step = 2^30 the add
@@ -159,10 +156,7 @@ TEST(OverflowOracle, AWrapCarriedThroughALoopKeepsItsOrigin) {
   k.ret();
   std::vector<int32_t> o(8, 0);
   Diagnostic d = runChecked(k.fn, {1, 1, 1}, {buf(o), intArg(1 << 30)}, OverflowCheck::Address);
-  EXPECT_EQ(d.loc.str(), lineOf(sum));
-  EXPECT_NE(d.message.find("the i32 add 1073741824 + 1073741824 = 2147483648 wraps to -2147483648, and the store"),
-            std::string::npos)
-      << d.message;
+  expectReport(d, sum, "the i32 add 1073741824 + 1073741824 = 2147483648 wraps to -2147483648, and the store");
   d = runChecked(k.fn, {1, 1, 1}, {buf(o), intArg(1 << 29)}, OverflowCheck::Address);
   EXPECT_EQ(d.message, "");
   EXPECT_EQ(o[3], 1);
