@@ -17,6 +17,7 @@ const char* const kUsage =
     "\n"
     "Compiles the @jit kernel NAME of the Python file FILE for the signature SIG, written in\n"
     "Triton's AOT syntax (e.g. \"*fp32:16, *fp32:16, i32, 1024\"), and prints one stage.\n"
+    "Warnings (file:line:col: warning: ...) are printed to stderr; they do not change the exit status.\n"
     "\n"
     "options:\n"
     "  --emit STAGE        ast | ir-before-passes | ir | gpu-ir | ptx | cubin (default: ir)\n"
@@ -133,6 +134,8 @@ int compileCommand(const std::vector<std::string>& args) {
     std::fwrite(text.data(), 1, text.size(), stderr);
     return 1;
   }
+  // Warnings (file:line:col: warning: ...) go to stderr and do not change the exit status.
+  for (const kiln::Warning& w : compiled->warnings()) std::fwrite(w.text.data(), 1, w.text.size(), stderr);
   for (const std::string& pass : options.dump_after) {
     std::string text = compiled->stage("after-" + pass);
     if (text.empty()) std::fprintf(stderr, "kiln: warning: no pass named '%s' ran\n", pass.c_str());

@@ -41,6 +41,15 @@ class Result {
   std::variant<T, Error> v_;
 };
 
+// A compiler warning: the kernel compiles, but something in it is likely a mistake. `text` is the full
+// rendering ("file:line:col: warning: message", the source line and a caret).
+struct Warning {
+  std::string message;
+  std::string file;
+  int line = 0, col = 0;
+  std::string text;
+};
+
 // The result of an operation that returns nothing but may fail.
 struct Status {
   std::optional<Error> error;
@@ -96,6 +105,9 @@ class Kernel {
   const std::string& ast() const;            // the kernel's AST dump
   const std::string& ir() const;             // Tile IR text after the passes
   const std::string& irBeforePasses() const;
+  // What the compiler warns about in this specialization (a 32-bit offset that can pass 2^31: the
+  // CLI prints them, the Python package raises them as kiln.CompilationWarning).
+  const std::vector<Warning>& warnings() const;
   // Text of the stage called `stage` ("ast", "ir", "ir-before-passes", "after-<pass>" for the
   // passes named in CompileOptions::dump_after, and with CompileOptions::arch "gpu-ir" and "ptx");
   // empty if unknown.
@@ -138,10 +150,30 @@ struct Arg {
   static Arg real(double v) { return Arg{Kind::Float, nullptr, 0, 0, v}; }
 };
 
+// The int32-overflow oracle of interpreter runs (docs/semantics.md, "Integer overflow checks").
+enum class OverflowCheck {
+  Off,
+  Address,  // integer ops that feed an address are also evaluated in wide arithmetic: a load or store whose
+            // address an i32/u32 wrap changed is an Error at the op that wrapped, with its values
+  All       // any i32/u32 integer op whose result wraps is an Error there
+};
+
+struct InterpretOptions {
+  // Asked between programs (every few tens of milliseconds) whether to give up: true ends the run with
+  // Status::interrupted set (Ctrl-C; the Python binding checks for signals there).
+  std::function<bool()> stop;
+  OverflowCheck check_overflow = OverflowCheck::Off;
+  // Told once, a quarter of a second into a run that the programs' measured speed says will take more
+  // than a minute, with a message that says how long ("kernel 'k': the interpreter runs 2147483648
+  // programs ..."); true ends the run as `stop` does. The Python package makes it a LongLaunchWarning.
+  std::function<bool(const std::string&)> on_long_run;
+};
+
 // Runs the kernel over the grid on the interpreter, one program after another. An out-of-bounds
-// access or a failed device assert is an Error naming the kernel and the source line. `stop`, when
-// given, is asked between programs (every few tens of milliseconds) whether to give up: true ends the
-// run with Status::interrupted set (Ctrl-C; the Python binding checks for signals there).
+// access, a failed device assert or a wrap the overflow check reports is an Error naming the kernel and
+// the source line.
+Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args, const InterpretOptions& options);
+// The same with only a stop request (InterpretOptions::stop).
 Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args,
                  const std::function<bool()>& stop = {});
 

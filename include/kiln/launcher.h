@@ -165,6 +165,9 @@ struct LaunchOptions {
   // Interpreter runs: asked between programs whether to stop (kiln::interpret's `stop`); the caller's
   // object, which must outlive the launch. Null: run to the end.
   const std::function<bool()>* stop = nullptr;
+  OverflowCheck check_overflow = OverflowCheck::Off;  // interpreter runs (InterpretOptions::check_overflow)
+  // Interpreter runs: InterpretOptions::on_long_run; the caller's object, which must outlive the launch.
+  const std::function<bool(const std::string&)>* on_long_run = nullptr;
 };
 
 // Why a launch failed: the binding raises a different exception for each.

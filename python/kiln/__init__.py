@@ -15,8 +15,8 @@ CUDA tensors run on the GPU (asynchronously, on PyTorch's current stream); NumPy
 run on kiln's interpreter, as does everything with KILN_INTERPRET=1. See docs/python.md.
 """
 from . import _kiln
-from ._kiln import (ArgumentError, CompilationError, CompiledKernel, DeviceError, InterpreterError, KernelError,
-                    KilnError, OutOfResources, TritonError)
+from ._kiln import (ArgumentError, CompilationError, CompilationWarning, CompiledKernel, DeviceError,
+                    InterpreterError, KernelError, KilnError, LongLaunchWarning, OutOfResources, TritonError)
 from ._tensor_wrapper import TensorWrapper, reinterpret
 from ._allocator import set_allocator
 from . import language
@@ -51,7 +51,8 @@ __all__ = [
     "jit", "JITFunction", "KernelInterface", "autotune", "Autotuner", "heuristics", "Heuristics", "Config",
     "cdiv", "next_power_of_2", "language", "testing", "runtime", "compiler", "CompiledKernel", "KilnError",
     "CompilationError", "ArgumentError", "OutOfResources", "KernelError", "DeviceError", "has_gpu", "TritonError",
-    "InterpreterError", "TensorWrapper", "reinterpret", "knobs", "set_allocator", "tools",
+    "InterpreterError", "TensorWrapper", "reinterpret", "knobs", "set_allocator", "tools", "CompilationWarning",
+    "LongLaunchWarning",
 ]
 
 from . import compat  # noqa: E402  (kiln.compat.import_as_triton after a plain `import kiln`)

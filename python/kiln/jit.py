@@ -18,6 +18,21 @@ def _env_flag(name):
     return os.environ.get(name, "0").strip().lower() not in ("", "0", "false", "no", "off")
 
 
+_OVERFLOW_MODES = {"": 0, "0": 0, "false": 0, "no": 0, "off": 0,
+                   "1": 1, "true": 1, "yes": 1, "on": 1, "address": 1, "all": 2}
+
+
+def _overflow_mode(value, where):
+    """check_overflow / KILN_CHECK_OVERFLOW as the extension's mode: 0 off, 1 addresses, 2 every i32/u32 op."""
+    if value is None or value is False:
+        return 0
+    if value is True:
+        return 1
+    if isinstance(value, str) and value.strip().lower() in _OVERFLOW_MODES:
+        return _OVERFLOW_MODES[value.strip().lower()]
+    raise _kiln.KilnError(f"{where} must be 0, 1 (or 'address') or 'all', got {value!r}")
+
+
 class KernelInterface:
     """kernel[grid](*args, **kwargs) for kernels whose run() is Python (autotuner, heuristics)."""
 
@@ -141,19 +156,27 @@ class InterpretedJITFunction(JITFunction):
 
 
 def jit(fn=None, *, do_not_specialize=None, noinline=None, interpret=None, debug=None, repr=None,
-        launch_metadata=None, do_not_specialize_on_alignment=None):
-    """@kiln.jit / @kiln.jit(do_not_specialize=["n"], noinline=True, interpret=True).
+        launch_metadata=None, do_not_specialize_on_alignment=None, check_overflow=None):
+    """@kiln.jit / @kiln.jit(do_not_specialize=["n"], noinline=True, interpret=True, check_overflow=True).
 
     The kernel may be defined anywhere Python functions are: at the top of a module, inside a function
     (its closure's values are read as Python reads them), in a notebook cell, by exec() of a string or
     in `python -c`. It is read and compiled on its first launch, from its own text; the @jit functions
     and constants it names are found through its closure and __globals__ then (kiln/_resolve.py).
     interpret=True, or the environment variable KILN_INTERPRET=1 when the kernel is decorated, runs
-    it on the interpreter."""
+    it on the interpreter. check_overflow=True (or KILN_CHECK_OVERFLOW=1 when it is decorated) makes its
+    interpreter runs raise KernelError where an int32 wrap changes an address; "all": where any i32/u32
+    integer op wraps (docs/semantics.md, "Integer overflow checks")."""
 
     def decorate(f):
         use_interpreter = interpret if interpret is not None else _env_flag("KILN_INTERPRET")
+        if check_overflow is not None:
+            overflow = _overflow_mode(check_overflow, "check_overflow")
+        else:
+            overflow = _overflow_mode(os.environ.get("KILN_CHECK_OVERFLOW"), "KILN_CHECK_OVERFLOW")
         cls = InterpretedJITFunction if use_interpreter else JITFunction
-        return cls(f, do_not_specialize=do_not_specialize, noinline=noinline, debug=debug)
+        kernel = cls(f, do_not_specialize=do_not_specialize, noinline=noinline, debug=debug)
+        kernel._set_check_overflow(overflow)
+        return kernel
 
     return decorate(fn) if fn is not None else decorate

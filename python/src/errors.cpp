@@ -20,6 +20,8 @@ struct Exceptions {
   // KernelError(KilnError, InterpreterError, RuntimeError): the interpreter stopped the kernel
   PyObject* execution = nullptr;
   PyObject* device = nullptr;          // DeviceError(KilnError, RuntimeError)
+  PyObject* compilationWarning = nullptr;  // CompilationWarning(UserWarning): Kernel::warnings()
+  PyObject* longLaunchWarning = nullptr;   // LongLaunchWarning(UserWarning): an interpreter run of minutes
 };
 Exceptions& exceptions() {
   static Exceptions e;
@@ -53,6 +55,14 @@ void defineExceptions(py::module_& m) {
       kernelBases.ptr(), nullptr);
   ex.device = PyErr_NewExceptionWithDoc("kiln.DeviceError", "No usable GPU, or a CUDA call failed.", rtBases.ptr(),
                                         nullptr);
+  ex.compilationWarning = PyErr_NewExceptionWithDoc(
+      "kiln.CompilationWarning", "The kernel compiles, but the compiler found something likely wrong in it "
+      "(a 32-bit offset that can pass 2^31); shown at the kernel's line.", PyExc_UserWarning, nullptr);
+  ex.longLaunchWarning = PyErr_NewExceptionWithDoc(
+      "kiln.LongLaunchWarning", "An interpreter launch whose grid will take more than a minute at the speed "
+      "its first programs ran.", PyExc_UserWarning, nullptr);
+  m.attr("CompilationWarning") = py::handle(ex.compilationWarning);
+  m.attr("LongLaunchWarning") = py::handle(ex.longLaunchWarning);
   m.attr("TritonError") = py::handle(ex.triton);
   m.attr("InterpreterError") = py::handle(ex.interpreter);
   m.attr("KilnError") = py::handle(ex.base);
@@ -62,6 +72,9 @@ void defineExceptions(py::module_& m) {
   m.attr("KernelError") = py::handle(ex.execution);
   m.attr("DeviceError") = py::handle(ex.device);
 }
+
+PyObject* compilationWarning() { return exceptions().compilationWarning; }
+PyObject* longLaunchWarning() { return exceptions().longLaunchWarning; }
 
 void raise(const LaunchStatus& s) { raise(s.kind, *s.error); }
 

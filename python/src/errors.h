@@ -13,8 +13,11 @@ namespace kiln::python {
 namespace py = pybind11;
 
 // Creates TritonError, InterpreterError, KilnError, CompilationError, ArgumentError, OutOfResources,
-// KernelError and DeviceError, and adds them to m.
+// KernelError and DeviceError, and the warning categories CompilationWarning and LongLaunchWarning, and
+// adds them to m.
 void defineExceptions(py::module_& m);
+PyObject* compilationWarning();
+PyObject* longLaunchWarning();
 
 // Raises the exception of s.kind with str(e) = the error's text and e.message, e.file, e.line, e.col,
 // e.internal set from it; a CompilationError or KernelError has e.__cause__ = the same type with the

@@ -63,6 +63,16 @@ bool signalled() {
   return raised;
 }
 
+// Told early in an interpreter run that will take minutes (LaunchOptions::on_long_run): a
+// kiln.LongLaunchWarning at the launch's line. A filter that makes it an error stops the run, and the
+// launch raises it (its exception stays pending, as Ctrl-C's does).
+bool warnLongLaunch(const std::string& message) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  const bool raised = PyErr_WarnEx(longLaunchWarning(), message.c_str(), 1) != 0;
+  PyGILState_Release(gil);
+  return raised;
+}
+
 // One entry of JITFunction._imports()'s names (kiln/_link.py): (file, name, kind, value, defined_in).
 ModuleImports::Name importedName(const py::tuple& t) {
   using K = ModuleImports::Name::Kind;
@@ -241,6 +251,7 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
   ensureDefined(self);
   Bound b;
   b.options.interpret = interpret;
+  b.options.check_overflow = checkOverflow_;
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
   std::vector<py::object> keep;
@@ -253,12 +264,17 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
     // stops it (signalled). Nothing below touches a Python object: the arguments were converted above,
     // and `keep` holds what their views point into.
     const std::function<bool()> stop = signalled;
+    const std::function<bool(const std::string&)> longRun = warnLongLaunch;
     b.options.stop = &stop;
+    b.options.on_long_run = &longRun;
     py::gil_scoped_release release;
     s = fn_->launch(gr, la.span(), b.options, &used);
   } else {
     s = fn_->launch(gr, la.span(), b.options, &used);  // a GPU launch returns in microseconds
   }
+  if (!s && s.kind == LaunchErrorKind::Interrupted) raise(s);  // its Python error is pending
+  // Also when the run failed (a warning may say why); a kernel launched again is not looked at again.
+  if (used && used.get() != lastCompiled_) warnOnce(*used);
   if (!s) raise(s);
   return compiledObject(used);
 }
@@ -289,6 +305,7 @@ py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, co
   std::shared_ptr<const CompiledKernel> out;
   LaunchStatus s = fn_->compile(la.span(), b.options, gpu, &out);
   if (!s) raise(s);
+  warnOnce(*out);
   return compiledObject(out);
 }
 
@@ -332,6 +349,14 @@ void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vect
   if (device && !b.options.interpret && state().runtime.hasGpu()) {
     b.options.stream = currentStream(b.options.device);
     if (PyErr_Occurred()) throw py::error_already_set();
+  }
+}
+
+void PyJit::warnOnce(const CompiledKernel& c) {
+  for (const Warning& w : c.kernel.warnings()) {
+    if (!warned_.insert(w.text).second) continue;
+    if (PyErr_WarnExplicit(compilationWarning(), w.message.c_str(), w.file.c_str(), w.line, nullptr, nullptr) != 0)
+      throw py::error_already_set();
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -98,6 +99,8 @@ class PyJit {
   }
 
   const JitFunction& fn() const { return *fn_; }
+  // The overflow check of this kernel's interpreter runs (jit(check_overflow=...), KILN_CHECK_OVERFLOW).
+  void setCheckOverflow(OverflowCheck c) { checkOverflow_ = c; }
   py::list params() const;  // [(name, is_constexpr, has_default)]
   size_t cacheSize() const { return fn_->cacheSize(); }
 
@@ -125,6 +128,9 @@ class PyJit {
                bool signatureStrings = false);
   // The Python object of a compiled kernel: one per specialization, the last one found without a lookup.
   py::object compiledObject(const std::shared_ptr<const CompiledKernel>& c);
+  // The compiler's warnings about c as kiln.CompilationWarning at the kernel's line, each text once per
+  // kernel (a warning filter that makes them errors raises here).
+  void warnOnce(const CompiledKernel& c);
 
   std::optional<JitFunction> fn_;
   const CompiledKernel* lastCompiled_ = nullptr;  // kept alive by compiled_
@@ -132,6 +138,8 @@ class PyJit {
   std::vector<py::object> names_;     // interned parameter names
   std::vector<py::object> defaults_;  // null: no default
   std::unordered_map<const CompiledKernel*, py::object> compiled_;
+  OverflowCheck checkOverflow_ = OverflowCheck::Off;
+  std::set<std::string> warned_;  // warning texts shown already
 };
 
 }  // namespace kiln::python

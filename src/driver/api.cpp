@@ -28,6 +28,10 @@ Error toError(const Diagnostic& d) {
   return e;
 }
 
+Warning toWarning(const CompilerWarning& w) {
+  return Warning{w.message, w.loc.file ? w.loc.file->name : std::string(), w.loc.line, w.loc.col, w.render()};
+}
+
 // Kernel sources are kilobytes; past this an input is a mistake (/dev/zero, a log), not a kernel.
 constexpr std::uint64_t kMaxSourceBytes = std::uint64_t(64) << 20;
 
@@ -88,6 +92,7 @@ const std::vector<Param>& Kernel::params() const { return impl_->params; }
 const std::string& Kernel::ast() const { return impl_->ast; }
 const std::string& Kernel::ir() const { return impl_->ir; }
 const std::string& Kernel::irBeforePasses() const { return impl_->irBeforePasses; }
+const std::vector<Warning>& Kernel::warnings() const { return impl_->warnings; }
 
 std::string Kernel::stage(std::string_view stage) const {
   if (stage == "ast") return impl_->ast;
@@ -108,6 +113,12 @@ std::string Kernel::stage(std::string_view stage) const {
 }
 
 Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args, const std::function<bool()>& stop) {
+  InterpretOptions options;
+  options.stop = stop;
+  return interpret(kernel, grid, args, options);
+}
+
+Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args, const InterpretOptions& options) {
   const Kernel::Impl& k = kernel.impl();
   for (size_t i = 0; i < args.size() && i < k.written.size() && i < k.params.size(); ++i)
     if (k.written[i] && args[i].kind == Arg::Kind::Buffer && !isWritableMemory(args[i].data, args[i].bytes)) {
@@ -117,10 +128,10 @@ Status interpret(const Kernel& kernel, Grid grid, std::span<const Arg> args, con
       e.text = "error: " + e.message;
       return Status{e};
     }
-  return runInterpreter(kernel, grid, args, stop);
+  return runInterpreter(kernel, grid, args, options);
 }
 
-Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args, const std::function<bool()>& stop) {
+Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args, const InterpretOptions& options) {
   std::vector<interp::ArgValue> values;
   values.reserve(args.size());
   for (const Arg& a : args) {
@@ -139,7 +150,11 @@ Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args
   Result<bool> r = guarded<bool>([&] {
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
       throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': every grid dimension must be at least 1");
-    return interp::run(kernel.impl().function(), interp::GridDims{grid.x, grid.y, grid.z}, values, stop);
+    const interp::OverflowCheck check = options.check_overflow == OverflowCheck::All       ? interp::OverflowCheck::All
+                                        : options.check_overflow == OverflowCheck::Address ? interp::OverflowCheck::Address
+                                                                                           : interp::OverflowCheck::Off;
+    return interp::run(kernel.impl().function(), interp::GridDims{grid.x, grid.y, grid.z}, values,
+                       interp::RunOptions{options.stop, check, options.on_long_run});
   });
   if (!r.ok()) return Status{r.error()};
   if (!r.value()) {

@@ -3,6 +3,7 @@
 #include "driver/compile.h"
 
 #include "analysis/axis_info.h"
+#include "analysis/offset_overflow.h"
 #include "assign/assign_layouts.h"
 #include "driver/errors.h"
 #include "driver/written_params.h"
@@ -126,6 +127,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     impl->ir = ir::print(*impl->module);
     impl->params = paramsOf(fn);
     impl->written = writtenParams(fn);  // launches refuse read-only memory for these
+    for (const CompilerWarning& w : analysis::offsetOverflowWarnings(fn)) impl->warnings.push_back(toWarning(w));
 
     // 4. GPU code, when a target is named: layouts, then PTX
     if (!options.arch.empty()) impl->gpuCode(options.arch);

@@ -36,6 +36,7 @@ struct Kernel::Impl {
   std::unique_ptr<ir::Module> module;        // Tile IR after the passes (never modified afterwards)
   // Per runtime parameter: the kernel stores through it (written_params.h); read-only memory is refused.
   std::vector<bool> written;
+  std::vector<Warning> warnings;  // Kernel::warnings()
   const ir::Function& function() const { return *module->functions.front(); }
 
   // GPU code by target, generated at compile time for options.arch or on first use by a Gpu.
@@ -53,7 +54,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
 
 // kiln::interpret without its check that the buffers the kernel stores into are writable memory, for a
 // caller that has checked them (the launcher, which reports it as an argument error).
-Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args, const std::function<bool()>& stop);
+Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args, const InterpretOptions& options);
 
 // Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a"); numStages pipelines the loads that feed
 // tl.dot (lower/pipeline.h). Throws CompileError/InternalError.

@@ -5,10 +5,12 @@
 
 #include "kiln/kiln.h"
 #include "support/diagnostic.h"
+#include "support/warning.h"
 
 namespace kiln {
 
 Error toError(const Diagnostic& d);
+Warning toWarning(const CompilerWarning& w);
 
 template <class T>
 Result<T> guarded(const std::function<T()>& step) {

@@ -127,7 +127,7 @@ LaunchStatus JitFunction::Impl::checkWritable(const Variant& v, std::span<const 
 }
 
 LaunchStatus JitFunction::Impl::interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
-                                          const std::function<bool()>* stop) {
+                                          const LaunchOptions& o) {
   std::vector<LaunchArg> flat;
   std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
   std::vector<Arg> values;
@@ -151,7 +151,11 @@ LaunchStatus JitFunction::Impl::interpret(const Variant& v, Grid grid, std::span
     }
   }
   // Writable memory was checked by launch (checkWritable), as an argument error.
-  Status s = runInterpreter(v.compiled->kernel, grid, values, stop ? *stop : std::function<bool()>{});
+  InterpretOptions options;
+  if (o.stop) options.stop = *o.stop;
+  if (o.on_long_run) options.on_long_run = *o.on_long_run;
+  options.check_overflow = o.check_overflow;
+  Status s = runInterpreter(v.compiled->kernel, grid, values, options);
   if (!s.ok()) return failure(s.interrupted ? LaunchErrorKind::Interrupted : LaunchErrorKind::Execution, *s.error);
   return {};
 }

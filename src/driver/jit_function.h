@@ -91,10 +91,9 @@ struct JitFunction::Impl {
   // read-only mapping (`interp`: host memory the interpreter will write, asked of the OS).
   LaunchStatus checkWritable(const Variant& v, std::span<const LaunchArg> launchArgs, bool interp) const;
 
-  // Runs v on the interpreter with the launch's host buffers; `stop` (may be null) is asked between
-  // programs whether to give up (LaunchOptions::stop).
-  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
-                         const std::function<bool()>* stop);
+  // Runs v on the interpreter with the launch's host buffers, with the options' stop request, overflow
+  // check and long-run notice.
+  LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs, const LaunchOptions& o);
 
   // Packs the arguments and launches l on `stream` (cuLaunchKernel, no synchronisation).
   LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,

@@ -181,7 +181,7 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
   const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
   if (interp) {
     if (used) *used = v->compiled;
-    return empty ? LaunchStatus{} : f.interpret(*v, grid, args, options.stop);
+    return empty ? LaunchStatus{} : f.interpret(*v, grid, args, options);
   }
   const Loaded* l = nullptr;
   if (LaunchStatus s = f.load(*v, device, l); !s) return s;

@@ -3,6 +3,7 @@
 // keeps every acc, from the end of the axis when reversed (out[k] = f(out[k+1], x[k])), which is
 // Triton's interpreter's order: the accumulated values are always the combine function's first half.
 #include "interp/machine.h"
+#include "interp/overflow_oracle.h"
 #include "support/diagnostic.h"
 
 namespace kiln::interp {
@@ -33,6 +34,10 @@ void Machine::combine(const Inst& in, std::vector<Elem>& acc, const std::vector<
   for (size_t k = 0; k < n; ++k) {
     slots_[body.args[k]].assign(1, acc[k]);
     slots_[body.args[n + k]].assign(1, x[k]);
+    if (overflow_) {  // the overflow oracle's shadows of the arguments: their values, no origin
+      overflow_->assigned(body.args[k]);
+      overflow_->assigned(body.args[n + k]);
+    }
   }
   const Inst* t = execRegion(body);
   if (!t || t->op->opcode != ir::Opcode::Yield || t->in.size() != n)

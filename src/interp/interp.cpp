@@ -1,8 +1,9 @@
-// The interpreter's driver: numbers the function's values, checks and binds the arguments, runs
-// every program of the grid, and dispatches each op (one switch over ops.def) and control flow.
+// The interpreter's machine: numbers the function's values, checks and binds the arguments, runs one
+// program, dispatches each op (one switch over ops.def) and control flow, and runs the grid.
 #include <algorithm>
 
 #include "interp/machine.h"
+#include "interp/overflow_oracle.h"
 #include "support/diagnostic.h"
 
 namespace kiln::interp {
@@ -14,12 +15,25 @@ namespace {
 constexpr int kMaxNesting = 512;  // regions nest as deep as the kernel's source; bound the recursion
 }
 
-Machine::Machine(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args)
+Machine::Machine(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args, OverflowCheck overflow)
     : fn_(fn), grid_{grid.x, grid.y, grid.z} {
   prepare(fn.body, top_, 0);
-  ids_.clear();
   slots_.resize(types_.size());
   bindArgs(args);
+  if (overflow != OverflowCheck::Off) overflow_ = std::make_unique<OverflowOracle>(*this, overflow, fn, top_, ids_);
+  ids_.clear();
+}
+
+Machine::~Machine() = default;
+
+void Machine::copyInto(uint32_t dst, uint32_t src) {
+  slots_[dst] = slots_[src];
+  if (overflow_) overflow_->copied(dst, src);
+}
+
+void Machine::swapSlots(uint32_t a, uint32_t b) {
+  std::swap(slots_[a], slots_[b]);
+  if (overflow_) overflow_->swapped(a, b);
 }
 
 uint32_t Machine::newSlot(const ir::Type& t) {
@@ -175,6 +189,7 @@ void Machine::runProgram(uint32_t x, uint32_t y, uint32_t z) {
   pid_[0] = x;
   pid_[1] = y;
   pid_[2] = z;
+  if (overflow_) overflow_->beginProgram();
   execRegion(top_);
 }
 
@@ -200,11 +215,26 @@ void Machine::fail(const Inst& in, const std::string& what) const {
 }
 
 // Runs the ops of a region up to its terminator (yield, condition or return), which it returns.
-const Inst* Machine::execRegion(const Region& r) {
+// Inlined into its callers (the grid loop, loops, branches), as it was before the oracle added a branch.
+[[gnu::always_inline]] inline const Inst* Machine::execRegion(const Region& r) {
+  if (overflow_) [[unlikely]] return execRegionWatched(r);
   for (const Inst& in : r.insts) {
     Opcode oc = in.op->opcode;
     if (oc == Opcode::Yield || oc == Opcode::Condition || oc == Opcode::Return) return &in;
     exec(in);
+  }
+  return nullptr;
+}
+
+// execRegion with the overflow oracle around every op: a loop of its own, so that the unchecked loop
+// above is what it was (one test per region, not per op).
+[[gnu::noinline]] const Inst* Machine::execRegionWatched(const Region& r) {
+  for (const Inst& in : r.insts) {
+    Opcode oc = in.op->opcode;
+    if (oc == Opcode::Yield || oc == Opcode::Condition || oc == Opcode::Return) return &in;
+    overflow_->before(in);
+    exec(in);
+    overflow_->after(in);
   }
   return nullptr;
 }
@@ -308,10 +338,11 @@ void Machine::execFor(const Inst& in) {
   for (size_t k = 0; k < n; ++k) copyInto(body.args[k + 1], in.in[k + 3]);
   while (iv < ub) {
     slots_[body.args[0]].assign(1, ir::intElem(iv));
+    if (overflow_) overflow_->assigned(body.args[0]);
     const Inst& y = terminator(execRegion(body), in, Opcode::Yield, n);
     // Through scratch: a yield may pass the iteration values back in another order.
     for (size_t k = 0; k < n; ++k) copyInto(in.scratch[k], y.in[k]);
-    for (size_t k = 0; k < n; ++k) std::swap(slots_[body.args[k + 1]], slots_[in.scratch[k]]);
+    for (size_t k = 0; k < n; ++k) swapSlots(body.args[k + 1], in.scratch[k]);
     if (__builtin_add_overflow(iv, step, &iv)) break;
   }
   for (size_t k = 0; k < n; ++k) copyInto(in.out[k], body.args[k + 1]);
@@ -332,7 +363,7 @@ void Machine::execWhile(const Inst& in) {
     for (size_t k = 0; k < m; ++k) copyInto(after.args[k], c.in[k + 1]);
     const Inst& y = terminator(execRegion(after), in, Opcode::Yield, n);
     for (size_t k = 0; k < n; ++k) copyInto(in.scratch[k], y.in[k]);
-    for (size_t k = 0; k < n; ++k) std::swap(slots_[before.args[k]], slots_[in.scratch[k]]);
+    for (size_t k = 0; k < n; ++k) swapSlots(before.args[k], in.scratch[k]);
   }
 }
 
@@ -345,20 +376,33 @@ void Machine::execIf(const Inst& in) {
   for (size_t k = 0; k < in.out.size(); ++k) copyInto(in.out[k], y.in[k]);
 }
 
-bool run(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args, const StopRequest& stop) {
-  Machine m(fn, grid, args);
+bool run(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args, const RunOptions& options) {
+  Machine m(fn, grid, args, options.overflow);
   // A clock read per program (tens of nanoseconds, against a program's microseconds) rather than a
   // count: programs range from sub-microsecond to seconds, and the answer must come within ~100 ms.
   using Clock = std::chrono::steady_clock;
-  Clock::time_point nextPoll = Clock::now() + kStopPollInterval;
+  const bool poll = options.stop || options.longRun;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point nextPoll = start + kStopPollInterval;
+  bool probed = !options.longRun;
+  const uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
   for (uint32_t z = 0; z < grid.z; ++z)
     for (uint32_t y = 0; y < grid.y; ++y)
       for (uint32_t x = 0; x < grid.x; ++x) {
         m.runProgram(x, y, z);
-        if (stop && Clock::now() >= nextPoll) {
-          if (stop()) return false;
-          nextPoll = Clock::now() + kStopPollInterval;
+        if (!poll) continue;
+        const Clock::time_point now = Clock::now();
+        if (now < nextPoll) continue;
+        if (!probed && now - start >= kLongRunProbe) {
+          probed = true;
+          const uint64_t done = (uint64_t(z) * grid.y + y) * grid.x + x + 1;
+          const double perSecond = double(done) / std::chrono::duration<double>(now - start).count();
+          if (double(programs) > perSecond * double(kLongRunWarnAfter.count()) &&
+              options.longRun(longRunMessage(fn.name, programs, perSecond)))
+            return false;
         }
+        if (options.stop && options.stop()) return false;
+        nextPoll = Clock::now() + kStopPollInterval;
       }
   return true;
 }

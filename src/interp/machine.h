@@ -2,6 +2,7 @@
 // value numbers, one tile of storage per value (reused across programs), and the buffer arguments.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -34,6 +35,11 @@ struct Inst {
   std::vector<int64_t> list;      // permute order
 };
 
+class OverflowOracle;
+
+// The long-run notice (RunOptions::longRun) for `programs` programs run at `perSecond` (long_run.cpp).
+std::string longRunMessage(const std::string& kernel, uint64_t programs, double perSecond);
+
 enum ReduceKind : int64_t { kSum, kMax, kMin, kArgmax, kArgmin };
 // atomic_rmw's kind attribute, in the order of kAtomicKinds.
 enum AtomicKind : int64_t { kAtomicAdd, kAtomicAnd, kAtomicOr, kAtomicXor, kAtomicXchg, kAtomicMax, kAtomicMin };
@@ -47,7 +53,9 @@ struct Buffer {
 
 class Machine {
  public:
-  Machine(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args);
+  Machine(const ir::Function& fn, GridDims grid, std::span<const ArgValue> args,
+          OverflowCheck overflow = OverflowCheck::Off);
+  ~Machine();
   void runProgram(uint32_t x, uint32_t y, uint32_t z);
 
   // ---- used by the op implementations (interp.cpp, memory.cpp, tile_ops.cpp)
@@ -84,13 +92,15 @@ class Machine {
   void bindArgs(std::span<const ArgValue> args);
   void exec(const Inst& in);
   const Inst* execRegion(const Region& r);
+  const Inst* execRegionWatched(const Region& r);
   void execFor(const Inst& in);
   void execWhile(const Inst& in);
   void execIf(const Inst& in);
   // Runs the combine region of reduce_combine / scan on one (accumulated, new) pair of element tuples;
   // the combined tuple replaces `acc`.
   void combine(const Inst& in, std::vector<Elem>& acc, const std::vector<Elem>& x);
-  void copyInto(uint32_t dst, uint32_t src) { slots_[dst] = slots_[src]; }
+  void copyInto(uint32_t dst, uint32_t src);
+  void swapSlots(uint32_t a, uint32_t b);
   void checkAccess(const Inst& in, const char* what, ir::Scalar t, uint64_t addr, uint64_t size,
                    int64_t flat);
 
@@ -106,6 +116,7 @@ class Machine {
   // Reused scratch for dot and argmax (no allocation per execution in the steady state).
   std::vector<float> fa_, fb_;
   std::vector<Elem> ea_, eb_;
+  std::unique_ptr<OverflowOracle> overflow_;  // null unless a run asks for the overflow check
 };
 
 }  // namespace kiln::interp

@@ -4,22 +4,11 @@
 #include <cstdint>
 
 #include "sema/lower.h"
+#include "sema/value_bounds.h"
 
 namespace kiln::sema {
 
 namespace {
-
-// Tuples are values copied on assignment: `t = (t, t)` in an unrolled loop would double their size
-// each time, so their total size is bounded.
-constexpr size_t kMaxTupleNodes = 1 << 16;
-
-bool withinNodes(const SValue& v, size_t& budget) {
-  if (budget == 0) return false;
-  --budget;
-  for (const auto& e : v.elts)
-    if (!withinNodes(e, budget)) return false;
-  return true;
-}
 
 // `a and b and c` / `a or b or c`: a constexpr left operand decides with Python semantics (the
 // result is one of the operands); otherwise both sides are evaluated and combined with logical().
@@ -101,12 +90,13 @@ SValue Lowerer::expr(const ast::Expr& e) {
     case ast::ExprKind::NoneLit: return SValue::none();
     case ast::ExprKind::Tuple:
     case ast::ExprKind::List: {
+      // Bounded element by element (value.h): `t = (t, t)` in an unrolled loop doubles t.
       std::vector<SValue> elts;
-      size_t budget = kMaxTupleNodes;
+      ValueBudget budget;
+      budget.take(SValue::tuple({}));
       for (const auto& x : e.elts) {
         elts.push_back(expr(*x));
-        if (!withinNodes(elts.back(), budget))
-          fail(e.loc, "tuple too large (more than " + std::to_string(kMaxTupleNodes) + " values, nested ones included)");
+        if (!budget.take(elts.back())) fail(e.loc, budget.whyNot(SValue::tuple({})));
       }
       return SValue::tuple(std::move(elts));
     }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sema/ops_common.h"
+#include "sema/value_bounds.h"
 
 namespace kiln::sema {
 
@@ -133,6 +134,12 @@ SValue repeat(const SValue& seq, int64_t n, const SourceLoc& loc) {
   size_t len = seq.kind == K::Str ? seq.str.size() : seq.elts.size();
   size_t times = n < 0 ? 0 : size_t(n);
   if (len != 0 && times > kMaxRepeat / len) fail(loc, "repetition result is too large");
+  // The values and text of the result, `times` copies of the sequence's own (value.h's bounds).
+  ValueBudget one;
+  if (!one.take(seq)) fail(loc, "repetition result is too large");
+  const size_t nodes = kMaxTupleNodes - one.nodes - 1, bytes = kMaxConstexprBytes - one.bytes;
+  if ((nodes && times > (kMaxTupleNodes - 1) / nodes) || (bytes && times > kMaxConstexprBytes / bytes))
+    fail(loc, "repetition result is too large");
   SValue out = seq;
   out.str.clear();
   out.elts.clear();
@@ -203,9 +210,13 @@ SValue constexprBinary(ast::BinOp op, const SValue& a, const SValue& b, const So
     return intLike(a) && intLike(b) ? intBinary(op, a, b, loc) : floatBinary(op, a, b, loc);
   bool seqA = a.kind == K::Str || a.kind == K::Tuple, seqB = b.kind == K::Str || b.kind == K::Tuple;
   if (op == ast::BinOp::Add && seqA && a.kind == b.kind) {
+    // Each operand is within value.h's bounds, so the result is at most twice that; it is checked before
+    // it is kept (`t = t + t` in an unrolled loop would double it every time).
     SValue out = a;
     out.str += b.str;
     out.elts.insert(out.elts.end(), b.elts.begin(), b.elts.end());
+    ValueBudget budget;
+    if (!budget.take(out)) fail(loc, budget.whyNot(out));
     return out;
   }
   if (op == ast::BinOp::Mul && seqA && intLike(b)) return repeat(a, b.i, loc);

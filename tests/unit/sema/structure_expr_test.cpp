@@ -18,6 +18,26 @@ def k(n):
   EXPECT_TRUE(contains(d.message, "tuple too large")) << d.message;
 }
 
+// Issue 17, item 8: `t = t + t` in a static_range(64) grew to 7 GB before "out of memory"; concatenation
+// and repetition are bounded like tuple literals, text included.
+TEST(StructureExpr, ConcatenationAndRepetitionGrowthIsBounded) {
+  struct Case {
+    const char *init, *iterations, *step, *after, *error;
+  };
+  const Case cases[] = {
+      {"(n, 1)", "64", "t = t + t", "", "tuple too large (more than 65536 values, nested ones included)"},
+      {"\"ab\"", "64", "t = t + t", "", "string too large (more than 1048576 bytes of text)"},
+      {"(\"abcdefgh\" * 1024,)", "64", "t = t + t", "", "tuple too large (more than 1048576 bytes of text)"},
+      {"(n,)", "12", "t = (t, t)", "u = (t,) * 1000", "repetition result is too large"}};
+  for (const Case& c : cases) {
+    const std::string src = std::string("@triton.jit\ndef k(n):\n    t = ") + c.init +
+                            "\n    for i in tl.static_range(" + c.iterations + "):\n        " + c.step + "\n    " +
+                            c.after + "\n";
+    Diagnostic d = lowerError(src, "k", "i32");
+    EXPECT_TRUE(contains(d.message, c.error)) << src << d.message;
+  }
+}
+
 TEST(StructureExpr, IntegerLiteralTooLarge) {
   Diagnostic d = lowerError(R"(
 @triton.jit
