@@ -39,7 +39,7 @@ void Machine::combine(const Inst& in, std::vector<Elem>& acc, const std::vector<
       overflow_->assigned(body.args[n + k]);
     }
   }
-  const Inst* t = execRegion(body);
+  const Inst* t = execRegionCalled(body);
   if (!t || t->op->opcode != ir::Opcode::Yield || t->in.size() != n)
     throw InternalError(in.op->loc, std::string("the combine region of '") + in.op->name() + "' lacks its yield");
   for (size_t k = 0; k < n; ++k) acc[k] = val(t->in[k]).at(0);

@@ -226,6 +226,8 @@ void Machine::fail(const Inst& in, const std::string& what) const {
   return nullptr;
 }
 
+const Inst* Machine::execRegionCalled(const Region& r) { return execRegion(r); }
+
 // execRegion with the overflow oracle around every op: a loop of its own, so that the unchecked loop
 // above is what it was (one test per region, not per op).
 [[gnu::noinline]] const Inst* Machine::execRegionWatched(const Region& r) {

@@ -91,7 +91,8 @@ class Machine {
   uint32_t idOf(const ir::Op& op, const ir::Value* v) const;
   void bindArgs(std::span<const ArgValue> args);
   void exec(const Inst& in);
-  const Inst* execRegion(const Region& r);
+  const Inst* execRegion(const Region& r);  // inline in interp.cpp
+  const Inst* execRegionCalled(const Region& r);  // the same, callable from the other files
   const Inst* execRegionWatched(const Region& r);
   void execFor(const Inst& in);
   void execWhile(const Inst& in);

@@ -158,6 +158,17 @@ void atomic(Entry& e, const AtomicOp& op, Reg dst, Reg address, int64_t offset, 
     return casLoopAdd(e, op, dst, address, offset, val, guard);
   const Operand result = dst.valid() ? Operand(dst) : Operand::raw("_");
   const std::string order = std::string(scopeName(op.scope)) + std::string(semName(op.sem));
+  if (op.kind == AtomicKind::Cas && ir::bitWidth(op.type) == 16 && c != RegClass::B16) {
+    // 16-bit integers sit widened in .b32 registers; atom.cas.b16 takes .b16 ones (ptxas: "Arguments
+    // mismatch"), and its old value comes back extended as the type's registers hold it.
+    Reg cmp16 = e.reg(RegClass::B16), val16 = e.reg(RegClass::B16), old16 = e.reg(RegClass::B16);
+    e.inst("cvt.u16.u32", {cmp16, cmp}, guard);
+    e.inst("cvt.u16.u32", {val16, val}, guard);
+    e.inst(casStem(op) + ".b16", {dst.valid() ? Operand(old16) : Operand::raw("_"), addr(address, offset), cmp16, val16},
+           guard);
+    if (dst.valid()) e.inst(ir::isSigned(op.type) ? "cvt.s32.s16" : "cvt.u32.u16", {dst, old16}, guard);
+    return;
+  }
   if (op.kind == AtomicKind::Cas)
     return e.inst(casStem(op) + typeSuffix(op), {result, addr(address, offset), cmp, val}, guard);
   if (!dst.valid() && hasRed(op))

@@ -11,6 +11,9 @@
 # RUN: kiln compile %s --kernel ticket --signature "*i64, *i64" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SCALAR
 # RUN: kiln compile %s --kernel small_cas --signature "*i32, *i32" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=SMALL
 # RUN: kiln compile %s --kernel float_max --signature "*fp32, *fp32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=FMAX
+# RUN: kiln compile %s --kernel cas16 --signature "*i16:16, *i16:16, *i16:16, *i16:16" --emit ptx --arch sm_90a -o %t.cas16.ptx
+# RUN: FileCheck %s --check-prefix=CAS16 < %t.cas16.ptx
+# RUN: %ptxas -arch=sm_90a %t.cas16.ptx -o %t.cas16.cubin
 import triton
 import triton.language as tl
 
@@ -103,3 +106,16 @@ def float_max(p, x):
 # Float max as Triton builds it: signed max of the bits of a non-negative value, unsigned min of a negative one's.
 # FMAX:     atom.global.gpu.acq_rel.max.s32
 # FMAX:     atom.global.gpu.acq_rel.min.u32
+
+
+@triton.jit
+def cas16(p, cmp, val, old):
+    offs = tl.arange(0, 128)
+    tl.store(old + offs, tl.atomic_cas(p + offs, tl.load(cmp + offs), tl.load(val + offs), sem="relaxed"))
+
+
+# 16-bit integers live in .b32 registers; atom.cas.b16 takes .b16 ones (ptxas refused the .b32 operands),
+# and the old value comes back sign-extended.
+# CAS16:      cvt.u16.u32
+# CAS16:      atom.global.relaxed.gpu.cas.b16 %h{{[0-9]+}}, [%rd{{[0-9]+}}], %h{{[0-9]+}}, %h{{[0-9]+}};
+# CAS16-NEXT: cvt.s32.s16
