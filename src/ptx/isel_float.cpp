@@ -28,7 +28,7 @@ constexpr WideRule kWideRules[] = {
     {Opcode::Floor, "cvt.rmi.f32.f32", nullptr, "cvt.rmi.f64.f64", nullptr},
     {Opcode::Ceil, "cvt.rpi.f32.f32", nullptr, "cvt.rpi.f64.f64", nullptr},
     {Opcode::Sqrt, "sqrt.approx.f32", "sqrt.rn.f32", "sqrt.rn.f64", "sqrt.rn.f64"},
-    {Opcode::Exp2, "ex2.approx.f32", nullptr, nullptr, nullptr},
+    {Opcode::Exp2, "ex2.approx.ftz.f32", nullptr, nullptr, nullptr},  // Triton's: subnormal results flush to 0
     {Opcode::Rsqrt, "rsqrt.approx.f32", nullptr, nullptr, nullptr},
 };
 

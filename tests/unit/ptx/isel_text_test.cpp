@@ -111,7 +111,7 @@ TEST(PtxIselFloat, F32AndF64) {
             "    max.f64 %fd3, %fd0, %fd1;\n    setp.nan.f64 %p0, %fd0, %fd1;\n"
             "    selp.f64 %fd2, 0d7FFFFFFFFFFFFFFF, %fd3, %p0;\n");
   EXPECT_EQ(sel(op(Opcode::Floor, Scalar::F64)), "    cvt.rmi.f64.f64 %fd1, %fd0;\n");
-  EXPECT_EQ(sel(op(Opcode::Exp2, Scalar::F32)), "    ex2.approx.f32 %f1, %f0;\n");
+  EXPECT_EQ(sel(op(Opcode::Exp2, Scalar::F32)), "    ex2.approx.ftz.f32 %f1, %f0;\n");
   EXPECT_EQ(sel(op(Opcode::Rsqrt, Scalar::F64)), "    sqrt.rn.f64 %fd1, %fd0;\n    rcp.rn.f64 %fd1, %fd1;\n");
   EXPECT_EQ(sel(cmp(CmpPred::Ne, Scalar::F32)), "    setp.neu.f32 %p0, %f0, %f1;\n");  // NaN != NaN
   EXPECT_EQ(sel(cmp(CmpPred::Le, Scalar::F64)), "    setp.le.f64 %p0, %fd0, %fd1;\n");
