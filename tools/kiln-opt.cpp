@@ -29,7 +29,8 @@ constexpr const char* kUsage =
     "  Parses Tile IR text (stdin when FILE is '-' or absent), verifies it, runs the passes in\n"
     "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
     "  --pass=a,b     run passes a then b on every function (the flag may repeat): Tile IR passes\n"
-    "                 first, then layout assignment, then GPU passes (allocate_shared, insert_barriers)\n"
+    "                 first, then layout assignment, then GPU passes (pipeline, allocate_shared,\n"
+    "                 insert_barriers)\n"
     "  --verify-each  verify after every pass, naming the pass that broke the IR\n"
     "  --print-axis-info  after the passes, print each integer and pointer value's contiguity,\n"
     "                 divisibility and constancy as a comment on the line defining it\n"
@@ -38,7 +39,7 @@ constexpr const char* kUsage =
     "  --arch=ARCH    the target of --assign-layouts and --emit=ptx: sm_80 (default) or sm_90a\n"
     "  --emit=ptx     after the passes (and layout assignment), print the PTX of each GPU IR function\n"
     "  --num-warps=N  the warps of --emit=ptx (default: --assign-layouts', else 4)\n"
-    "  --num-stages=N the software-pipelining depth of --emit=ptx (default 1: none)\n"
+    "  --num-stages=N the pipelining depth of --pass=pipeline for loops without num_stages (default 1: none)\n"
     "  -o OUT         write the output to OUT\n"
     "  --help         show this text\n";
 
@@ -208,7 +209,7 @@ int run(int argc, char** argv) {
     for (const std::string& pass : o.passes) {
       if (isGpuPass(pass) != gpu) continue;
       for (const auto& f : module->functions) {
-        if (gpu) kiln::schedule::runGpuPass(pass, *f, kiln::schedule::GpuContext{target, warps});
+        if (gpu) kiln::schedule::runGpuPass(pass, *f, kiln::schedule::GpuContext{target, warps, o.numStages});
         else kiln::passes::runPass(pass, *f);
         if (o.verifyEach)
           if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after pass '" + pass + "' on @" + f->name);
@@ -237,7 +238,7 @@ int run(int argc, char** argv) {
   if (o.emitPtx) {
     for (const auto& f : module->functions) {
       kiln::lower::EntryInfo info;
-      out += kiln::lower::emitPtx(*f, target, warps, info, o.numStages);
+      out += kiln::lower::emitPtx(*f, target, warps, info);
     }
   } else if (o.printAxisInfo) {
     for (size_t i = 0; i < module->functions.size(); ++i) {

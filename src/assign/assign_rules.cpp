@@ -33,7 +33,9 @@ LayoutRule layoutRuleOf(Opcode op) {
     case ir::Family::Control: return LayoutRule::ControlFlow;
     case ir::Family::Terminator: return LayoutRule::Terminator;
     case ir::Family::Assert: return LayoutRule::Free;
-    case ir::Family::Layout: return LayoutRule::Convert;
+    case ir::Family::Layout:
+      if (op == Opcode::ConvertLayout) return LayoutRule::Convert;
+      break;  // extract_slice: the pipeline pass's, after layout assignment
     case ir::Family::Sync:
       if (op == Opcode::DebugBarrier) return LayoutRule::Free;
       break;

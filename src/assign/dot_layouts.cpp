@@ -94,7 +94,10 @@ std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::T
   if (!cfg || target.sm < 80) return std::nullopt;
   const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
   if (m < 16 || n < 8 || k < cfg->kTile || m % 16 || n % 8 || k % cfg->kTile) return std::nullopt;
-  if (isChainedDot(dot)) {
+  if (const ir::AttrValue* w = dot.findAttr("warps")) {  // GPU IR's mma: the grid of the dot it came from
+    const auto& grid = std::get<std::vector<int64_t>>(*w);
+    cfg->warpsPerCTA = {int32_t(grid.at(0)), int32_t(grid.at(1))};
+  } else if (isChainedDot(dot)) {
     // One dot's accumulator feeds the other's A (attention's p = softmax(q k^T); p v): with every warp
     // along M in both, the accumulator is already the A fragment (a register-only conversion).
     int32_t wm = int32_t(std::min<int64_t>(numWarps, std::max<int64_t>(1, m / 16)));

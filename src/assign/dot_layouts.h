@@ -22,7 +22,7 @@ struct MmaConfig {
 // The mma.sync instruction for a dot, or nullopt for the FMA path: rank 2; f16/bf16 x f16/bf16 + f32,
 // f32 x f32 + f32 at tf32 precision, i8/u8 x i8/u8 + i32/u32, f16 or fp8 (sm_89+) + f32 or f16 (an f16
 // accumulator sums in f32, rounded once at the end); M >= 16, N >= 8, K >= the instruction's K.
-// Warps: mmaWarpsPerCTA, or along M first for chained dots.
+// Warps: an mma op's `warps` attribute, else mmaWarpsPerCTA, or along M first for chained dots.
 std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // The layouts the dot lowering needs for its operands and accumulator (used by layout assignment,

@@ -23,7 +23,7 @@ namespace {
 // The target-independent optimisation pipeline, in order.
 const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "contract", "dce"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
-const char* const kGpuPassPipeline[] = {"allocate_shared", "insert_barriers"};
+const char* const kGpuPassPipeline[] = {"pipeline", "allocate_shared", "insert_barriers"};
 
 void verifyOrThrow(const ir::Function& fn, const std::string& after) {
   if (auto problem = ir::verify(fn)) {
@@ -54,7 +54,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   verifyOrThrow(*fn, "layout assignment");
 
   // b. the schedule: shared buffers placed, barriers where threads share them
-  const schedule::GpuContext ctx{*target, numWarps};
+  const schedule::GpuContext ctx{*target, numWarps, numStages};
   for (const char* pass : kGpuPassPipeline) {
     schedule::runGpuPass(pass, *fn, ctx);
     verifyOrThrow(*fn, std::string("pass '") + pass + "'");
@@ -64,7 +64,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   code.gpuIr = ir::print(*fn);
 
   // c. PTX: per-thread code for every op
-  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, numStages);
+  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry);
   return code;
 }
 

@@ -45,6 +45,28 @@ void inRange(const Op& op, const char* attr, int64_t lo, int64_t hi) {
   });
 }
 
+// `part` is the part of `whole` (a slot or a tile) from slice_offset along slice_dim (local_load's
+// attribute names; extract_slice's are dim and offset): same element type and shape but along that dim,
+// where it divides the whole and starts at a multiple of its size.
+void slicedTile(const Op& op, const Type& whole, const Type& part) {
+  const bool load = op.opcode == Opcode::LocalLoad;
+  const int64_t dim = op.intAttr(load ? "slice_dim" : "dim"), offset = op.intAttr(load ? "slice_offset" : "offset");
+  require(part.isTensor() && part.layout && part.elem == whole.elem && part.rank() == whole.rank(), op, [&] {
+    return "the result must be a tile with a register layout of " + std::string(name(whole.elem)) + " and rank " +
+           std::to_string(whole.rank()) + ", got " + part.str();
+  });
+  require(dim >= 0 && dim < whole.rank(), op,
+          [&] { return "the slice dim must be from 0 to " + std::to_string(whole.rank() - 1); });
+  for (int d = 0; d < whole.rank(); ++d) {
+    const int64_t w = whole.shape[size_t(d)], p = part.shape[size_t(d)];
+    const bool ok = d == dim ? p >= 1 && w % p == 0 && offset >= 0 && offset % p == 0 && offset + p <= w : p == w;
+    require(ok, op, [&] {
+      return "the result " + part.str() + " is not a part of " + whole.str() + " from " + std::to_string(offset) +
+             " along dim " + std::to_string(dim);
+    });
+  }
+}
+
 void mma(const Op& op) {
   const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &acc = op.operand(2)->type;
   for (unsigned i = 0; i < 2; ++i) {
@@ -67,6 +89,11 @@ void mma(const Op& op) {
     const std::string* s = std::get_if<std::string>(p);
     require(s && (*s == "tf32" || *s == "tf32x3" || *s == "ieee"), op,
             [&] { return std::string("input_precision must be tf32, tf32x3 or ieee"); });
+  }
+  if (op.hasAttr("warps")) {
+    const std::vector<int64_t>& w = op.listAttr("warps");
+    require(w.size() == 2 && w[0] >= 1 && w[1] >= 1 && w[0] * w[1] <= 32, op,
+            [&] { return std::string("warps must be [along M, along N], at most 32 in all"); });
   }
 }
 
@@ -126,8 +153,14 @@ void checkGpuTypeRule(const Op& op) {
       return;
     case Opcode::LocalLoad:
       slotOperand(op, 0);
+      if (op.hasAttr("slice_dim") || op.hasAttr("slice_offset")) return slicedTile(op, op.operand(0)->type, R());
       tileOfSlot(op, R(), op.operand(0)->type, "the result");
       return;
+    case Opcode::ExtractSlice:
+      require(op.operand(0)->type.isTensor() && op.operand(0)->type.layout, op, [&] {
+        return "operand #0 must be a tile with a register layout, got " + op.operand(0)->type.str();
+      });
+      return slicedTile(op, op.operand(0)->type, R());
     case Opcode::AsyncCopy: {
       slotOperand(op, 0);
       const Type &slot = op.operand(0)->type, &ptrs = op.operand(1)->type;
@@ -136,10 +169,12 @@ void checkGpuTypeRule(const Op& op) {
                 return "the pointers must be a tile of ptr<" + std::string(name(slot.elem)) +
                        "> of the slot's shape with a layout, got " + ptrs.str();
               });
-      if (op.numOperands() > 2)
-        require(op.operand(2)->type == ptrs.withElem(Scalar::I1), op, [&] {
-          return "the mask must be " + ptrs.withElem(Scalar::I1).str() + ", got " + op.operand(2)->type.str();
+      if (op.numOperands() > 2) {
+        const Type& mask = op.operand(2)->type;
+        require(mask == ptrs.withElem(Scalar::I1) || mask == Type::scalar(Scalar::I1), op, [&] {
+          return "the mask must be " + ptrs.withElem(Scalar::I1).str() + " or i1, got " + mask.str();
         });
+      }
       return;
     }
     case Opcode::AsyncCommit: return;

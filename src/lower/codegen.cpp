@@ -9,6 +9,7 @@
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/warp.h"
+#include "schedule/buffer_liveness.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {
@@ -29,9 +30,8 @@ void codegenBug(const ir::Op& op, const std::string& msg) {
   throw InternalError(op.loc, std::string("codegen of '") + op.name() + "': " + msg);
 }
 
-Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps,
-                 int numStages)
-    : e(entry), fn(fn), axis(axis), numWarps(numWarps), numStages(numStages) {
+Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps)
+    : e(entry), fn(fn), axis(axis), numWarps(numWarps) {
   if (numWarps < 1 || numWarps > 32 || !std::has_single_bit(unsigned(numWarps)))
     bug(fn.loc, "num_warps must be a power of two from 1 to 32, got " + std::to_string(numWarps));
   tid_ = ptx::readSpecial(e, ptx::SpecialReg::TidX);
@@ -39,6 +39,7 @@ Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::Axis
   e.inst("and.b32", {lane_, tid_, 31});
   warp_ = e.reg(RegClass::B32);
   e.inst("shr.u32", {warp_, tid_, 5});
+  for (const schedule::BufferLiveRange& r : schedule::bufferLiveRanges(fn)) buffersDeadAfter_.emplace(r.lastUser, r.alloc);
 }
 
 // ---------------------------------------------------------------- values
@@ -51,7 +52,6 @@ int Codegen::numRegs(const ir::Type& t) {
 
 const std::vector<Reg>& Codegen::regs(const ir::Value* v) {
   if (auto it = regs_.find(v); it != regs_.end()) return it->second;
-  if (auto st = sharedTiles_.find(v); st != sharedTiles_.end()) return regs_[v] = st->second->all();
   auto pt = ptrTiles_.find(v);
   if (pt == ptrTiles_.end())
     bug(v->def ? v->def->loc : SourceLoc{}, "a value of type " + v->type.str() + " is used before it is lowered");
@@ -303,20 +303,32 @@ Reg Codegen::sharedAddress(int64_t offset) {
   return at;
 }
 
-int64_t Codegen::reserveShared(int64_t bytes) {
-  if (bytes <= 0 || bytes % 16) bug({}, "reserving " + std::to_string(bytes) + " bytes of shared memory");
-  const int64_t at = reserved_;
-  // The buffers' first writes (cp.async in a loop's prologue) must not overwrite scratch still read.
-  if (hazards_.conflicts(SharedHazards::Range{at, at + bytes})) barrier();
-  hazards_.wrote(SharedHazards::Range{at, at + bytes});
-  reserved_ += bytes;
+void Codegen::reserveBuffer(const ir::Op& alloc) {
+  if (!alloc.hasAttr("offset")) codegenBug(alloc, "a buffer without an offset (allocate_shared places every buffer)");
+  const ir::Type& t = alloc.result(0)->type;
+  const int64_t begin = alloc.intAttr("offset");
+  const SharedHazards::Range r{begin, begin + t.slots * t.slotStride()};
+  // Its first writes (cp.async in a loop's prologue) must not overwrite scratch still read.
+  if (hazards_.conflicts(r)) barrier();
+  hazards_.wrote(r);
+  if (liveBuffers_.empty()) belowBuffers_ = reserved_;
+  liveBuffers_.push_back({&alloc, r});
+  reserved_ = std::max(reserved_, (r.end + 15) / 16 * 16);
   scratchBytes_ = std::max(scratchBytes_, reserved_);
-  return at;
 }
 
-void Codegen::releaseShared(int64_t bytes) {
-  if (bytes > reserved_) bug({}, "releasing more shared memory than is reserved");
-  reserved_ -= bytes;
+void Codegen::releaseBuffersDeadAfter(const ir::Op& op) {
+  auto [from, to] = buffersDeadAfter_.equal_range(&op);
+  if (from == to) return;
+  for (auto it = from; it != to; ++it) {
+    auto live = std::find_if(liveBuffers_.begin(), liveBuffers_.end(),
+                             [&](const LiveBuffer& b) { return b.alloc == it->second; });
+    if (live == liveBuffers_.end()) continue;
+    hazards_.read(live->range);  // threads may still read it: scratch over it waits for a barrier
+    liveBuffers_.erase(live);
+  }
+  reserved_ = belowBuffers_;
+  for (const LiveBuffer& b : liveBuffers_) reserved_ = std::max(reserved_, (b.range.end + 15) / 16 * 16);
 }
 
 void Codegen::noteSum(Reg r, Reg base, int64_t constant) {
@@ -331,60 +343,9 @@ std::optional<Codegen::Sum> Codegen::sumOf(Reg r) const {
   return it->second;
 }
 
-void Codegen::bindShared(const ir::Value* v, std::shared_ptr<SharedTileReader> reader) {
-  regs_.erase(v);
-  sharedTiles_[v] = std::move(reader);
-}
-
-SharedTileReader* Codegen::sharedTile(const ir::Value* v) const {
-  if (regs_.count(v)) return nullptr;
-  auto it = sharedTiles_.find(v);
-  return it == sharedTiles_.end() ? nullptr : it->second.get();
-}
-
-namespace {
-
-// An op's entry in one of Codegen's op -> helper maps: the helper, or null; set, or erased by null.
-template <class Map>
-typename Map::mapped_type entryOf(const Map& m, const ir::Op* op) {
-  auto it = m.find(op);
-  return it == m.end() ? nullptr : it->second;
-}
-template <class Map>
-void setEntry(Map& m, const ir::Op* op, typename Map::mapped_type v) {
-  if (v) m[op] = v;
-  else m.erase(op);
-}
-
-}  // namespace
-
-PipelinedLoad* Codegen::pipelined(const ir::Op* load) const { return entryOf(pipelined_, load); }
-void Codegen::setPipelined(const ir::Op* load, PipelinedLoad* p) { setEntry(pipelined_, load, p); }
-
 void Codegen::barrier() {
   ptx::barSync(e, barrierId_, barrierId_ ? numWarps * 32 : 0);
   hazards_.barrier();
-}
-
-DotDriver* Codegen::dotDriver(const ir::Op* dot) const { return entryOf(dotDrivers_, dot); }
-void Codegen::setDotDriver(const ir::Op* dot, DotDriver* d) { setEntry(dotDrivers_, dot, d); }
-
-void Codegen::deferUntilMma(const void* owner, std::function<void()> work) {
-  deferred_.push_back(Deferred{owner, depth_, std::move(work)});
-}
-
-void Codegen::runDeferredMma() {
-  if (deferred_.empty() || deferred_.front().depth != depth_) return;
-  std::function<void()> work = std::move(deferred_.front().work);
-  deferred_.pop_front();
-  work();
-}
-
-void Codegen::flushDeferredMma(const void* owner) {
-  std::deque<Deferred> mine, others;
-  for (Deferred& d : deferred_) (d.owner == owner ? mine : others).push_back(std::move(d));
-  deferred_ = std::move(others);
-  for (Deferred& d : mine) d.work();
 }
 
 // ---------------------------------------------------------------- dispatch
@@ -396,7 +357,10 @@ void Codegen::lowerBlock(const ir::Block& b) {
                                 std::to_string(kMaxNesting) + " deep");
   }
   auto outer = coordCache_;
-  for (const auto& op : b.ops) lowerOp(*op);
+  for (const auto& op : b.ops) {
+    lowerOp(*op);
+    releaseBuffersDeadAfter(*op);
+  }
   coordCache_ = std::move(outer);
   --depth_;
 }

@@ -29,32 +29,17 @@ struct EntryInfo {
 };
 
 class Codegen;
-class PipelinedLoad;
-
-// A pipelined loop whose last dot drives its per-iteration synchronisation (lower/pipeline.h): that dot
-// calls beforeLastSlice right before the mmas of its last k-slice, and afterLastSlice after them.
-class DotDriver {
- public:
-  virtual ~DotDriver() = default;
-  virtual void beforeLastSlice(Codegen& cg) = 0;
-  virtual void afterLastSlice(Codegen& cg) = 0;
-};
-
 class SharedTileReader;
 
 class Codegen {
  public:
-  // numStages: the software-pipelining depth of loops whose loads feed tl.dot (lower/pipeline.h); a
-  // loop's own `num_stages` attribute (tl.range) overrides it; below 2 no loop is pipelined.
-  Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps,
-          int numStages = 1);
+  Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int numWarps);
 
   ptx::Entry& e;
   const ir::Function& fn;
   const analysis::AxisInfoAnalysis& axis;
   // The warps running the code being lowered: the CTA's, or a partition's inside warp_partition.
   int numWarps;
-  const int numStages;
 
   // ---- values
   // The registers of `v` in this thread: one per register index of its layout (scalars: one). A
@@ -138,15 +123,17 @@ class Codegen {
   void scratchRead(const Scratch& s) { hazards_.read(s.range); }
   SharedHazards& hazards() { return hazards_; }
   int64_t scratchBytes() const { return scratchBytes_; }
-  // Shared memory that lives across ops (a pipelined loop's buffers): reserved at the bottom of the
-  // dynamic shared memory, below every later scratch, until released (last reserved, first released).
-  // Returns its byte offset.
-  int64_t reserveShared(int64_t bytes);
-  void releaseShared(int64_t bytes);
-  int64_t reservedShared() const { return reserved_; }
+  // A shared buffer (GPU IR's shared_alloc, placed by allocate_shared) holds its bytes from its
+  // shared_alloc to its last use (schedule/buffer_liveness.h): scratch lies above the buffers live at
+  // the time and takes their bytes once they are dead. Called where the alloc is lowered; lowerBlock
+  // releases the buffer after its last user.
+  void reserveBuffer(const ir::Op& alloc);
   // The .b32 shared-window address of byte `offset` of the dynamic shared memory (a fresh register).
   ptx::Reg sharedAddress(int64_t offset);
   void barrier();  // bar.sync 0 (in a warp partition: its named barrier, of its threads)
+  // Lane + warp contribution of layout `l` along out dim `dim`, computed once per region (invalid when
+  // the lanes and warps contribute nothing).
+  ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);
 
   // Registers known to hold `base + constant` (base invalid: the constant alone), with the sum never
   // wrapping (arange's coordinates): an address base + x * size can then be formed once for `base`
@@ -157,29 +144,6 @@ class Codegen {
   };
   void noteSum(ptx::Reg r, ptx::Reg base, int64_t constant);
   std::optional<Sum> sumOf(ptx::Reg r) const;
-
-  // A tile left in shared memory until an op reads its registers (a pipelined dot operand: the dot
-  // loads each k-slice's fragments right before its mma); regs(v) reads all of it.
-  void bindShared(const ir::Value* v, std::shared_ptr<SharedTileReader> reader);
-  SharedTileReader* sharedTile(const ir::Value* v) const;
-
-  // ---- software pipelining: the loads of the loop being lowered that a LoopPipeline replaced
-  PipelinedLoad* pipelined(const ir::Op* load) const;
-  void setPipelined(const ir::Op* load, PipelinedLoad* p);  // null: no longer
-
-  DotDriver* dotDriver(const ir::Op* dot) const;
-  void setDotDriver(const ir::Op* dot, DotDriver* d);  // null: no longer
-
-  // ---- work to overlap with tensor-core instructions
-  // A pipelined loop's copies of a later iteration need not precede the dot the iteration computes.
-  // Issued between the dot's k-slices, their address arithmetic and cp.async take issue slots while
-  // the mma.sync already issued keep the tensor cores busy; issued at the loop head, every warp does
-  // them at once right after the barrier and the tensor cores idle. A dot in the same block as the
-  // deferral runs one item after each k-slice; the loop flushes the rest before it commits the copies.
-  // `owner` names who flushes the item.
-  void deferUntilMma(const void* owner, std::function<void()> work);
-  void runDeferredMma();  // the oldest item, when it was deferred at this nesting depth
-  void flushDeferredMma(const void* owner);
 
   // Lowers every op of a block in order (dispatching on ops.def's family, no default:).
   void lowerBlock(const ir::Block& b);
@@ -212,21 +176,18 @@ class Codegen {
   const std::vector<ptx::Reg>* findCached(Cached kind, int dim, const layout::LinearLayout& l) const;
   void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);
   int64_t scratchBytes_ = 0, reserved_ = 0;
-  SharedHazards hazards_;
-  std::unordered_map<const ir::Op*, PipelinedLoad*> pipelined_;
-  std::unordered_map<const ir::Op*, DotDriver*> dotDrivers_;
-  std::unordered_map<int, Sum> sums_;  // by .b32 register id
-  std::unordered_map<const ir::Value*, std::shared_ptr<SharedTileReader>> sharedTiles_;
-  struct Deferred {
-    const void* owner;
-    int depth;
-    std::function<void()> work;
+  struct LiveBuffer {
+    const ir::Op* alloc;
+    SharedHazards::Range range;
   };
-  std::deque<Deferred> deferred_;
+  std::vector<LiveBuffer> liveBuffers_;
+  int64_t belowBuffers_ = 0;  // reserved_ before the oldest live buffer was reserved
+  std::unordered_multimap<const ir::Op*, const ir::Op*> buffersDeadAfter_;  // last user -> its allocs
+  void releaseBuffersDeadAfter(const ir::Op& op);
+  SharedHazards hazards_;
+  std::unordered_map<int, Sum> sums_;  // by .b32 register id
   int barrierId_ = 0;  // the named barrier of the warps running the code (0: the CTA's)
   int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)
-  // Lane + warp contribution of layout `l` along out dim `dim` (cached in coordCache_ per region).
-  ptx::Reg threadCoord(const layout::LinearLayout& l, int dim);
 };
 
 // A broken GPU IR contract at `op`: a kiln bug (InternalError), never a user error.
@@ -247,12 +208,13 @@ void lowerScan(Codegen& cg, const ir::Op& op);         // scan: in-thread, shfl.
 void lowerDot(Codegen& cg, const ir::Op& op);          // dot: mma.sync or FMA
 void lowerTensorCore(Codegen& cg, const ir::Op& op);   // mma, mma_wait (lower_dot.cpp)
 void lowerSchedule(Codegen& cg, const ir::Op& op);     // shared buffers, async copies, barriers, mbarriers
+// This thread's part of the offsets of every slot access in `body`, computed once where the kernel starts
+// (a loop reads its slots in every iteration; lower_schedule.cpp).
+void precomputeSlotOffsets(Codegen& cg, const ir::Block& body);
 void lowerPartition(Codegen& cg, const ir::Op& op);    // warp_partition
 
 
 // Emits the PTX module text for a GPU IR function (one entry named after it).
-// numStages as for Codegen.
-std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
-                    int numStages = 1);
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info);
 
 }  // namespace kiln::lower

@@ -29,24 +29,9 @@ int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const ana
   return div;
 }
 
-// The end of the highest shared buffer in `b` and its regions (the shared_alloc ops' offsets and sizes).
-int64_t explicitSharedBytes(const ir::Block& b) {
-  int64_t end = 0;
-  for (const auto& op : b.ops) {
-    if (op->opcode == ir::Opcode::SharedAlloc) {
-      if (!op->hasAttr("offset")) codegenBug(*op, "a buffer without an offset (allocate_shared places every buffer)");
-      const ir::Type& t = op->result(0)->type;
-      end = std::max(end, op->intAttr("offset") + t.slots * t.slotStride());
-    }
-    for (const auto& r : op->regions) end = std::max(end, explicitSharedBytes(*r));
-  }
-  return end;
-}
-
 }  // namespace
 
-std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
-                    int numStages) {
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info) {
   if (!validIdentifier(gpuFn.name))
     throw CompileError(gpuFn.loc, "kernel name '" + gpuFn.name + "' is not a valid PTX identifier");
   analysis::AxisInfoAnalysis axis(gpuFn);
@@ -79,10 +64,9 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
     values.push_back(r);
   }
 
-  Codegen cg(e, gpuFn, axis, numWarps, numStages);
-  // The buffers allocate_shared placed lie below everything the code generator adds (scratch, pipelines).
-  if (int64_t buffers = explicitSharedBytes(gpuFn.body); buffers > 0) cg.reserveShared((buffers + 15) / 16 * 16);
+  Codegen cg(e, gpuFn, axis, numWarps);
   for (size_t i = 0; i < values.size(); ++i) cg.bind(gpuFn.body.arg(unsigned(i)), {values[i]});
+  precomputeSlotOffsets(cg, gpuFn.body);
   cg.lowerBlock(gpuFn.body);  // ends with `return`, which emits `ret`
   const ir::Op* last = gpuFn.body.terminator();
   if (!last || last->opcode != ir::Opcode::Return) e.ret();

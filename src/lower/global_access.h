@@ -1,26 +1,20 @@
-// How a tile access to global memory is cut into vector instructions (shared by plain loads and stores
-// and by the pipelined loads' cp.async copies): the layout algebra and axis info decide the widths.
+// Global memory access helpers shared by loads, stores and cp.async copies: the access plan (axis info and
+// layout algebra, analysis/access_plan.h), uniform values and canonical registers.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "analysis/access_plan.h"
 #include "ir/ir.h"
 #include "layout/linear_layout.h"
 #include "lower/codegen.h"
 
 namespace kiln::lower {
 
-// `vec` elements per vector instruction, and runs of `run` register indices (a multiple of vec) whose
-// addresses are consecutive, so that one address register serves the run with immediate offsets. Both
-// start from the register indices that step by one along one out dim (layout algebra); the run is
-// limited by the pointers' contiguity along that dim (axis info), the vector also by their alignment,
-// by the mask's constancy and by 16 bytes.
-struct AccessPlan {
-  size_t vec = 1, run = 1;
-};
-AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l);
+using analysis::AccessPlan;
+using analysis::planAccess;
 
 // The registers of a tile operand, or its scalar register repeated n times (an operand of a tile op may
 // be a scalar where the op allows it).
@@ -28,9 +22,7 @@ std::vector<ptx::Reg> tileRegs(Codegen& cg, const ir::Value* v, size_t n);
 // `a and b` as one predicate; when one is invalid, the other.
 ptx::Reg bothPredicates(Codegen& cg, ptx::Reg a, ptx::Reg b);
 
-// Whether every element of `v` is one value, the same in every thread: a scalar, a splat or a constant
-// (what a pointer tile can be advanced by as a whole).
-bool isUniform(const ir::Value* v);
+using analysis::isUniform;
 // The one register holding every element of `v` when isUniform(v); else an invalid Reg.
 ptx::Reg uniformRegister(Codegen& cg, const ir::Value* v);
 

@@ -13,32 +13,6 @@ using ptx::RegClass;
 
 int memBytes(ir::Scalar t) { return t == ir::Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
 
-int32_t inDimSize(const LinearLayout& l, std::string_view dim) { return l.hasInDim(dim) ? l.getInDimSize(dim) : 1; }
-
-std::vector<int32_t> registerCoords(const LinearLayout& l, int32_t r) {
-  std::vector<int32_t> c;
-  for (int j = 0; j < int(l.outs().size()); ++j) c.push_back(registerPart(l, r, j));
-  return c;
-}
-
-int32_t registerPart(const LinearLayout& l, int32_t r, int out) {
-  if (!l.hasInDim(layout::kRegister)) return 0;
-  const layout::InDim& d = l.ins()[size_t(l.inDimIndex(layout::kRegister))];
-  int32_t v = 0;
-  for (size_t b = 0; b < d.bases.size(); ++b)
-    if (r >> b & 1) v ^= d.bases[b][size_t(out)];
-  return v;
-}
-
-int32_t threadMask(const LinearLayout& l, int out) {
-  int32_t m = 0;
-  for (std::string_view dim : {layout::kLane, layout::kWarp}) {
-    if (!l.hasInDim(dim)) continue;
-    for (const layout::Basis& b : l.ins()[size_t(l.inDimIndex(dim))].bases) m |= b[size_t(out)];
-  }
-  return m;
-}
-
 Reg linearOf(Codegen& cg, Reg x, const std::vector<int32_t>& columns) {
   ptx::Entry& e = cg.e;
   Reg acc;
@@ -101,29 +75,6 @@ Reg threadPart(Codegen& cg, const LinearLayout& l, int out) {
   Reg s = e.reg(RegClass::B32);
   e.inst("xor.b32", {s, parts[0], parts[1]});
   return s;
-}
-
-UniqueRegisters uniqueRegisters(const LinearLayout& l) {
-  if (!l.hasInDim(layout::kRegister)) return {l, {0}};
-  int32_t freeMask = l.getFreeVariableMasks().get(layout::kRegister);
-  std::vector<layout::InDim> ins = l.ins();
-  layout::InDim& reg = ins[size_t(l.inDimIndex(layout::kRegister))];
-  std::vector<int> kept;
-  std::vector<layout::Basis> bases;
-  for (size_t b = 0; b < reg.bases.size(); ++b)
-    if (!(freeMask >> b & 1)) {
-      kept.push_back(int(b));
-      bases.push_back(reg.bases[b]);
-    }
-  reg.bases = std::move(bases);
-  UniqueRegisters u{LinearLayout(std::move(ins), l.outs()), {}};
-  for (int32_t c = 0; c < (int32_t(1) << kept.size()); ++c) {
-    int32_t r = 0;
-    for (size_t i = 0; i < kept.size(); ++i)
-      if (c >> i & 1) r |= int32_t(1) << kept[i];
-    u.original.push_back(r);
-  }
-  return u;
 }
 
 SharedAddresses::SharedAddresses(Codegen& cg, Reg base, Reg threadOffset, int32_t threadMask, int bytes)

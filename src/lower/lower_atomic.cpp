@@ -97,7 +97,7 @@ void lowerTile(Codegen& cg, const ir::Op& op, const ptx::AtomicOp& a, bool used)
   const Reg owner = cg.ownerPredicate(l);  // copies in other lanes and warps do nothing
   ptx::AtomicOp one = a;
   one.pair = a.kind == ptx::AtomicKind::Add && (a.type == ir::Scalar::F16 || a.type == ir::Scalar::BF16) &&
-             planAccess(cg, ptr, mask, l).vec >= 2;
+             planAccess(cg.axis, ptr, mask, l).vec >= 2;
   const size_t step = one.pair ? 2 : 1;
   std::map<int, Reg> guards;  // by mask register: mask and owner
   std::vector<Reg> out(n);

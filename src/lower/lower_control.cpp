@@ -8,7 +8,6 @@
 
 #include "lower/codegen.h"
 #include "lower/global_access.h"
-#include "lower/pipeline.h"
 #include "ptx/isel.h"
 #include "support/diagnostic.h"
 
@@ -150,8 +149,6 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   Reg iv = e.reg(ptx::regClassOf(ivType));
   mov(e, iv, lb);
   assignPhis(cg, op, carried, inits);
-  std::unique_ptr<LoopPipeline> pipeline = LoopPipeline::create(cg, op, LoopCounter{lb, ub, step, ivType, cmpType});
-  if (pipeline) pipeline->prologue(cg);
 
   ptx::Label top = e.newLabel("for"), done = e.newLabel("for_end");
   Reg enter = e.reg(RegClass::Pred);
@@ -165,9 +162,7 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   SharedHazards& hazards = cg.hazards();
   const SharedHazards::Pending atEntry = hazards.save();
   hazards.openRegion();
-  if (pipeline) pipeline->beginIteration(cg);
   cg.lowerBlock(body);
-  if (pipeline) pipeline->endIteration(cg);
   if (hazards.backEdgeNeedsBarrier()) cg.barrier();
   hazards.closeRegion();
   assignPhis(cg, op, carried, operandsOf(&yield, 0));
@@ -179,7 +174,6 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   e.inst("bra.uni", {ptx::sym(top.name)}, ptx::when(noWrap));
   e.label(done);
   hazards.merge(atEntry);  // the loop may have run no iteration
-  if (pipeline) pipeline->finish(cg);
   for (size_t k = 0; k < n; ++k) bindCarried(cg, op.result(unsigned(k)), carried[k]);
 }
 

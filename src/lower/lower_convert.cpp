@@ -9,8 +9,7 @@
 #include "layout/conversions.h"
 #include "lower/codegen.h"
 #include "lower/linear_emit.h"
-#include "lower/pipeline.h"
-#include "lower/scratch_layout.h"
+#include "layout/scratch_layout.h"
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
@@ -151,16 +150,40 @@ std::vector<Reg> convertRegisters(Codegen& cg, const ir::Op& op, const Move& mv)
   return convertThroughShared(cg, op, mv);
 }
 
+// extract_slice: the part of a tile from `offset` along `dim`, taken from the registers that hold it.
+// Both layouts must give an element to the same lane and warp (a k-slice of an mma operand does).
+void extractSlice(Codegen& cg, const ir::Op& op) {
+  const ir::Value *x = op.operand(0), *y = op.result(0);
+  const LinearLayout &from = *x->type.layout, &to = *y->type.layout;
+  const size_t dim = size_t(op.intAttr("dim"));
+  const int32_t offset = int32_t(op.intAttr("offset"));
+  for (std::string_view in : {layout::kLane, layout::kWarp})
+    if (inDimSize(from, in) != inDimSize(to, in) ||
+        (from.hasInDim(in) && from.ins()[size_t(from.inDimIndex(in))].bases != to.ins()[size_t(to.inDimIndex(in))].bases))
+      throw CompileError(op.loc, "extract_slice: " + to.str() + " does not keep the lanes and warps of " + from.str());
+  std::map<std::vector<int32_t>, int32_t> byCoords;
+  for (int32_t r = 0; r < Codegen::numRegs(x->type); ++r) byCoords.emplace(registerCoords(from, r), r);
+  const std::vector<Reg>& src = cg.regs(x);
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < Codegen::numRegs(y->type); ++r) {
+    std::vector<int32_t> at = registerCoords(to, r);
+    at[dim] += offset;
+    auto it = byCoords.find(at);
+    if (it == byCoords.end()) codegenBug(op, "no register of the tile holds an element of the slice");
+    out.push_back(src.at(size_t(it->second)));
+  }
+  cg.bind(y, std::move(out));
+}
+
 }  // namespace
 
 void lowerConvert(Codegen& cg, const ir::Op& op) {
+  if (op.opcode == ir::Opcode::ExtractSlice) return extractSlice(cg, op);
   const ir::Value* x = op.operand(0);
   const ir::Value* y = op.result(0);
   if (!x->type.layout || !y->type.layout) throw InternalError(op.loc, "convert_layout needs layouts on both sides");
   const LinearLayout& s = *x->type.layout;
   const LinearLayout& d = *y->type.layout;
-  if (PipelinedLoad* p = x->def ? cg.pipelined(x->def) : nullptr; p && p->feedsDot())
-    return cg.bindShared(y, p->read(cg, op));
   if (const Codegen::PtrTile* pt = cg.ptrTile(x)) {
     // base + offsets: only the (32-bit) offsets move; every thread holds the same base.
     Codegen::PtrTile moved = *pt;

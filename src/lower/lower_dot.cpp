@@ -4,7 +4,9 @@
 // Fragment registers are found through the layouts: the element an instruction needs at lane 0 is
 // looked up by its coordinates among the thread's registers (the lane and warp parts are the same for
 // every register of a layout, and the layouts agree with the PTX fragments lane by lane).
+#include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -13,7 +15,7 @@
 #include "lower/codegen.h"
 #include "assign/dot_layouts.h"
 #include "lower/linear_emit.h"
-#include "lower/scratch_layout.h"
+#include "layout/scratch_layout.h"
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
@@ -54,12 +56,12 @@ void checkLayouts(const ir::Op& op, int numWarps, const ptx::Target& target) {
     throw InternalError(op.loc, "dot result layout differs from the accumulator's");
 }
 
-// The registers of a dot operand: bound ones, or read from shared memory when first used (a pipelined
-// operand, lower/shared_tile.h).
+// The registers of a dot operand: bound ones, or read from a shared slot when first used (an `mma`
+// operand in shared memory, lower/shared_tile.h).
 class OperandRegisters {
  public:
   OperandRegisters(Codegen& cg, const ir::Value* v, SharedTileReader* reader)
-      : shared_(reader ? reader : cg.sharedTile(v)), regs_(shared_ ? nullptr : &cg.regs(v)) {}
+      : shared_(reader), regs_(shared_ ? nullptr : &cg.regs(v)) {}
   Reg at(size_t r) const { return shared_ ? shared_->at(int32_t(r)) : regs_->at(r); }
 
  private:
@@ -120,7 +122,10 @@ struct SharedOperand {
 };
 
 // `fromShared`: the operands an `mma` op takes from shared memory (null readers: registers).
-void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<SharedOperand, 2> fromShared = {}) {
+// `inPlace`: the accumulator's registers are this op's alone (an mma's result that only this op reads),
+// so the mmas accumulate into them instead of into fresh ones, as one dot's k-slices do.
+void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<SharedOperand, 2> fromShared = {},
+              bool inPlace = false) {
   ptx::Entry& e = cg.e;
   const ir::Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const int64_t m = a->type.shape[0], k = a->type.shape[1], n = b->type.shape[1];
@@ -173,10 +178,10 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<Sh
       for (int32_t i = 0; i < 4; ++i)
         acc[size_t(mi * numN + ni)].push_back(f32Sum ? zero : cr.at(size_t(accIndex(mi, ni, i))));
   // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them. The fragments
-  // of k-slice ki + 1 are formed before the mmas of slice ki (operands still in shared memory are loaded
+  // of k-slice ki + 1 are formed before the mmas of slice ki (operands in shared memory are loaded
   // there), so their ldmatrix latency hides behind those mmas while only two slices of A and B are live
-  // beside the accumulators. After each slice's loads, work deferred to this dot (a pipelined loop's
-  // copies of a later iteration) issues while the mmas already issued run.
+  // beside the accumulators. (A pipelined loop's dots are split into one mma op per k-slice by the
+  // pipeline pass, which orders the slices itself: schedule/pipeline_mma.cpp.)
   struct Fragments {
     std::vector<std::vector<Reg>> a, b;
   };
@@ -186,7 +191,6 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<Sh
     for (int64_t ni = 0; ni < numN; ++ni) f.b.push_back(fragB(ki, ni));
     return f;
   };
-  DotDriver* driver = cg.dotDriver(&op);
   // A chained dot (attention) shares the registers with the other dot's operands and the softmax state
   // live across both: there a second slice of fragments spilled (head dim 128: 36 bytes), so each slice
   // is formed right before its own mmas.
@@ -195,16 +199,11 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<Sh
   for (int64_t ki = 0; ki < numK; ++ki) {
     Fragments next;  // slice ki + 1, when formed ahead
     if (ahead && ki + 1 < numK) next = slice(ki + 1);
-    if (ki > 0) cg.runDeferredMma();
-    // Once the last slice's fragments are in registers the slot is free and the loop moves on, right
-    // before the last slice's mmas. (Two slices before the end, with B ordered n-tile first, held two
-    // more slices of fragments live and ran at 415-424 TFLOP/s against 455 at 4096^3, H200.)
-    if (driver && ki == numK - 1) driver->beforeLastSlice(cg);
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
         std::vector<Reg>& sum = acc[size_t(mi * numN + ni)];
         std::vector<Reg> d;
-        if (ki == 0)
+        if (ki == 0 && !inPlace)
           for (int i = 0; i < 4; ++i) d.push_back(e.reg(accClass));
         else
           d = sum;
@@ -213,7 +212,6 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<Sh
       }
     if (ki + 1 < numK) cur = ahead ? std::move(next) : slice(ki + 1);
   }
-  if (driver) driver->afterLastSlice(cg);
 
   const LinearLayout& cl = *c->type.layout;
   const int32_t numRegs = cl.getInDimSize(layout::kRegister);
@@ -306,6 +304,23 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
   cg.bind(op.result(0), std::move(out));
 }
 
+// Whether `op` may write its accumulator's registers: another mma produced them (fresh registers no other
+// value is bound to) and nothing else reads that value (a dot split into k-slices chains its mmas so).
+bool ownsAccumulator(const ir::Op& op) {
+  const ir::Value* acc = op.operand(2);
+  if (!acc->def || acc->def->opcode != ir::Opcode::Mma || acc->def->parent != op.parent || sumsInF32(acc->type.elem))
+    return false;
+  int uses = 0;
+  std::function<void(const ir::Block&)> count = [&](const ir::Block& b) {
+    for (const auto& o : b.ops) {
+      uses += int(std::count(o->operands.begin(), o->operands.end(), acc));
+      for (const auto& r : o->regions) count(*r);
+    }
+  };
+  count(*op.parent);
+  return uses == 1;
+}
+
 // GPU IR's `mma`: the dot's mma.sync with operands in registers or read from a shared slot (ldmatrix
 // where the slot's layout allows it), each k-slice's fragments right before its mmas.
 void lowerMmaOp(Codegen& cg, const ir::Op& op) {
@@ -329,7 +344,8 @@ void lowerMmaOp(Codegen& cg, const ir::Op& op) {
       throw CompileError(op.loc, "mma: operand #" + std::to_string(i) + " must have the mma layout " + want[i].str());
     }
   }
-  lowerMma(cg, op, *cfg, {SharedOperand{readers[0].get(), &want[0]}, SharedOperand{readers[1].get(), &want[1]}});
+  lowerMma(cg, op, *cfg, {SharedOperand{readers[0].get(), &want[0]}, SharedOperand{readers[1].get(), &want[1]}},
+           ownsAccumulator(op));
 }
 
 }  // namespace
@@ -352,10 +368,6 @@ void lowerDot(Codegen& cg, const ir::Op& op) {
     lowerMma(cg, op, *cfg);
   } else {
     lowerFma(cg, op);
-    if (DotDriver* driver = cg.dotDriver(&op)) {  // every operand is read: the loop may move on
-      driver->beforeLastSlice(cg);
-      driver->afterLastSlice(cg);
-    }
   }
 }
 

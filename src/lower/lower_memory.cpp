@@ -12,7 +12,6 @@
 #include "lower/codegen.h"
 #include "lower/global_access.h"
 #include "lower/linear_emit.h"
-#include "lower/pipeline.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "support/diagnostic.h"
@@ -99,7 +98,6 @@ class Addresses {
 };
 
 void load(Codegen& cg, const ir::Op& op) {
-  if (PipelinedLoad* p = cg.pipelined(&op)) return p->atLoad(cg);
   const ir::Value* ptr = op.operand(0);
   const ir::Value* mask = op.numOperands() > 1 ? op.operand(1) : nullptr;
   const ir::Value* other = op.numOperands() > 2 ? op.operand(2) : nullptr;
@@ -116,7 +114,7 @@ void load(Codegen& cg, const ir::Op& op) {
   }
   const layout::LinearLayout& l = *ptr->type.layout;
   const size_t n = size_t(Codegen::numRegs(res->type));
-  const AccessPlan plan = planAccess(cg, ptr, mask, l);
+  const AccessPlan plan = planAccess(cg.axis, ptr, mask, l);
   const size_t vec = plan.vec;
   Addresses p(cg, ptr, n);
   std::vector<Reg> m, o, out(n);
@@ -160,7 +158,7 @@ void store(Codegen& cg, const ir::Op& op) {
   }
   const layout::LinearLayout& l = *ptr->type.layout;
   const size_t n = size_t(Codegen::numRegs(ptr->type));
-  const AccessPlan plan = planAccess(cg, ptr, mask, l);
+  const AccessPlan plan = planAccess(cg.axis, ptr, mask, l);
   const size_t vec = plan.vec;
   Addresses p(cg, ptr, n);
   std::vector<Reg> v = tileRegs(cg, value, n), m;
@@ -205,10 +203,6 @@ Reg bothPredicates(Codegen& cg, Reg a, Reg b) {
   return p;
 }
 
-bool isUniform(const ir::Value* v) {
-  return !v->type.isTensor() || (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Constant));
-}
-
 Reg uniformRegister(Codegen& cg, const ir::Value* v) {
   if (!v->type.isTensor()) return cg.reg(v);
   if (v->def && v->def->opcode == Opcode::Splat) return cg.reg(v->def->operand(0));
@@ -235,18 +229,6 @@ std::vector<int32_t> canonicalRegisters(const layout::LinearLayout& l, std::span
     out[size_t(r)] = first.emplace(std::move(c), r).first->second;
   }
   return out;
-}
-
-AccessPlan planAccess(const Codegen& cg, const ir::Value* ptr, const ir::Value* mask, const layout::LinearLayout& l) {
-  if (!l.hasInDim(layout::kRegister) || l.getInDimSizeLog2(layout::kRegister) == 0) return {};
-  int64_t steps = l.getNumConsecutiveInOut(layout::kRegister);
-  if (steps <= 1) return {};
-  const layout::Basis& b0 = l.basis(layout::kRegister, 0);
-  int dim = int(std::find(b0.begin(), b0.end(), 1) - b0.begin());
-  int64_t run = std::min(steps, cg.axis.get(ptr).contiguity.at(size_t(dim)));
-  int64_t vec = std::min({run, cg.axis.vectorElements(ptr, dim), cg.axis.maskConstancy(mask, dim),
-                          int64_t(16 / memBytes(ptr->type.pointee))});
-  return AccessPlan{size_t(std::max<int64_t>(1, vec)), size_t(std::max<int64_t>(1, run))};
 }
 
 void lowerMemory(Codegen& cg, const ir::Op& op) {

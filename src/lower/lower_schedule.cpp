@@ -7,7 +7,7 @@
 #include "lower/codegen.h"
 #include "lower/global_access.h"
 #include "lower/linear_emit.h"
-#include "lower/scratch_layout.h"
+#include "layout/scratch_layout.h"
 #include "lower/shared_tile.h"
 #include "ptx/memory.h"
 #include "ptx/sync.h"
@@ -22,8 +22,15 @@ using ptx::Reg;
 using ptx::RegClass;
 using ir::Opcode;
 
+// This thread's part of a slot's offsets: computed once per region, so that the accesses of one slot
+// (a k-slice at a time) share their address arithmetic.
+Reg slotThreadOffset(Codegen& cg, const LinearLayout& offsets) {
+  Reg r = cg.threadCoord(offsets, 0);
+  return r.valid() ? r : threadPart(cg, offsets, 0);
+}
+
 void sharedAlloc(Codegen& cg, const ir::Op& op) {
-  if (!op.hasAttr("offset")) codegenBug(op, "a buffer without an offset (allocate_shared places every buffer)");
+  cg.reserveBuffer(op);
   cg.bind(op.result(0), {cg.sharedAddress(op.intAttr("offset"))});
 }
 
@@ -51,8 +58,44 @@ void localStore(Codegen& cg, const ir::Op& op) {
   accessShared(cg, true, t, at, plan.storeOffsets, plan.storeVec, compact);
 }
 
+// The registers of the whole tile of a slot, for a local_load of the part of it from `index * size`
+// along `dim` into `part`: part's layout with register bits above its own for the other parts, so that
+// register r of part `index` is register r + index * (part's registers).
+LinearLayout wholeOfPart(const LinearLayout& part, int dim, int32_t size, int32_t parts) {
+  std::vector<layout::InDim> ins = part.ins();
+  std::vector<layout::OutDim> outs = part.outs();
+  outs[size_t(dim)].size *= parts;
+  layout::InDim* reg = nullptr;
+  for (layout::InDim& in : ins)
+    if (in.name == layout::kRegister) reg = &in;
+  if (!reg) {
+    ins.insert(ins.begin(), layout::InDim{std::string(layout::kRegister), {}});
+    reg = &ins.front();
+  }
+  for (int32_t p = 1; p < parts; p *= 2) {
+    layout::Basis b(outs.size(), 0);
+    b[size_t(dim)] = size * p;
+    reg->bases.push_back(std::move(b));
+  }
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
 void localLoad(Codegen& cg, const ir::Op& op) {
   const ir::Value *slot = op.operand(0), *res = op.result(0);
+  if (op.hasAttr("slice_dim")) {  // one part: read through the whole tile's plan
+    const int dim = int(op.intAttr("slice_dim"));
+    const int32_t size = int32_t(res->type.shape[size_t(dim)]);
+    const int32_t parts = int32_t(slot->type.shape[size_t(dim)] / size), index = int32_t(op.intAttr("slice_offset") / size);
+    const LinearLayout whole = wholeOfPart(*res->type.layout, dim, size, parts);
+    UniqueRegisters dst = uniqueRegisters(whole);
+    ScratchPlan plan = planWithShared(*slot->type.layout, dst.compact, dst.compact, memBytes(res->type.elem));
+    SharedTileReader reader(cg, op, plan, cg.reg(slot), res->type.elem, whole,
+                            slotThreadOffset(cg, plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets));
+    const int32_t n = Codegen::numRegs(res->type);
+    std::vector<Reg> regs;
+    for (int32_t r = 0; r < n; ++r) regs.push_back(reader.at(r + index * n));
+    return cg.bind(res, std::move(regs));
+  }
   UniqueRegisters dst = uniqueRegisters(*res->type.layout);
   ScratchPlan plan = planWithShared(*slot->type.layout, dst.compact, dst.compact, memBytes(res->type.elem));
   cg.bind(res, SharedTileReader(cg, op, plan, cg.reg(slot), res->type.elem, *res->type.layout).all());
@@ -72,14 +115,14 @@ void asyncCopy(Codegen& cg, const ir::Op& op) {
   if (!distinct)  // cp.async copies what each register holds: a repeated element would be copied twice
     throw CompileError(op.loc, "async_copy: the pointer layout holds an element in two registers of a thread");
   ScratchPlan plan = planWithShared(*slot->type.layout, src.compact, src.compact, bytes);
-  int32_t vec = std::min<int32_t>(plan.storeVec, int32_t(planAccess(cg, ptr, mask, from).vec));
+  int32_t vec = std::min<int32_t>(plan.storeVec, int32_t(planAccess(cg.axis, ptr, mask, from).vec));
   while (vec * bytes > 16) vec /= 2;
   if (vec * bytes < 4)
     throw CompileError(op.loc, "async_copy: each copy would move " + std::to_string(vec * bytes) +
                                    " bytes; cp.async moves 4, 8 or 16 (the slot's layout or the pointers' "
                                    "contiguity and alignment allow no wider run)");
   CopySource source(cg, ptr, mask);
-  SharedAddresses storeAt(cg, cg.reg(slot), threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0),
+  SharedAddresses storeAt(cg, cg.reg(slot), slotThreadOffset(cg, plan.storeOffsets), threadMask(plan.storeOffsets, 0),
                           bytes);
   // One of the threads that hold an element copies it: the others would write the same bytes again.
   ptx::Guard guard;
@@ -98,6 +141,30 @@ void barrier(Codegen& cg, const ir::Op& op) {
 }
 
 }  // namespace
+
+void precomputeSlotOffsets(Codegen& cg, const ir::Block& body) {
+  for (const auto& opPtr : body.ops) {
+    const ir::Op& op = *opPtr;
+    if (op.opcode == Opcode::WarpPartition) continue;  // its threads count from its first warp
+    for (const auto& r : op.regions) precomputeSlotOffsets(cg, *r);
+    if (op.opcode == Opcode::LocalLoad) {
+      const ir::Value *slot = op.operand(0), *res = op.result(0);
+      LinearLayout to = *res->type.layout;
+      if (op.hasAttr("slice_dim")) {
+        const int dim = int(op.intAttr("slice_dim"));
+        const int32_t size = int32_t(res->type.shape[size_t(dim)]);
+        to = wholeOfPart(to, dim, size, int32_t(slot->type.shape[size_t(dim)] / size));
+      }
+      UniqueRegisters dst = uniqueRegisters(to);
+      ScratchPlan plan = planWithShared(*slot->type.layout, dst.compact, dst.compact, memBytes(res->type.elem));
+      slotThreadOffset(cg, plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets);
+    } else if (op.opcode == Opcode::AsyncCopy) {
+      const ir::Value *slot = op.operand(0), *ptr = op.operand(1);
+      UniqueRegisters src = uniqueRegisters(*ptr->type.layout);
+      slotThreadOffset(cg, planWithShared(*slot->type.layout, src.compact, src.compact, memBytes(slot->type.elem)).storeOffsets);
+    }
+  }
+}
 
 void lowerSchedule(Codegen& cg, const ir::Op& op) {
   ptx::Entry& e = cg.e;

@@ -13,7 +13,7 @@
 #include "layout/linear_layout.h"
 #include "lower/codegen.h"
 #include "lower/linear_emit.h"
-#include "lower/scratch_layout.h"
+#include "layout/scratch_layout.h"
 
 namespace kiln::lower {
 

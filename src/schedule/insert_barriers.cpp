@@ -14,7 +14,9 @@
 //     CTA barrier goes first when anything is pending) and ends with the CTA barrier the code generator
 //     puts after it. Inside a partition an attribute-less barrier is the partition's own.
 // A slot whose index is not a constant, or a buffer passed through a region argument, counts as the
-// whole buffer, or as all of shared memory.
+// whole buffer, or as all of shared memory. A `pipelined` buffer counts as no bytes: the pipeline pass
+// orders its slots with its own waits and barriers (each iteration writes the slot the previous one
+// read, which a whole-buffer view would take for a race).
 #include <algorithm>
 #include <limits>
 
@@ -59,12 +61,14 @@ bool overlapsAny(const std::vector<Range>& set, const Range& r) {
 Range bytesOf(const ir::Value* v) {
   const ir::Op* def = v->def;
   if (def && def->opcode == Opcode::SharedAlloc) {
+    if (def->hasAttr("pipelined")) return {0, 0};
     if (!def->hasAttr("offset")) throw InternalError(def->loc, "insert_barriers runs after allocate_shared");
     const int64_t at = def->intAttr("offset");
     return {at, at + v->type.slots * v->type.slotStride()};
   }
   if (def && def->opcode == Opcode::SharedSlot) {
     Range buffer = bytesOf(def->operand(0));
+    if (buffer.begin == buffer.end) return buffer;
     const ir::Op* index = def->operand(1)->def;
     if (!index || index->opcode != Opcode::Constant || !std::holds_alternative<int64_t>(*index->findAttr("value")))
       return buffer;

@@ -9,6 +9,7 @@ struct Entry {
   void (*run)(ir::Function&, const GpuContext&);
 };
 constexpr Entry kPasses[] = {
+    {"pipeline", pipelineLoops},
     {"allocate_shared", allocateShared},
     {"insert_barriers", insertBarriers},
 };

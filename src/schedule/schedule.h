@@ -16,8 +16,14 @@ namespace kiln::schedule {
 struct GpuContext {
   ptx::Target target;
   int numWarps = 4;
+  int numStages = 1;  // the pipelining depth of loops without their own num_stages (below 2: none)
 };
 
+// Software-pipelines the loads of `for` loops that feed tl.dot (every loop) or that the loop asks for
+// (its num_stages attribute): shared buffers of num_stages slots filled by cp.async ahead of the
+// iteration that reads them, with their waits and barriers; the dots reading them split into k-slice
+// mmas with the copies between (schedule/pipeline.cpp).
+void pipelineLoops(ir::Function& fn, const GpuContext& ctx);
 // Gives every shared_alloc an offset: buffers whose live ranges overlap get disjoint bytes, others
 // may share them; each starts on a 128-byte boundary. Too much shared memory is a compile error.
 void allocateShared(ir::Function& fn, const GpuContext& ctx);
@@ -26,9 +32,9 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx);
 // `for`, `while` and warp partitions. Needs the offsets of allocate_shared.
 void insertBarriers(ir::Function& fn, const GpuContext& ctx);
 
-// The GPU pass called `name` ("allocate_shared", "insert_barriers"); false if there is none.
+// The GPU pass called `name` ("pipeline", "allocate_shared", "insert_barriers"); false if there is none.
 bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);
-std::vector<std::string> gpuPassNames();
+std::vector<std::string> gpuPassNames();  // in the order the driver runs them
 
 // The most shared memory one block may use on `target` (the opt-in limit).
 int64_t maxSharedPerBlock(const ptx::Target& target);

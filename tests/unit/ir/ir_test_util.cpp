@@ -127,6 +127,9 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::Barrier, {}, {}, {{"id", int64_t(1)}, {"threads", int64_t(64)}});
   Value* back = b.create1(O::LocalLoad, {slot}, Type::tensor({16}, Scalar::F16).withLayout(cols));
   b.create(O::LocalStore, {slot, back}, {});
+  b.create1(O::ExtractSlice, {back}, Type::tensor({8}, Scalar::F16).withLayout(std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(
+                "{register=[[4]], lane=[[1],[2]], warp=[]} -> [dim0=8]"))),
+            {{"dim", int64_t(0)}, {"offset", int64_t(8)}});
   auto one = std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse("{offset=[]} -> [dim0=1]"));
   Value* bar = b.create1(O::SharedAlloc, {}, Type::shared({1}, Scalar::I64, 1, one), {{"offset", int64_t(128)}});
   b.create(O::MbarrierInit, {bar}, {}, {{"count", int64_t(64)}});

@@ -13,6 +13,7 @@
 #include "ir/scalar_eval.h"
 #include "assign/assign_layouts.h"
 #include "ops_sim.h"
+#include "schedule/schedule.h"
 
 namespace kiln::lower::test {
 namespace {
@@ -36,9 +37,11 @@ Kernel lowerInput(const std::string& input, int numWarps = 4, int numStages = 1)
     analysis::AxisInfoAnalysis axis(f);
     assignLayouts(f, axis, numWarps, ptx::kSm80);
   }
+  for (const std::string& pass : schedule::gpuPassNames())  // in the driver's order
+    schedule::runGpuPass(pass, f, schedule::GpuContext{ptx::kSm80, numWarps, numStages});
   Kernel k;
   k.name = f.name;
-  k.ptx = emitPtx(f, ptx::kSm80, numWarps, k.info, numStages);
+  k.ptx = emitPtx(f, ptx::kSm80, numWarps, k.info);
   return k;
 }
 
@@ -285,7 +288,7 @@ TEST(CodegenSim, FlashAttentionBlock) {
     bool causal, aligned;
   };
   // attn_64_hints: one warp per 16 query rows, so no barrier of the softmax orders the slots: only the
-  // one the pipeline puts in the p @ v dot (LoopPipeline::beforeLastSlice).
+  // one the pipeline puts in the p @ v dot (before its last k-slice: schedule/pipeline_mma.cpp).
   for (const Case& c : {Case{"attn_hints", 32, 16, true, true}, Case{"attn_64_hints", 32, 64, false, true},
                         Case{"attn_16_32_plain", 16, 16, false, false}})
     for (int stages : {1, 3}) {

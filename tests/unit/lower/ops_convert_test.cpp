@@ -8,7 +8,7 @@
 #include "layout/conversions.h"
 #include "layout/named_layouts.h"
 #include "lower/linear_emit.h"
-#include "lower/scratch_layout.h"
+#include "layout/scratch_layout.h"
 #include "ops_test_util.h"
 
 namespace kiln::lower::test {

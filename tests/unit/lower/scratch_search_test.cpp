@@ -15,7 +15,7 @@
 #include "layout/ldmatrix.h"
 #include "layout/named_layouts.h"
 #include "lower/linear_emit.h"
-#include "lower/scratch_layout.h"
+#include "layout/scratch_layout.h"
 
 namespace kiln::lower::test {
 namespace {

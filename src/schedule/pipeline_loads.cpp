@@ -1,4 +1,4 @@
-// Which loads of a `for` loop the software pipeliner takes (lower/pipeline.h): a pure walk over the GPU IR.
+// Which loads of a `for` loop the pipeline pass takes (see pipeline_loads.h).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -6,11 +6,10 @@
 #include <functional>
 #include <set>
 
-#include "assign/dot_layouts.h"
-#include "lower/global_access.h"
-#include "lower/pipeline.h"
+#include "analysis/access_plan.h"
+#include "schedule/pipeline_loads.h"
 
-namespace kiln::lower {
+namespace kiln::schedule {
 
 using ir::Opcode;
 
@@ -72,7 +71,7 @@ std::optional<Advancing> advancingArg(const ir::Block& body, const ir::Op& yield
   if (!d || d->parent != &body || d->operand(0) != arg) return std::nullopt;
   if (d->opcode != Opcode::PtrAdd && d->opcode != Opcode::Add) return std::nullopt;
   const ir::Value* step = d->operand(1);
-  if (inside(step, body) || !isUniform(step) || !ir::isInt(step->type.elem) || step->type.elem == ir::Scalar::I1)
+  if (inside(step, body) || !analysis::isUniform(step) || !ir::isInt(step->type.elem) || step->type.elem == ir::Scalar::I1)
     return std::nullopt;
   if (d->opcode == Opcode::Add && (!ir::isInt(arg->type.elem) || arg->type.isPtr())) return std::nullopt;
   return Advancing{arg, step, d->opcode == Opcode::PtrAdd};
@@ -187,4 +186,4 @@ DrivingDots drivingDots(const ir::Op& forOp, const LoopLoads& loads) {
   return out;
 }
 
-}  // namespace kiln::lower
+}  // namespace kiln::schedule

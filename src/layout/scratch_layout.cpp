@@ -1,7 +1,7 @@
 // Choice of the shared-memory tile a conversion stages through (see scratch_layout.h): every candidate
 // (plain or swizzled, in the row-major order and in the fastest orders of both sides) is scored by
 // counting bank conflicts exactly, which the linearity of the layouts makes cheap.
-#include "lower/scratch_layout.h"
+#include "layout/scratch_layout.h"
 
 #include <algorithm>
 #include <array>
@@ -15,11 +15,10 @@
 #include "layout/conversions.h"
 #include "layout/ldmatrix.h"
 #include "layout/named_layouts.h"
-#include "lower/linear_emit.h"
+#include "layout/register_parts.h"
 
-namespace kiln::lower {
+namespace kiln::layout {
 
-using layout::LinearLayout;
 
 namespace {
 
@@ -168,7 +167,7 @@ struct AccessBits {
   }
 
   int64_t wavefronts(int32_t vec, int elemBytes) const {
-    return lower::wavefronts(of(reg), of(lane), vec, elemBytes, 32);
+    return layout::wavefronts(of(reg), of(lane), vec, elemBytes, 32);
   }
 
   // The offsets as the layout sharedOffsets builds: in dims of `regs`, one out dim, shared's in dim.
@@ -373,4 +372,4 @@ ScratchPlan planWithShared(const LinearLayout& shared, const LinearLayout& srcUn
   return plan;
 }
 
-}  // namespace kiln::lower
+}  // namespace kiln::layout

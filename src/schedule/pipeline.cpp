@@ -1,0 +1,141 @@
+// pipeline: software pipelining of a `for` loop's loads with cp.async, as GPU IR (docs/gpu-ir.md).
+// Unpipelined, each iteration loads its tiles from global memory and waits for the full latency.
+// Pipelined, each such load owns S slots of a shared buffer (S = the loop's num_stages, or the kernel's)
+// and the copy for iteration i + S - 1 runs while iteration i reads its own slot:
+//
+//   prologue     copies of iterations 0 .. S-2 into slots 0 .. S-2, one commit group per iteration
+//   iteration i  async_wait {S-2}, barrier (iteration i's group landed, every thread's reads of the
+//                slot iteration i - 1 used are done); the load becomes a local_load of slot i mod S;
+//                the copy of iteration i + S - 1 into slot (i - 1) mod S; async_commit at the end
+//   after        async_wait {0}, barrier (the slots are free again)
+//
+// The copy for a later iteration is the load's pointer and mask computed again (the ops they depend on,
+// cloned) with the induction variable and the values the loop advances by a fixed step moved ahead; its
+// mask is off for iterations past the end. Masked-off elements are zero-filled, so a load that feeds
+// tl.dot pipelines only when `other` is absent or zero. Loads that feed tl.dot pipeline in every loop;
+// others only where the loop asks for it (tl.range(num_stages=)), as in Triton.
+//
+// In a loop whose loads all feed dots at the top of its body, the last of those dots drives the
+// iteration instead (pipeline_mma.cpp): the wait and barrier move before its last k-slice and the
+// first dot's first k-slice of the next iteration is loaded there and carried over the back edge.
+// The pass's barriers order every access to its slots; its buffers say so (`pipelined`), and
+// insert_barriers leaves them alone.
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "analysis/access_plan.h"
+#include "analysis/axis_info.h"
+#include "assign/dot_layouts.h"
+#include "layout/register_parts.h"
+#include "layout/scratch_layout.h"
+#include "schedule/pipeline_rewrite.h"
+#include "support/diagnostic.h"
+
+namespace kiln::schedule {
+
+namespace {
+
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+using ir::Value;
+using layout::LinearLayout;
+
+int elemBytes(Scalar t) { return t == Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
+bool wordSized(Scalar t) { return t != Scalar::I1 && (ir::bitWidth(t) == 32 || ir::bitWidth(t) == 64); }
+
+struct LoopPlan {
+  std::vector<pipeline::PipelinedLoad> loads;
+  int stages = 0;
+  int64_t bytes = 0;  // every slot of every load
+};
+
+// Which candidates pipeline and how deep, or nothing: each needs a layout holding distinct elements in
+// its registers (cp.async copies what a register holds) and copies of 4 to 16 bytes.
+std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, const analysis::AxisInfoAnalysis& axis,
+                                 const GpuContext& ctx, int64_t reserved) {
+  int stages = pipelineStages(forOp, ctx.numStages);
+  if (stages < 2 || ctx.target.sm < 80 || loads.loads.empty() || !wordSized(forOp.operand(0)->type.elem))
+    return std::nullopt;
+  for (const Advancing& a : loads.advancing)
+    if (!wordSized(a.step->type.elem) || (!a.pointer && !wordSized(a.arg->type.elem))) return std::nullopt;
+
+  LoopPlan plan;
+  for (const PipelineCandidate& c : loads.loads) {
+    const Value* res = c.load->result(0);
+    const LinearLayout& from = *res->type.layout;
+    const int bytes = elemBytes(res->type.elem);
+    layout::UniqueRegisters src = layout::uniqueRegisters(from);
+    layout::UniqueRegisters dst = c.convert ? layout::uniqueRegisters(*c.convert->result(0)->type.layout) : src;
+    bool distinct = int64_t(src.original.size()) == layout::inDimSize(from, layout::kRegister);
+    for (size_t i = 0; distinct && i < src.original.size(); ++i) distinct = src.original[i] == int32_t(i);
+    if (!distinct) continue;
+    layout::ScratchPlan scratch = layout::planScratch(src.compact, dst.compact, bytes);
+    const Value* mask = c.load->numOperands() > 1 ? c.load->operand(1) : nullptr;
+    int64_t vec = std::min<int64_t>(scratch.storeVec, int64_t(analysis::planAccess(axis, c.load->operand(0), mask, from).vec));
+    while (vec * bytes > 16) vec /= 2;
+    if (vec * bytes < 4) continue;  // cp.async moves 4, 8 or 16 bytes
+    pipeline::PipelinedLoad p;
+    p.c = c;
+    p.shared = std::make_shared<const LinearLayout>(std::move(scratch.shared));
+    plan.loads.push_back(std::move(p));
+  }
+  auto slotBytes = [](const pipeline::PipelinedLoad& p) {
+    return Type::shared(p.c.load->result(0)->type.shape, p.c.load->result(0)->type.elem, 1, p.shared).slotStride();
+  };
+  // A load that feeds no dot gains from prefetching only while its slots stay small: a memory-bound
+  // kernel needs many blocks per SM, and shared memory is what limits them (softmax rows of 4096 fp32 in
+  // four 16 KB slots ran at 74% of the copy bandwidth, against 79% unpipelined; rows of 1024 in four
+  // 4 KB slots went from 47% to 58%, H200). So those take at most kMaxPrefetchBytes of slots. Nor do
+  // registers serve better: prefetching those 4096-wide rows a row ahead into registers took the kernel
+  // from 39 to 72 registers, 3 programs per SM instead of 4, and from 81% / 90% to 74% / 82% (4096 and
+  // 32768 rows, H200); so a larger tile is not prefetched at all.
+  constexpr int64_t kMaxPrefetchBytes = 16 * 1024;
+  std::erase_if(plan.loads, [&](const pipeline::PipelinedLoad& p) {
+    return !p.c.convert && slotBytes(p) * 2 > kMaxPrefetchBytes;
+  });
+  if (plan.loads.empty()) return std::nullopt;
+  int64_t perStage = 0, prefetchPerStage = 0;
+  for (const pipeline::PipelinedLoad& p : plan.loads) (p.c.convert ? perStage : prefetchPerStage) += slotBytes(p);
+  while (stages > 2 && prefetchPerStage * stages > kMaxPrefetchBytes) --stages;
+  perStage += prefetchPerStage;
+  // Fewer stages when the slots do not fit beside the enclosing loops' (and a little scratch).
+  const int64_t room = maxSharedPerBlock(ctx.target) - reserved - 16 * 1024;
+  while (stages > 2 && perStage * stages > room) --stages;
+  if (perStage * stages > room) return std::nullopt;
+  plan.stages = stages;
+  plan.bytes = perStage * stages;
+  return plan;
+}
+
+class Pass {
+ public:
+  Pass(ir::Function& fn, const GpuContext& ctx) : ctx_(ctx), axis_(fn) {}
+
+  void block(ir::Block& b, int64_t reserved) {
+    std::vector<ir::Op*> ops;
+    for (const auto& op : b.ops) ops.push_back(op.get());
+    for (ir::Op* op : ops) {
+      int64_t inside = reserved;
+      if (op->opcode == Opcode::For) {
+        LoopLoads loads = findPipelineLoads(*op);
+        if (std::optional<LoopPlan> plan = planLoop(*op, loads, axis_, ctx_, reserved)) {
+          inside += plan->bytes;
+          pipeline::LoopRewrite(*op, ctx_, std::move(loads), std::move(plan->loads), plan->stages).run();
+        }
+      }
+      for (const auto& r : op->regions) block(*r, inside);
+    }
+  }
+
+ private:
+  const GpuContext& ctx_;
+  const analysis::AxisInfoAnalysis axis_;  // of the function before any loop is rewritten
+};
+
+}  // namespace
+
+void pipelineLoops(ir::Function& fn, const GpuContext& ctx) { Pass(fn, ctx).block(fn.body, 0); }
+
+}  // namespace kiln::schedule

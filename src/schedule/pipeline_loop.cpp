@@ -1,0 +1,289 @@
+// The pipeline pass's rewrite of one loop (see pipeline.cpp for the schedule it builds): the buffers and
+// the prologue before the loop, the slot reads and the copies ahead in the body, the drain after it.
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "assign/dot_layouts.h"
+#include "schedule/pipeline_rewrite.h"
+#include "support/diagnostic.h"
+
+namespace kiln::schedule::pipeline {
+
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+bool usedIn(const ir::Block& b, const Value* v) {
+  for (const auto& op : b.ops) {
+    if (std::find(op->operands.begin(), op->operands.end(), v) != op->operands.end()) return true;
+    for (const auto& r : op->regions)
+      if (usedIn(*r, v)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, std::vector<PipelinedLoad> pipelined,
+                         int stages)
+    : for_(forOp), body_(forOp.region(0)), ctx_(ctx), loads_(std::move(loads)), pipelined_(std::move(pipelined)),
+      stages_(stages) {
+  for (const auto& op : body_.ops)
+    if (std::optional<DotPlan> plan = planDot(*op, ctx_)) dots_.emplace_back(op.get(), *plan);
+  LoopLoads taken;
+  for (const PipelinedLoad& p : pipelined_) taken.loads.push_back(p.c);
+  const DrivingDots dots = drivingDots(for_, taken);
+  if (!dots.last || !dotPlan(*dots.first) || !dotPlan(*dots.last)) return;
+  driver_ = dots.last;
+  first_ = dots.first;
+  const DotPlan& firstPlan = *dotPlan(*first_);
+  const int64_t kTile = firstPlan.cfg.kTile;
+  for (PipelinedLoad& p : pipelined_) {
+    const Value* operand = p.c.convert->result(0);
+    if (first_->operand(0) != operand && first_->operand(1) != operand) continue;  // a later dot's
+    p.kDim = first_->operand(0) == operand ? 1 : 0;
+    p.kTile = kTile;
+    std::vector<int64_t> shape = operand->type.shape;
+    shape[size_t(p.kDim)] = kTile;
+    p.sliceType = Type::tensor(shape, operand->type.elem).withLayout(sliceLayout(*first_, firstPlan, p.kDim == 1 ? 0 : 1));
+  }
+}
+
+void LoopRewrite::run() {
+  slot_ = body_.addArg(Type::scalar(Scalar::I32));
+  prologue();
+  rewriteBody();
+  b_.setInsertionPointAfter(&for_);  // the drain: no copy in flight, every slot read
+  b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
+  b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);
+}
+
+Value* LoopRewrite::i32(int64_t v) { return b_.intConst(v, Type::scalar(Scalar::I32), for_.loc); }
+
+// A uniform step as a scalar: the splatted value, or the constant.
+Value* LoopRewrite::scalarOf(const Value* uniform) {
+  if (!uniform->type.isTensor()) return const_cast<Value*>(uniform);
+  const ir::Op* d = uniform->def;
+  if (d->opcode == Opcode::Splat) return d->operand(0);
+  return b_.create1(Opcode::Constant, {}, uniform->type.element(), d->attrs, d->loc);
+}
+
+Value* LoopRewrite::advanced(const Advancing& a, Value* from, int64_t ahead) {
+  if (ahead == 0) return from;
+  Value* step = scalarOf(a.step);
+  Value* by = b_.create1(Opcode::Mul, {step, b_.intConst(ahead, step->type, for_.loc)}, step->type, {}, for_.loc);
+  const Type& t = a.arg->type;
+  if (t.isTensor()) by = b_.create1(Opcode::Splat, {by}, t.withElem(step->type.elem), {}, for_.loc);
+  return b_.create1(a.pointer ? Opcode::PtrAdd : Opcode::Add, {from, by}, t, {}, for_.loc);
+}
+
+LoopRewrite::CopyOperands LoopRewrite::cloneAt(const PipelineCandidate& c, Value* ivBase, bool fromInits,
+                                               int64_t ahead) {
+  const SourceLoc& loc = c.load->loc;
+  const Type ivType = for_.operand(0)->type, i1 = Type::scalar(Scalar::I1);
+  Value* iv = ivBase;
+  if (ahead > 0) {
+    Value* by = b_.create1(Opcode::Mul, {for_.operand(2), b_.intConst(ahead, ivType, loc)}, ivType, {}, loc);
+    iv = b_.create1(Opcode::Add, {ivBase, by}, ivType, {}, loc);
+  }
+  Value* valid = b_.create1(Opcode::Cmp, {iv, for_.operand(1)}, i1, {ir::Attr{"pred", std::string("lt")}}, loc);
+  if (ahead > 0) {  // and the induction variable did not wrap
+    Value* noWrap = b_.create1(Opcode::Cmp, {iv, ivBase}, i1, {ir::Attr{"pred", std::string("gt")}}, loc);
+    valid = b_.create1(Opcode::And, {valid, noWrap}, i1, {}, loc);
+  }
+  std::unordered_map<const Value*, Value*> map{{body_.arg(0), iv}};
+  auto mapped = [&](Value* v) {
+    auto it = map.find(v);
+    return it == map.end() ? v : it->second;
+  };
+  std::set<const Value*> read;  // the advancing values this slice reads
+  for (const ir::Op* op : c.slice) read.insert(op->operands.begin(), op->operands.end());
+  read.insert(c.load->operands.begin(), c.load->operands.end());
+  for (const Advancing& a : loads_.advancing)
+    if (read.count(a.arg)) {
+      Value* from = fromInits ? for_.operand(3 + (a.arg->index - 1)) : const_cast<Value*>(a.arg);
+      map[a.arg] = advanced(a, from, ahead);
+    }
+  for (const ir::Op* op : c.slice) {
+    std::vector<Value*> operands;
+    for (Value* o : op->operands) operands.push_back(mapped(o));
+    std::vector<Type> types;
+    for (const auto& r : op->results) types.push_back(r->type);
+    ir::Op* n = b_.create(op->opcode, operands, types, op->attrs, op->loc);
+    for (unsigned i = 0; i < op->numResults(); ++i) map[op->result(i)] = n->result(i);
+  }
+  Value* ptr = mapped(c.load->operand(0));
+  if (c.load->numOperands() < 2) return {ptr, valid};  // one predicate for the whole tile
+  Value* mask = mapped(c.load->operand(1));
+  if (mask->type.isTensor()) valid = b_.create1(Opcode::Splat, {valid}, mask->type, {}, loc);
+  return {ptr, b_.create1(Opcode::And, {mask, valid}, mask->type, {}, loc)};
+}
+
+void LoopRewrite::copy(PipelinedLoad& p, Value* slot, Value* ivBase, bool fromInits, int64_t ahead) {
+  CopyOperands src = cloneAt(p.c, ivBase, fromInits, ahead);
+  b_.create(Opcode::AsyncCopy, {slot, src.ptr, src.mask}, {}, {}, p.c.load->loc);
+}
+
+void LoopRewrite::prologue() {
+  b_.setInsertionPointBefore(&for_);
+  for (PipelinedLoad& p : pipelined_) {
+    const Type& t = p.c.load->result(0)->type;
+    p.buffer = b_.create1(Opcode::SharedAlloc, {}, Type::shared(t.shape, t.elem, stages_, p.shared),
+                          {ir::Attr{"pipelined", int64_t(1)}}, p.c.load->loc);
+  }
+  for (int s = 0; s + 1 < stages_; ++s) {
+    for (PipelinedLoad& p : pipelined_)
+      copy(p, b_.create1(Opcode::SharedSlot, {p.buffer, i32(s)}, p.buffer->type.withSlots(1)), for_.operand(0), true, s);
+    b_.create(Opcode::AsyncCommit, {}, {});
+  }
+  for_.operands.push_back(i32(0));  // the slot of iteration 0
+  for_.addResult(Type::scalar(Scalar::I32));
+  if (!driven()) return;
+  // Iteration 0's slot and first k-slice, as each iteration's driving dot does for the next.
+  b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(stages_ - 2)}});
+  b_.create(Opcode::Barrier, {}, {});
+  for (PipelinedLoad& p : pipelined_) {
+    if (p.kDim < 0) continue;
+    Value* first = sliceOf(p, b_.create1(Opcode::SharedSlot, {p.buffer, i32(0)}, p.buffer->type.withSlots(1)));
+    for_.operands.push_back(first);
+    for_.addResult(first->type);
+    p.carried = body_.addArg(first->type);
+  }
+}
+
+Value* LoopRewrite::sliceOf(PipelinedLoad& p, Value* slot) {
+  return b_.create1(Opcode::LocalLoad, {slot}, p.sliceType,
+                    {ir::Attr{"slice_dim", int64_t(p.kDim)}, ir::Attr{"slice_offset", int64_t(0)}}, p.c.load->loc);
+}
+
+Value* LoopRewrite::nextSlot() {
+  const Type i32t = Type::scalar(Scalar::I32);
+  Value* n = b_.create1(Opcode::Add, {slot_, i32(1)}, i32t);
+  Value* wraps = b_.create1(Opcode::Cmp, {n, i32(stages_)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
+  return b_.create1(Opcode::Select, {wraps, i32(0), n}, i32t);
+}
+
+bool LoopRewrite::issueDeferredCopy() {
+  if (deferred_.empty()) return false;
+  PipelinedLoad* p = deferred_.front();
+  deferred_.pop_front();
+  copy(*p, p->writeSlot, body_.arg(0), false, stages_ - 1);
+  return true;
+}
+
+void LoopRewrite::synchronizeBeforeLastSlice() {
+  while (issueDeferredCopy()) {
+  }
+  b_.create(Opcode::AsyncCommit, {}, {});
+  b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(stages_ - 2)}});
+  b_.create(Opcode::Barrier, {}, {});
+  next_ = nextSlot();
+  for (PipelinedLoad& p : pipelined_)
+    if (p.kDim >= 0) p.next = sliceOf(p, b_.create1(Opcode::SharedSlot, {p.buffer, next_}, p.buffer->type.withSlots(1)));
+}
+
+const DotPlan* LoopRewrite::dotPlan(const ir::Op& dot) const {
+  for (const auto& [op, plan] : dots_)
+    if (op == &dot) return &plan;
+  return nullptr;
+}
+
+PipelinedLoad* LoopRewrite::operandLoad(const Value* v) {
+  for (PipelinedLoad& p : pipelined_)
+    if (p.whole && p.whole == v) return &p;
+  return nullptr;
+}
+
+void LoopRewrite::dropIfUnused(Value* v) {
+  PipelinedLoad* p = operandLoad(v);
+  if (!p || usedIn(body_, v)) return;
+  body_.remove(v->def);
+  p->whole = nullptr;
+}
+
+void LoopRewrite::rewriteBody() {
+  const Type i32t = Type::scalar(Scalar::I32);
+  std::vector<ir::Op*> ops;
+  for (const auto& op : body_.ops) ops.push_back(op.get());
+  b_.setInsertionPoint(body_, 0);
+  if (!driven()) {  // iteration i's slots landed, and every thread is done with iteration i - 1's
+    b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(stages_ - 2)}});
+    b_.create(Opcode::Barrier, {}, {});
+  }
+  // (i - 1) mod S: the slot iteration i - 1 read, which the copy for iteration i + S - 1 fills.
+  Value* isFirst = b_.create1(Opcode::Cmp, {slot_, i32(0)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
+  Value* before = b_.create1(Opcode::Sub, {slot_, i32(1)}, i32t);
+  Value* previous = b_.create1(Opcode::Select, {isFirst, i32(stages_ - 1), before}, i32t);
+  for (PipelinedLoad& p : pipelined_) {
+    p.readSlot = b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1));
+    p.writeSlot = b_.create1(Opcode::SharedSlot, {p.buffer, previous}, p.buffer->type.withSlots(1));
+  }
+
+  std::vector<ir::Op*> replaced;
+  for (ir::Op* op : ops) {
+    auto load = std::find_if(pipelined_.begin(), pipelined_.end(), [&](const PipelinedLoad& p) { return p.c.load == op; });
+    auto convert = std::find_if(pipelined_.begin(), pipelined_.end(),
+                                [&](const PipelinedLoad& p) { return p.c.convert && p.c.convert == op; });
+    b_.setInsertionPointBefore(op);
+    if (load != pipelined_.end()) {
+      replaced.push_back(op);
+      if (load->c.convert) {  // read by a dot: its copy waits for that dot's k-slices
+        deferred_.push_back(&*load);
+        continue;
+      }
+      Value* x = b_.create1(Opcode::LocalLoad, {load->readSlot}, op->result(0)->type, {}, op->loc);
+      if (op->numOperands() > 2)  // masked-off elements are `other`, not the zeros of the copy
+        x = b_.create1(Opcode::Select, {op->operand(1), x, op->operand(2)}, x->type, {}, op->loc);
+      ir::replaceAllUses(body_, op->result(0), x);
+      copy(*load, load->writeSlot, body_.arg(0), false, stages_ - 1);
+    } else if (convert != pipelined_.end()) {
+      replaced.push_back(op);
+      convert->whole = b_.create1(Opcode::LocalLoad, {convert->readSlot}, op->result(0)->type, {}, op->loc);
+      ir::replaceAllUses(body_, op->result(0), convert->whole);
+    } else if (const DotPlan* plan = dotPlan(*op)) {
+      splitDot(*this, *op, *plan, op == driver_);
+    }
+  }
+
+  ir::Op* yield = body_.terminator();
+  b_.setInsertionPointBefore(yield);
+  if (!driven()) {
+    while (issueDeferredCopy()) {
+    }
+    b_.create(Opcode::AsyncCommit, {}, {});
+    next_ = nextSlot();
+  } else if (!next_) {
+    throw InternalError(for_.loc, "pipeline: the driving dot did not synchronise the iteration");
+  }
+  yield->operands.push_back(next_);
+  for (PipelinedLoad& p : pipelined_)
+    if (p.kDim >= 0) yield->operands.push_back(p.next);
+
+  std::reverse(replaced.begin(), replaced.end());  // converts before the loads they read
+  for (ir::Op* op : replaced) body_.remove(op);
+  eraseDeadSlices();
+}
+
+void LoopRewrite::eraseDeadSlices() {
+  std::set<const ir::Op*> slices;
+  for (const PipelinedLoad& p : pipelined_) slices.insert(p.c.slice.begin(), p.c.slice.end());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = body_.ops.size(); i-- > 0;) {
+      ir::Op* op = body_.ops[i].get();
+      if (!slices.count(op)) continue;
+      bool used = false;
+      for (const auto& r : op->results) used = used || usedIn(body_, r.get());
+      if (used) continue;
+      slices.erase(op);
+      body_.remove(op);
+      changed = true;
+    }
+  }
+}
+
+}  // namespace kiln::schedule::pipeline

@@ -1,0 +1,109 @@
+// The loop rewrite of the pipeline pass (pipeline.cpp), shared with the k-slice ordering of the dots in
+// the loop (pipeline_mma.cpp). Internal to the pass.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "assign/dot_layouts.h"
+#include "ir/ir.h"
+#include "layout/linear_layout.h"
+#include "schedule/pipeline_loads.h"
+#include "schedule/schedule.h"
+
+namespace kiln::schedule::pipeline {
+
+// One load the loop pipelines: its buffer of `stages` slots and, in the body, this iteration's slot
+// (read) and the slot the copy for iteration i + stages - 1 fills (written: the one iteration i - 1 read).
+struct PipelinedLoad {
+  PipelineCandidate c;
+  std::shared_ptr<const layout::LinearLayout> shared;  // the slot's layout: element offset -> coordinates
+  ir::Value* buffer = nullptr;
+  ir::Value *readSlot = nullptr, *writeSlot = nullptr;
+  ir::Value* whole = nullptr;  // a dot operand: the local_load of the whole slot that replaced its convert
+  // A load the first driving dot reads: it carries that dot's first k-slice over the back edge, loaded
+  // from the next slot before the last dot's last k-slice (dim: the operand's k dimension).
+  int kDim = -1;
+  int64_t kTile = 0;
+  ir::Type sliceType;            // of that k-slice
+  ir::Value* carried = nullptr;  // the body argument holding the slice
+  ir::Value* next = nullptr;     // what the body yields for it
+};
+
+// How a dot of the loop body is split, decided before any dot is: whether a dot is chained (and so its
+// warp grid) depends on the other dots.
+struct DotPlan {
+  lower::MmaConfig cfg;
+  bool chained = false;
+};
+
+class LoopRewrite {
+ public:
+  LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, std::vector<PipelinedLoad> pipelined,
+              int stages);
+  void run();
+
+  // ---- for the k-slice ordering (pipeline_mma.cpp)
+  ir::Builder& builder() { return b_; }
+  // Issues the oldest copy waiting for a dot's k-slices; false when none waits.
+  bool issueDeferredCopy();
+  // What the driving dot does before the mmas of its last k-slice: the iteration's copies committed,
+  // the next slot waited for, and the first k-slice of the next iteration's carried operands loaded.
+  void synchronizeBeforeLastSlice();
+  // How `dot` is split, or null when it stays a dot.
+  const DotPlan* dotPlan(const ir::Op& dot) const;
+  // The pipelined load whose whole-slot read is `v`, if any.
+  PipelinedLoad* operandLoad(const ir::Value* v);
+  // Removes the whole-slot read `v` when nothing reads it any more (a split dot read it by slices).
+  void dropIfUnused(ir::Value* v);
+  const GpuContext& context() const { return ctx_; }
+  bool driven() const { return driver_ != nullptr; }
+  // The first of the driving dots (its loads carry a k-slice); only compared, it may be split already.
+  const ir::Op* firstDot() const { return first_; }
+
+ private:
+  struct CopyOperands {
+    ir::Value *ptr, *mask;
+  };
+  // The pointer and mask of load `c` for the iteration `ahead` steps past `ivBase`, with the advancing
+  // values taken from their initial values (fromInits) or their values in this iteration; the mask
+  // also says whether that iteration runs.
+  CopyOperands cloneAt(const PipelineCandidate& c, ir::Value* ivBase, bool fromInits, int64_t ahead);
+  ir::Value* advanced(const Advancing& a, ir::Value* from, int64_t ahead);
+  ir::Value* scalarOf(const ir::Value* uniform);
+  void copy(PipelinedLoad& p, ir::Value* slot, ir::Value* ivBase, bool fromInits, int64_t ahead);
+  void prologue();
+  void rewriteBody();
+  void epilogue();
+  ir::Value* i32(int64_t v);
+  ir::Value* nextSlot();
+  ir::Value* sliceOf(PipelinedLoad& p, ir::Value* slot);  // the first k-slice of the carried operand
+  void eraseDeadSlices();
+
+  ir::Op& for_;
+  ir::Block& body_;
+  const GpuContext& ctx_;
+  LoopLoads loads_;
+  std::vector<PipelinedLoad> pipelined_;
+  int stages_;
+  ir::Builder b_;
+  const ir::Op* driver_ = nullptr;  // the dot whose last k-slice synchronises the iteration
+  const ir::Op* first_ = nullptr;   // the first dot reading a pipelined load, when driven
+  ir::Value* slot_ = nullptr;       // i mod stages (a body argument)
+  ir::Value* next_ = nullptr;       // (i + 1) mod stages, once computed
+  std::deque<PipelinedLoad*> deferred_;  // copies waiting for the next k-slice
+  std::vector<std::pair<const ir::Op*, DotPlan>> dots_;  // the dots split into k-slice mmas
+};
+
+// Splits `dot` (top level of the loop body) into one `mma` per k-slice, each slice's operands read (from
+// the slot, or from registers) one slice ahead unless the dot is chained, and between the slices the
+// loop's deferred copies and, before the last slice of the driving dot, its synchronisation.
+void splitDot(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan, bool drives);
+// How splitDot would take `dot`: on mma.sync with an f32 or integer accumulator; else nothing.
+std::optional<DotPlan> planDot(const ir::Op& dot, const GpuContext& ctx);
+// The register layout of a k-slice of operand `opIdx` of `dot` (mma.sync fragments).
+std::shared_ptr<const layout::LinearLayout> sliceLayout(const ir::Op& dot, const DotPlan& plan, int opIdx);
+
+}  // namespace kiln::schedule::pipeline
