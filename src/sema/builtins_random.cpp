@@ -55,10 +55,11 @@ Words philoxRounds(Context& cx, Words c, ir::Value* k0, ir::Value* k1, int64_t r
   for (int64_t r = 0; r < rounds; ++r) {
     ir::Value* ma = wordConstant(cx, pc.roundA, word, loc);
     ir::Value* mb = wordConstant(cx, pc.roundB, word, loc);
-    ir::Value* n0 = wordOp(cx, Opcode::Xor, wordOp(cx, Opcode::Xor, wordOp(cx, Opcode::UMulHi, mb, c[2], loc), c[1], loc),
-                           k0, loc);
-    ir::Value* n2 = wordOp(cx, Opcode::Xor, wordOp(cx, Opcode::Xor, wordOp(cx, Opcode::UMulHi, ma, c[0], loc), c[3], loc),
-                           k1, loc);
+    auto xor3 = [&](ir::Value* x, ir::Value* y, ir::Value* z) {
+      return wordOp(cx, Opcode::Xor, wordOp(cx, Opcode::Xor, x, y, loc), z, loc);
+    };
+    ir::Value* n0 = xor3(wordOp(cx, Opcode::UMulHi, mb, c[2], loc), c[1], k0);
+    ir::Value* n2 = xor3(wordOp(cx, Opcode::UMulHi, ma, c[0], loc), c[3], k1);
     ir::Value* n1 = wordOp(cx, Opcode::Mul, mb, c[2], loc);
     ir::Value* n3 = wordOp(cx, Opcode::Mul, ma, c[0], loc);
     c = {n0, n1, n2, n3};
@@ -86,12 +87,16 @@ ir::Value* seedValue(const CallArgs& a, size_t i) {
 // and a zero of shape [1] (Triton's tl.full((1,), 0)) as the second key word.
 Words philoxSeeded(Context& cx, ir::Value* seed64, Words c, int64_t rounds, const CallArgs& a) {
   const SourceLoc& loc = a.loc;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (c[i]->type.isPtr())
+      a.fail(a.display + "(): counters must be numbers, got c" + std::to_string(i) + " = " +
+             SValue::irValue(c[i]).describe());
   int width = ir::bitWidth(c[0]->type.elem);
   if (width != 32 && width != 64)
     a.fail(a.display + "(): counters must be 32- or 64-bit values, got " + SValue::irValue(c[0]).describe());
   Scalar word = width == 32 ? Scalar::U32 : Scalar::U64;
   for (size_t i = 0; i < c.size(); ++i) {
-    if (c[i]->type.isPtr() || ir::bitWidth(c[i]->type.elem) != width)
+    if (ir::bitWidth(c[i]->type.elem) != width)
       a.fail(a.display + "(): the counters must be numbers of one width (c0 has " + std::to_string(width) +
              " bits), got c" + std::to_string(i) + " = " + SValue::irValue(c[i]).describe());
     c[i] = bitcastElem(cx, c[i], Type::scalar(word), loc);
@@ -118,9 +123,8 @@ Words randomWords(CallArgs& a) {
   ir::Value* zero = zeroOf(cx, lo->type, a.loc);
   ir::Value* hi = zero;
   if (ir::bitWidth(offset->type.elem) > 32) {
-    ir::Value* shifted = wordOp(cx, Opcode::Shr, offset, constantOf(cx, SValue::integer(32), offset->type.element(), a.loc),
-                                a.loc);
-    hi = castElem(cx, shifted, Type::scalar(Scalar::U32), a.loc);
+    ir::Value* by32 = constantOf(cx, SValue::integer(32), offset->type.element(), a.loc);
+    hi = castElem(cx, wordOp(cx, Opcode::Shr, offset, by32, a.loc), Type::scalar(Scalar::U32), a.loc);
   }
   return philoxSeeded(cx, seed, {lo, hi, zero, zero}, roundsArg(a, 2), a);
 }

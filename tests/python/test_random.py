@@ -75,15 +75,20 @@ def normal_ref(u1, u2):
 
 
 @kiln.jit
-def randint4x_kernel(out_ptr, seed, base, n, DTYPE: tl.constexpr, ROUNDS: tl.constexpr, BLOCK: tl.constexpr):
-    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    offset = base.to(DTYPE) + i.to(DTYPE)
-    a, b, c, d = tl.randint4x(seed, offset, ROUNDS)
-    m = i < n
+def store_rows(out_ptr, n, i, m, a, b, c, d):
+    """Four results as the rows of an (4, n) array."""
     tl.store(out_ptr + i, a, mask=m)
     tl.store(out_ptr + n + i, b, mask=m)
     tl.store(out_ptr + 2 * n + i, c, mask=m)
     tl.store(out_ptr + 3 * n + i, d, mask=m)
+
+
+@kiln.jit
+def randint4x_kernel(out_ptr, seed, base, n, DTYPE: tl.constexpr, ROUNDS: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offset = base.to(DTYPE) + i.to(DTYPE)
+    a, b, c, d = tl.randint4x(seed, offset, ROUNDS)
+    store_rows(out_ptr, n, i, i < n, a, b, c, d)
 
 
 @kiln.jit
@@ -101,27 +106,17 @@ def scalar_offset_kernel(out_ptr, seed, offset):
 
 
 @kiln.jit
-def uniform_kernel(out_ptr, seed, n, BLOCK: tl.constexpr):
+def float_kernel(out_ptr, seed, n, NORMAL: tl.constexpr, BLOCK: tl.constexpr):
+    """Row 0: tl.rand (tl.randn), rows 1-4: tl.rand4x (tl.randn4x)."""
     i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = i < n
-    tl.store(out_ptr + i, tl.rand(seed, i), mask=m)
-    u1, u2, u3, u4 = tl.rand4x(seed, i)
-    tl.store(out_ptr + n + i, u1, mask=m)
-    tl.store(out_ptr + 2 * n + i, u2, mask=m)
-    tl.store(out_ptr + 3 * n + i, u3, mask=m)
-    tl.store(out_ptr + 4 * n + i, u4, mask=m)
-
-
-@kiln.jit
-def normal_kernel(out_ptr, seed, n, BLOCK: tl.constexpr):
-    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = i < n
-    tl.store(out_ptr + i, tl.randn(seed, i), mask=m)
-    n1, n2, n3, n4 = tl.randn4x(seed, i)
-    tl.store(out_ptr + n + i, n1, mask=m)
-    tl.store(out_ptr + 2 * n + i, n2, mask=m)
-    tl.store(out_ptr + 3 * n + i, n3, mask=m)
-    tl.store(out_ptr + 4 * n + i, n4, mask=m)
+    if NORMAL:
+        tl.store(out_ptr + i, tl.randn(seed, i), mask=m)
+        a, b, c, d = tl.randn4x(seed, i)
+    else:
+        tl.store(out_ptr + i, tl.rand(seed, i), mask=m)
+        a, b, c, d = tl.rand4x(seed, i)
+    store_rows(out_ptr + n, n, i, m, a, b, c, d)
 
 
 @kiln.jit
@@ -131,10 +126,7 @@ def philox_kernel(out_ptr, c_ptr, seed, n, BLOCK: tl.constexpr):
     c0 = tl.load(c_ptr + i, mask=m)
     c1 = tl.load(c_ptr + n + i, mask=m)
     a, b, c, d = tl.philox(seed, c0, c1, c0 - c0 + 7, c0 ^ c1)
-    tl.store(out_ptr + i, a, mask=m)
-    tl.store(out_ptr + n + i, b, mask=m)
-    tl.store(out_ptr + 2 * n + i, c, mask=m)
-    tl.store(out_ptr + 3 * n + i, d, mask=m)
+    store_rows(out_ptr, n, i, m, a, b, c, d)
 
 
 @kiln.jit
@@ -143,10 +135,7 @@ def philox_impl_kernel(out_ptr, c_ptr, k0, k1, n, BLOCK: tl.constexpr):
     m = i < n
     c = tl.load(c_ptr + i, mask=m)
     a, b, x, d = tl.philox_impl(c, c + 1, c + 2, c + 3, k0.to(tl.uint32), k1, n_rounds=4)
-    tl.store(out_ptr + i, a, mask=m)
-    tl.store(out_ptr + n + i, b, mask=m)
-    tl.store(out_ptr + 2 * n + i, x, mask=m)
-    tl.store(out_ptr + 3 * n + i, d, mask=m)
+    store_rows(out_ptr, n, i, m, a, b, x, d)
 
 
 @kiln.jit
@@ -223,7 +212,7 @@ def test_scalar_offset(backend):
 def test_rand_and_rand4x_are_exact(backend, seed):
     n = 1000
     out = backend.empty(5 * n, np.float32)
-    uniform_kernel[(8,)](out, seed, n, BLOCK=128)
+    float_kernel[(8,)](out, seed, n, NORMAL=False, BLOCK=128)
     got = backend.numpy(out).reshape(5, n)
     words = random_words(seed, np.arange(n))
     np.testing.assert_array_equal(got[0], uniform_ref(words[0]))
@@ -234,7 +223,7 @@ def test_rand_and_rand4x_are_exact(backend, seed):
 def test_randn_and_randn4x(backend):
     n, seed = 1000, 5
     out = backend.empty(5 * n, np.float32)
-    normal_kernel[(8,)](out, seed, n, BLOCK=128)
+    float_kernel[(8,)](out, seed, n, NORMAL=True, BLOCK=128)
     got = backend.numpy(out).reshape(5, n)
     u = uniform_ref(random_words(seed, np.arange(n)))
     n1, n2 = normal_ref(u[0], u[1])
@@ -243,7 +232,7 @@ def test_randn_and_randn4x(backend):
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=2e-5)
     if backend.is_cuda:  # the GPU's log/sin/cos against the interpreter's
         host = np.empty(5 * n, np.float32)
-        normal_kernel[(8,)](host, seed, n, BLOCK=128)
+        float_kernel[(8,)](host, seed, n, NORMAL=True, BLOCK=128)
         np.testing.assert_allclose(got, host.reshape(5, n), rtol=1e-5, atol=2e-5)
 
 
