@@ -70,9 +70,10 @@ PYBIND11_MODULE(_kiln, m) {
     return d;
   });
   // The builtins kernels can call (or that kiln names but does not implement), from the compiler's own
-  // table: "tl", "math", "triton", "libdevice" (tl.extra.libdevice) or "cuda" (tl.extra.cuda).
+  // table: "tl", "math", "random", "triton", "libdevice" (tl.extra.libdevice) or "cuda" (tl.extra.cuda).
   m.def("builtin_names", [](const std::string& ns) {
-    unsigned where = ns == "tl" ? sema::kTl : ns == "math" ? sema::kMath : ns == "triton" ? sema::kTriton
+    unsigned where = ns == "tl" ? sema::kTl : ns == "math" ? sema::kMath : ns == "random" ? sema::kRandom
+                   : ns == "triton" ? sema::kTriton
                    : ns == "libdevice" ? sema::kLibdevice : ns == "cuda" ? sema::kCuda : 0u;
     if (!where) throw py::value_error("builtin_names: unknown namespace '" + ns + "'");
     return sema::builtinNames(where);

@@ -234,10 +234,6 @@ constexpr BuiltinDef kCore[] = {
     {"advance", kTl | kMember, nullptr, unsupportedBuiltin},
     {"make_tensor_descriptor", kTl, nullptr, unsupportedBuiltin},
     {"inline_asm_elementwise", kTl, nullptr, unsupportedBuiltin},
-    {"rand", kTl, nullptr, unsupportedBuiltin},
-    {"randn", kTl, nullptr, unsupportedBuiltin},
-    {"randint", kTl, nullptr, unsupportedBuiltin},
-    {"randint4x", kTl, nullptr, unsupportedBuiltin},
 };
 
 }  // namespace

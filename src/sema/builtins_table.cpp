@@ -20,10 +20,11 @@ std::span<const BuiltinDef> family(size_t i) {
     case 7: return libdeviceBuiltins();
     case 8: return combineBuiltins();
     case 9: return atomicBuiltins();
+    case 10: return randomBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 10;
+constexpr size_t kFamilies = 11;
 
 struct Param {
   std::string name;
@@ -51,6 +52,7 @@ unsigned whereOfNamespace(std::string_view ns) {
   if (ns.empty()) return kPy;
   if (ns == "triton.language") return kTl;
   if (ns == "triton.language.math") return kMath;
+  if (ns == "triton.language.random") return kRandom;
   if (ns == "triton") return kTriton;
   if (ns == "triton.language.extra.libdevice" || ns == "triton.language.extra.cuda.libdevice") return kLibdevice;
   if (ns == "triton.language.extra.cuda") return kCuda;
@@ -61,6 +63,7 @@ std::string displayName(std::string_view name, unsigned where) {
   switch (where) {
     case kTl: return "tl." + std::string(name);
     case kMath: return "tl.math." + std::string(name);
+    case kRandom: return "tl.random." + std::string(name);
     case kTriton: return "triton." + std::string(name);
     case kLibdevice: return "libdevice." + std::string(name);
     case kCuda: return "tl.extra.cuda." + std::string(name);

@@ -35,6 +35,7 @@ constexpr NsInfo kNamespaces[] = {
     {"triton", kTriton},
     {"triton.language", kTl},
     {"triton.language.math", kMath},
+    {"triton.language.random", kRandom},
     {"triton.language.extra", 0},
     {"triton.language.extra.libdevice", kLibdevice},
     {"triton.language.extra.cuda", kCuda},

@@ -102,7 +102,8 @@ enum BuiltinWhere : unsigned {
   kPy = 8,      // a Python builtin visible in kernels
   kMember = 16,    // also a tensor method: x.NAME(...) passes x as the first argument
   kLibdevice = 32, // triton.language.extra[.cuda].libdevice.NAME (builtins_libdevice.cpp)
-  kCuda = 64       // triton.language.extra.cuda.NAME
+  kCuda = 64,      // triton.language.extra.cuda.NAME
+  kRandom = 128    // triton.language.random.NAME (builtins_random.cpp)
 };
 
 // A call's arguments bound to a builtin's parameters.
@@ -148,6 +149,7 @@ std::span<const BuiltinDef> dotBuiltins();
 std::span<const BuiltinDef> pythonBuiltins();
 std::span<const BuiltinDef> libdeviceBuiltins();  // and extra.cuda
 std::span<const BuiltinDef> atomicBuiltins();     // and tl.debug_barrier
+std::span<const BuiltinDef> randomBuiltins();     // Philox: tl.randint, tl.rand, tl.randn, ...
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);

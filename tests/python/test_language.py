@@ -13,6 +13,8 @@ def test_every_compiler_builtin_has_a_name():
         assert callable(getattr(tl, name)), name
     for name in _kiln.builtin_names("math"):
         assert callable(getattr(tl.math, name)), name
+    for name in _kiln.builtin_names("random"):
+        assert callable(getattr(tl.random, name)) and callable(getattr(tl, name)), name
     for name in _kiln.builtin_names("triton"):
         assert callable(getattr(kiln, name)), name
     for name in ("load", "store", "dot", "arange", "program_id", "sum", "max", "where", "exp2"):

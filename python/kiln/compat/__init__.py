@@ -16,7 +16,7 @@ import sys
 
 import kiln
 from kiln import compiler, knobs, language, runtime, testing, tools
-from kiln.language import core, extra, math
+from kiln.language import core, extra, math, random
 from ._triton import TRITON_VERSION, triton
 
 _counter = itertools.count()
@@ -29,6 +29,7 @@ def _triton_modules():
         "triton.language": language,
         "triton.language.core": core,
         "triton.language.math": math,
+        "triton.language.random": random,
         "triton.testing": testing,
         "triton.runtime": runtime,
         "triton.runtime.errors": runtime.errors,

@@ -11,6 +11,7 @@ from .core import (PropagateNan, block_type, constexpr, dtype, pointer_type, ran
                    int64, uint8, uint16, uint32, uint64, pi32_t)
 from . import core
 from . import math
+from . import random
 from . import extra
 
 float8e4b15 = dtype("fp8e4b15")  # Triton names kiln does not compile; present so host code can name them

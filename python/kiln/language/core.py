@@ -202,6 +202,7 @@ class static_range(range):
 _STUB_NAMESPACES = {
     "tl": ("tl.", "triton.language."),
     "math": ("tl.math.", "triton.language.math."),
+    "random": ("tl.random.", "triton.language.random."),
     "libdevice": ("libdevice.", "triton.language.extra.libdevice."),
     "cuda": ("tl.extra.cuda.", "triton.language.extra.cuda."),
 }
