@@ -65,11 +65,14 @@ void gather(Codegen& cg, const ir::Op& op) {
   storeRowMajor(cg, sl, t, cg.regs(src), s.address);
   cg.barrier();
 
-  // The row-major offset of each result element with its axis coordinate left 0, plus index * stride.
+  // The row-major offset in src of each result element with its axis coordinate left 0 (the result's
+  // coordinates off the axis, in src's shape), plus index * stride.
   std::vector<layout::InDim> ins = rl.ins();
   for (layout::InDim& in : ins)
     for (layout::Basis& b : in.bases) b[size_t(axis)] = 0;
-  const LinearLayout offAxis = rowMajor(LinearLayout(std::move(ins), rl.outs()));
+  std::vector<layout::OutDim> outs = rl.outs();
+  outs[size_t(axis)].size = int32_t(src->type.shape[size_t(axis)]);
+  const LinearLayout offAxis = rowMajor(LinearLayout(std::move(ins), std::move(outs)));
   int64_t stride = 1;
   for (size_t d = size_t(axis) + 1; d < src->type.shape.size(); ++d) stride *= src->type.shape[d];
   const int shift = log2Of(stride * bytes);
