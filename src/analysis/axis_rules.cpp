@@ -192,7 +192,7 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
     case Opcode::Load: case Opcode::AtomicRmw: case Opcode::AtomicCas:
       return conservative(t);  // memory holds anything
     case Opcode::Reduce: return reduce(op, *in[0], t);
-    case Opcode::Dot: return conservative(t);
+    case Opcode::Dot: case Opcode::Gather: case Opcode::Histogram: return conservative(t);
 
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous: return hint(op, *in[0], t);

@@ -69,7 +69,7 @@ class Checker {
     auto result = [&]() -> const Layout& { return *op.result()->type.layout; };
     switch (assign::layoutRuleOf(op.opcode)) {
       case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
-      case LayoutRule::Reshape: case LayoutRule::Permute:
+      case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Exchange:
         if (!isTile(op.result())) return;
         for (unsigned i = 0; i < op.numOperands(); ++i)
           if (auto want = assign::operandFromResult(op, i, result()))

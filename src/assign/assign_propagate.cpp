@@ -122,7 +122,8 @@ class Propagation {
           }
           break;
         case LayoutRule::Elementwise: case LayoutRule::Source: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
-        case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Store: case LayoutRule::Terminator: case LayoutRule::Free:
+        case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Exchange: case LayoutRule::Store:
+        case LayoutRule::Terminator: case LayoutRule::Free:
           break;
       }
       // Propagation only ever flows between the tiles of one op (and along ties): group them.
@@ -188,7 +189,7 @@ class Propagation {
       for (size_t r = op.regions.size(); r-- > 0;) changed |= backward(*op.regions[r]);
       switch (rule) {
         case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
-        case LayoutRule::Reshape: case LayoutRule::Permute:
+        case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Exchange:
           if (const Layout* l = op.numResults() == 1 ? get(op.result()) : nullptr)
             for (unsigned i = 0; i < op.numOperands(); ++i)
               if (auto want = operandFromResult(op, i, *l)) changed |= assign(op.operand(i), *want);
@@ -216,7 +217,8 @@ class Propagation {
     for (const auto& opPtr : b.ops) {
       ir::Op& op = *opPtr;
       switch (layoutRuleOf(op.opcode)) {
-        case LayoutRule::Elementwise: case LayoutRule::ExpandDims: case LayoutRule::Reshape: case LayoutRule::Permute: {
+        case LayoutRule::Elementwise: case LayoutRule::ExpandDims: case LayoutRule::Reshape: case LayoutRule::Permute:
+        case LayoutRule::Exchange: {
           if (op.numResults() != 1 || !isTile(op.result()) || get(op.result())) break;
           int pick = -1;
           for (unsigned i = 0; i < op.numOperands(); ++i)

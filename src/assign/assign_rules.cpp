@@ -30,6 +30,7 @@ LayoutRule layoutRuleOf(Opcode op) {
     case ir::Family::Memory: return op == Opcode::Store ? LayoutRule::Store : LayoutRule::Load;  // atomics: as loads
     case ir::Family::Reduce: return op == Opcode::Reduce ? LayoutRule::Reduce : LayoutRule::Combine;
     case ir::Family::Dot: return LayoutRule::Dot;
+    case ir::Family::Exchange: return LayoutRule::Exchange;
     case ir::Family::Control: return LayoutRule::ControlFlow;
     case ir::Family::Terminator: return LayoutRule::Terminator;
     case ir::Family::Assert: return LayoutRule::Free;
@@ -111,6 +112,9 @@ std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layo
     case LayoutRule::Elementwise:
     case LayoutRule::Load:
       return result;
+    case LayoutRule::Exchange:
+      if (op.opcode == Opcode::Gather && i == 1) return result;
+      return std::nullopt;
     case LayoutRule::Broadcast: return broadcastOperand(result, v->type.shape);
     case LayoutRule::ExpandDims: return expandDimsOperand(result, int(op.intAttr("axis")));
     case LayoutRule::Reshape: return reshapeLayout(result, v->type.shape);
@@ -128,6 +132,9 @@ std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layo
     case LayoutRule::Elementwise:
     case LayoutRule::Load:
       return operand;
+    case LayoutRule::Exchange:
+      if (op.opcode == Opcode::Gather && i == 1) return operand;
+      return std::nullopt;
     case LayoutRule::ExpandDims: return expandDimsResult(operand, int(op.intAttr("axis")));
     case LayoutRule::Reshape: return reshapeLayout(operand, op.result()->type.shape);
     case LayoutRule::Permute: return permuteResult(operand, op.listAttr("order"));

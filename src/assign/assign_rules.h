@@ -29,6 +29,7 @@ enum class LayoutRule {
   Reduce,       // result = sliceLayout(operand, axis)
   Combine,      // reduce_combine, scan: every operand in combineOperand's layout; results combineResult's
   Dot,          // lower::dotLayout for a, b, acc and result
+  Exchange,     // gather: the index in the result's layout, src in any; histogram: operand and result free
   Load,         // element-wise, and the anchor of a coalesced layout (also atomic_rmw, atomic_cas)
   Store,        // ptr, value and mask share one layout (the store's coalesced anchor)
   Convert,      // convert_layout: any layout to any layout

@@ -83,6 +83,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
         break;
       case Opcode::Arange: in.a = op.intAttr("start"); in.b = op.intAttr("end"); break;
       case Opcode::Permute: in.list = op.listAttr("order"); break;
+      case Opcode::Gather: in.a = op.intAttr("axis"); break;
       case Opcode::Cast: in.a = op.strAttrOr("rounding", "rtne") == "rtz"; break;
       case Opcode::Reduce: {
         static constexpr const char* kKinds[] = {"sum", "max", "min", "argmax", "argmin"};
@@ -138,7 +139,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::If:
       case Opcode::Yield:
       case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::AtomicCas:
-      case Opcode::DebugBarrier:
+      case Opcode::DebugBarrier: case Opcode::Histogram:
         break;
       case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
       case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
@@ -300,6 +301,8 @@ void Machine::exec(const Inst& in) {
     case Opcode::ReduceCombine: reduceCombine(in); return;
     case Opcode::Scan: scan(in); return;
     case Opcode::Dot: dot(in); return;
+    case Opcode::Gather: gatherAlong(in); return;
+    case Opcode::Histogram: histogram(in); return;
     case Opcode::For: execFor(in); return;
     case Opcode::If: execIf(in); return;
     case Opcode::While: execWhile(in); return;

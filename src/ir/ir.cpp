@@ -32,7 +32,7 @@ bool isElementwise(Opcode op) {
     case Family::Arith: case Family::Bitwise: case Family::Math: case Family::Compare:
       return true;
     case Family::Constant: case Family::Index: case Family::Shape: case Family::Cast: case Family::Pointer:
-    case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Hint: case Family::Control:
+    case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Exchange: case Family::Hint: case Family::Control:
     case Family::Terminator: case Family::Assert: case Family::Layout: case Family::Shared: case Family::Async:
     case Family::Sync: case Family::Mma: case Family::Partition:
       return false;
@@ -47,7 +47,7 @@ bool allowedInCombineRegion(Opcode op) {
       return true;
     case Family::Index: return op != Opcode::Arange;
     case Family::Terminator: return op == Opcode::Yield;
-    case Family::Shape: case Family::Pointer: case Family::Memory: case Family::Reduce: case Family::Dot:
+    case Family::Shape: case Family::Pointer: case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Exchange:
     case Family::Hint: case Family::Control: case Family::Layout: case Family::Shared: case Family::Async:
     case Family::Sync: case Family::Mma: case Family::Partition:
       return false;

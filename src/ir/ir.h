@@ -36,6 +36,7 @@ enum class Family : uint8_t {
   Memory,      // load, store, atomic_rmw, atomic_cas (global memory)
   Reduce,      // reduce, reduce_combine, scan: along one axis
   Dot,         // dot
+  Exchange,    // gather, histogram: elements move across the tile (shared memory on the GPU)
   Hint,        // multiple_of, max_contiguous: identity on values, facts for the axis analysis
   Control,     // for, if, while
   Terminator,  // yield, condition, return

@@ -27,6 +27,9 @@ void resultSources(const Op& op, unsigned result, const Visit& f) {
         f(op.operand(2));
       }
       return;
+    case Family::Exchange:  // a gather's elements are src's; a histogram counts
+      if (op.opcode == Opcode::Gather) f(op.operand(0));
+      return;
     case Family::Control:
       if (op.regions.empty()) return;
       if (op.opcode == Opcode::For) {  // the last iteration's yield, or the init after no iteration

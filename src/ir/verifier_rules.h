@@ -26,6 +26,7 @@ void require(bool ok, const Op& op, Message&& message) {
 // arguments, and the check that `region` of `op` ends with `term` passing values of types `want` (after
 // the condition of a `condition`); `what` names the region in messages ("the body").
 std::string typeList(const std::vector<Type>& ts);
+std::string shapeText(const std::vector<int64_t>& s);  // "[4, 8]"
 std::vector<Type> typesOf(const std::vector<Value*>& vs, size_t from = 0);
 std::vector<Type> argTypes(const Block& b);
 void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vector<Type>& want, const char* what);
@@ -39,5 +40,7 @@ void checkGpuTypeRule(const Op& op);
 void checkCombineTypeRule(const Op& op);
 // The same for atomic_rmw and atomic_cas (verifier_atomic.cpp).
 void checkAtomicTypeRule(const Op& op);
+// The same for gather and histogram (verifier_exchange.cpp).
+void checkExchangeTypeRule(const Op& op);
 
 }  // namespace kiln::ir

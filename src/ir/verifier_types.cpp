@@ -6,14 +6,13 @@
 
 namespace kiln::ir {
 
-namespace {
-
 std::string shapeText(const std::vector<int64_t>& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
 }
 
+namespace {
 
 void stringIn(const Op& op, std::string_view attr, std::initializer_list<std::string_view> allowed,
               bool optional = false) {
@@ -269,6 +268,9 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       stringIn(op, "input_precision", {"tf32", "tf32x3", "ieee"}, true);
       return;
     }
+    case Opcode::Gather:
+    case Opcode::Histogram:
+      return checkExchangeTypeRule(op);  // verifier_exchange.cpp
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous: {
       require(R() == T(0), op, [&] { return "is an identity: result must be " + T(0).str() + ", got " + R().str(); });

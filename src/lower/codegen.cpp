@@ -378,6 +378,7 @@ void Codegen::lowerOp(const ir::Op& op) {
       return lowerControl(*this, op);
     case ir::Family::Reduce: return lowerReduce(*this, op);
     case ir::Family::Dot: return lowerDot(*this, op);
+    case ir::Family::Exchange: return lowerExchange(*this, op);
     case ir::Family::Layout: return lowerConvert(*this, op);
     case ir::Family::Shared: case ir::Family::Async: case ir::Family::Sync:
       return lowerSchedule(*this, op);

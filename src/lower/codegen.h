@@ -206,6 +206,7 @@ void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shu
 void lowerReduceCombine(Codegen& cg, const ir::Op& op);  // reduce_combine: the combine region in axis order
 void lowerScan(Codegen& cg, const ir::Op& op);         // scan: in-thread, shfl.up, shared memory across warps
 void lowerDot(Codegen& cg, const ir::Op& op);          // dot: mma.sync or FMA
+void lowerExchange(Codegen& cg, const ir::Op& op);     // gather, histogram: through shared memory
 void lowerTensorCore(Codegen& cg, const ir::Op& op);   // mma, mma_wait (lower_dot.cpp)
 void lowerSchedule(Codegen& cg, const ir::Op& op);     // shared buffers, async copies, barriers, mbarriers
 // This thread's part of the offsets of every slot access in `body`, computed once where the kernel starts

@@ -25,7 +25,8 @@ bool recomputable(Opcode op) {
       return true;
     case ir::Family::Math:  // one instruction, unlike the rest of its family
       return op == Opcode::Fma;
-    case ir::Family::Memory: case ir::Family::Reduce: case ir::Family::Dot: case ir::Family::Control:
+    case ir::Family::Memory: case ir::Family::Reduce: case ir::Family::Dot: case ir::Family::Exchange:
+    case ir::Family::Control:
     case ir::Family::Terminator: case ir::Family::Assert: case ir::Family::Layout: case ir::Family::Shared: case ir::Family::Async:
     case ir::Family::Sync: case ir::Family::Mma: case ir::Family::Partition:
       return false;

@@ -12,9 +12,6 @@ using K = SValue::Kind;
 
 namespace {
 
-// Builds the body of a combine region from its arguments (acc_0.., x_0..) and returns the N values it yields.
-using CombineBody = std::function<std::vector<ir::Value*>(const std::vector<ir::Value*>& args)>;
-
 // The tensors of `input` (one tensor, or a tuple of tensors of one shape).
 std::vector<ir::Value*> combineInputs(const SValue& input, const std::string& who, const SourceLoc& loc) {
   std::vector<SValue> items = input.kind == K::Tuple ? input.elts : std::vector<SValue>{input};
@@ -61,33 +58,6 @@ void checkCombinable(const ir::Block& region, const ast::FunctionDef& fn, const 
         Diagnostic{Diagnostic::Kind::Note, loc, "in the combine function '" + fn.name + "' of " + who + " called here", {}});
     throw err;
   }
-}
-
-// One reduce_combine or scan op over `inputs` along `axis` (in range), its region built by `body`.
-std::vector<ir::Value*> combineOp(Context& cx, Opcode opc, const std::vector<ir::Value*>& inputs, int64_t axis,
-                                  bool reverse, const CombineBody& body, const SourceLoc& loc) {
-  std::vector<Type> results;
-  for (ir::Value* x : inputs) {
-    Shape s = x->type.shape;
-    if (opc == Opcode::ReduceCombine) s.erase(s.begin() + axis);
-    results.push_back(Type::tensor(s, x->type.elem));
-  }
-  std::vector<ir::Attr> attrs{{"axis", axis}};
-  if (reverse) attrs.push_back({"reverse", int64_t(1)});
-  ir::Op* op = cx.b.create(opc, inputs, results, std::move(attrs), loc);
-  ir::Block& region = op->region(0);
-  std::vector<ir::Value*> args;
-  for (int half = 0; half < 2; ++half)
-    for (ir::Value* x : inputs) args.push_back(region.addArg(Type::scalar(x->type.elem)));
-  ir::Block* outer = cx.b.block();
-  const size_t pos = cx.b.position();
-  cx.b.setInsertionPointToEnd(region);
-  std::vector<ir::Value*> yielded = body(args);
-  cx.b.create(Opcode::Yield, yielded, {}, {}, loc);
-  cx.b.setInsertionPoint(*outer, pos);
-  std::vector<ir::Value*> out;
-  for (const auto& r : op->results) out.push_back(r.get());
-  return out;
 }
 
 // A @jit combine function as a region body: called with the scalars, it must return one scalar of each
@@ -218,6 +188,32 @@ constexpr BuiltinDef kCombine[] = {
 };
 
 }  // namespace
+
+std::vector<ir::Value*> combineOp(Context& cx, Opcode opc, const std::vector<ir::Value*>& inputs, int64_t axis,
+                                  bool reverse, const CombineBody& body, const SourceLoc& loc) {
+  std::vector<Type> results;
+  for (ir::Value* x : inputs) {
+    Shape s = x->type.shape;
+    if (opc == Opcode::ReduceCombine) s.erase(s.begin() + axis);
+    results.push_back(Type::tensor(s, x->type.elem));
+  }
+  std::vector<ir::Attr> attrs{{"axis", axis}};
+  if (reverse) attrs.push_back({"reverse", int64_t(1)});
+  ir::Op* op = cx.b.create(opc, inputs, results, std::move(attrs), loc);
+  ir::Block& region = op->region(0);
+  std::vector<ir::Value*> args;
+  for (int half = 0; half < 2; ++half)
+    for (ir::Value* x : inputs) args.push_back(region.addArg(Type::scalar(x->type.elem)));
+  ir::Block* outer = cx.b.block();
+  const size_t pos = cx.b.position();
+  cx.b.setInsertionPointToEnd(region);
+  std::vector<ir::Value*> yielded = body(args);
+  cx.b.create(Opcode::Yield, yielded, {}, {}, loc);
+  cx.b.setInsertionPoint(*outer, pos);
+  std::vector<ir::Value*> out;
+  for (const auto& r : op->results) out.push_back(r.get());
+  return out;
+}
 
 std::span<const BuiltinDef> combineBuiltins() { return kCombine; }
 

@@ -137,13 +137,6 @@ constexpr BuiltinDef kShape[] = {
     {"broadcast_to", kTl | kMember, "input *shape", broadcastToFn},
     {"broadcast", kTl, "input other", broadcastFn},
     {"item", kMember, "input", item},  // a tensor method only, as in Triton
-    {"join", kTl, nullptr, unsupportedBuiltin},
-    {"split", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"cat", kTl, nullptr, unsupportedBuiltin},
-    {"interleave", kTl, nullptr, unsupportedBuiltin},
-    {"gather", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"histogram", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"flip", kTl | kMember, nullptr, unsupportedBuiltin},
     {"sort", kTl | kMember, nullptr, unsupportedBuiltin},
 };
 

@@ -21,10 +21,12 @@ std::span<const BuiltinDef> family(size_t i) {
     case 8: return combineBuiltins();
     case 9: return atomicBuiltins();
     case 10: return randomBuiltins();
+    case 11: return joinBuiltins();
+    case 12: return exchangeBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 11;
+constexpr size_t kFamilies = 13;
 
 struct Param {
   std::string name;

@@ -3,6 +3,7 @@
 // table of builtin functions with its argument binder.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -150,6 +151,8 @@ std::span<const BuiltinDef> pythonBuiltins();
 std::span<const BuiltinDef> libdeviceBuiltins();  // and extra.cuda
 std::span<const BuiltinDef> atomicBuiltins();     // and tl.debug_barrier
 std::span<const BuiltinDef> randomBuiltins();     // Philox: tl.randint, tl.rand, tl.randn, ...
+std::span<const BuiltinDef> joinBuiltins();       // join, split, interleave, cat, flip (builtins_join.cpp)
+std::span<const BuiltinDef> exchangeBuiltins();   // gather, histogram (builtins_exchange.cpp)
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);
@@ -171,6 +174,15 @@ void checkFitsPointer(const CallArgs& a, const ir::Value* ptr, ir::Value* v, con
 SValue reduceValue(Context& cx, const SValue& input, std::string_view kind, std::optional<int64_t> axis,
                    bool keepDims, const SourceLoc& loc);
 ir::Value* expandDims(Context& cx, ir::Value* v, int64_t axis, const SourceLoc& loc);
+// Builds the body of a combine region from its arguments (acc_0.., x_0..) and returns the N values it yields.
+using CombineBody = std::function<std::vector<ir::Value*>(const std::vector<ir::Value*>& args)>;
+// One reduce_combine or scan op over `inputs` along `axis` (in range), its region built by `body`
+// (builtins_combine.cpp).
+std::vector<ir::Value*> combineOp(Context& cx, ir::Opcode opc, const std::vector<ir::Value*>& inputs, int64_t axis,
+                                  bool reverse, const CombineBody& body, const SourceLoc& loc);
+// tl.join's meaning on IR values: a and b broadcast to one shape and joined in a new minor dim of size 2
+// (builtins_join.cpp).
+ir::Value* join(Context& cx, ir::Value* a, ir::Value* b, const SourceLoc& loc);
 ir::Value* permute(Context& cx, ir::Value* v, const std::vector<int64_t>& order, const SourceLoc& loc);
 ir::Value* reshape(Context& cx, ir::Value* v, const Shape& shape, const SourceLoc& loc);
 SValue elementwiseMinMax(Context& cx, bool isMax, const SValue& x, const SValue& y, bool propagateNan,

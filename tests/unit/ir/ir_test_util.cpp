@@ -102,6 +102,8 @@ std::unique_ptr<Module> buildEverything() {
   Value* da = b.floatConst(1.0, Type::tensor({16, 16}, Scalar::F16));
   Value* acc = b.floatConst(0.0, Type::tensor({16, 16}, Scalar::F32));
   b.create1(O::Dot, {da, da, acc}, acc->type, {{"input_precision", std::string("ieee")}});
+  b.create1(O::Gather, {ld, sel}, vf, {{"axis", int64_t(0)}});
+  b.create1(O::Histogram, {r}, Type::tensor({8}, Scalar::I32));
   b.create1(O::MultipleOf, {r}, vi, {{"values", std::vector<int64_t>{16}}});
   b.create1(O::MaxContiguous, {n}, i32, {{"values", std::vector<int64_t>{1}}});
   // GPU IR: a tile type carrying a layout, and a conversion between two layouts.

@@ -1,6 +1,7 @@
 // The CTA simulator's atom and red (ops_sim.h): each active thread in turn, in thread order, reads the
 // element (or the f16x2/bf16x2 pair), combines it with its operand and writes it back, so a lowering
 // that performs an atomic twice (two copies of a broadcast element) leaves a wrong value in memory.
+// Shared-memory atomics (histogram's counters) change the bytes directly: atomics do not race.
 #pragma once
 
 namespace kiln::lower::test {
@@ -12,7 +13,8 @@ inline void CtaSim::execAtomic(const Inst& in) {
   for (const std::string& p : in.parts)
     for (const char* k : kKinds)
       if (p == k) kind = k;
-  if (kind.empty() || std::find(in.parts.begin(), in.parts.end(), "global") == in.parts.end())
+  const bool shared = std::find(in.parts.begin(), in.parts.end(), "shared") != in.parts.end();
+  if (kind.empty() || (!shared && std::find(in.parts.begin(), in.parts.end(), "global") == in.parts.end()))
     fail("unknown atomic");
   const std::string ty = in.parts.back();
   const bool pair = ty == "f16x2" || ty == "bf16x2";
@@ -23,7 +25,8 @@ inline void CtaSim::execAtomic(const Inst& in) {
     if (!active(t, in)) continue;
     const uint64_t at = address(t, in.ops.at(a));
     if (at % uint64_t(bits / 8)) fail("misaligned atomic at " + std::to_string(at));
-    uint8_t* mem = globalBytes(at, bits / 8);
+    if (shared && at + uint64_t(bits / 8) > shared_.size()) fail("shared atomic past the scratch size");
+    uint8_t* mem = shared ? shared_.data() + at : globalBytes(at, bits / 8);
     uint64_t old = 0;
     for (int b = 0; b < bits / 8; ++b) old |= uint64_t(mem[b]) << (8 * b);
     const uint64_t v = get(t, in.ops.at(a + 1)) & mask(bits);
