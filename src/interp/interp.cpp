@@ -93,6 +93,10 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
         in.b = op.intAttr("axis");
         break;
       }
+      case Opcode::Sort:
+        in.a = op.intAttrOr("descending", 0);
+        in.b = op.intAttr("axis");
+        break;
       case Opcode::ReduceCombine: case Opcode::Scan:
         in.a = op.intAttrOr("reverse", 0);
         in.b = op.intAttr("axis");
@@ -299,6 +303,7 @@ void Machine::exec(const Inst& in) {
     case Opcode::Reduce: reduce(in); return;
     case Opcode::ReduceCombine: reduceCombine(in); return;
     case Opcode::Scan: scan(in); return;
+    case Opcode::Sort: sort(in); return;
     case Opcode::Dot: dot(in); return;
     case Opcode::For: execFor(in); return;
     case Opcode::If: execIf(in); return;

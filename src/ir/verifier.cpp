@@ -28,7 +28,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"message", AttrKind::String}, {"contract", AttrKind::Int}, {"offset", AttrKind::Int},
       {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
       {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List},
-      {"reverse", AttrKind::Int}, {"sem", AttrKind::String}, {"scope", AttrKind::String},
+      {"reverse", AttrKind::Int}, {"sem", AttrKind::String}, {"scope", AttrKind::String}, {"descending", AttrKind::Int},
   };
   for (const auto& k : kKinds)
     if (k.name == name) return k.kind;

@@ -144,7 +144,6 @@ constexpr BuiltinDef kShape[] = {
     {"gather", kTl | kMember, nullptr, unsupportedBuiltin},
     {"histogram", kTl | kMember, nullptr, unsupportedBuiltin},
     {"flip", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"sort", kTl | kMember, nullptr, unsupportedBuiltin},
 };
 
 }  // namespace

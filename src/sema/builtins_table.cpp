@@ -20,10 +20,11 @@ std::span<const BuiltinDef> family(size_t i) {
     case 7: return libdeviceBuiltins();
     case 8: return combineBuiltins();
     case 9: return atomicBuiltins();
+    case 10: return sortBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 10;
+constexpr size_t kFamilies = 11;
 
 struct Param {
   std::string name;

@@ -148,6 +148,7 @@ std::span<const BuiltinDef> dotBuiltins();
 std::span<const BuiltinDef> pythonBuiltins();
 std::span<const BuiltinDef> libdeviceBuiltins();  // and extra.cuda
 std::span<const BuiltinDef> atomicBuiltins();     // and tl.debug_barrier
+std::span<const BuiltinDef> sortBuiltins();       // tl.sort, tl.topk
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);
