@@ -193,6 +193,7 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
       return conservative(t);  // memory holds anything
     case Opcode::Reduce: return reduce(op, *in[0], t);
     case Opcode::Dot: case Opcode::Gather: case Opcode::Histogram: return conservative(t);
+    case Opcode::Sort: return conservative(t);  // the elements move
 
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous: return hint(op, *in[0], t);

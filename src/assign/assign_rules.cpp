@@ -157,7 +157,12 @@ Layout combineOperand(const ir::Op& op, const Layout& first) {
 }
 
 Layout combineResult(const ir::Op& op, const Layout& operand) {
-  return op.opcode == Opcode::Scan ? operand : layout::sliceLayout(operand, int(op.intAttr("axis")));
+  const int axis = int(op.intAttr("axis"));
+  if (op.opcode == Opcode::Sort) {
+    const int64_t k = op.result()->type.shape.at(size_t(axis));
+    return k == op.operand(0)->type.shape.at(size_t(axis)) ? operand : layout::truncateDim(operand, axis, int32_t(k));
+  }
+  return op.opcode == Opcode::Scan ? operand : layout::sliceLayout(operand, axis);
 }
 
 Layout coalescedLayout(const ir::Value* ptr, const analysis::AxisInfoAnalysis& axis, int numWarps) {

@@ -27,7 +27,7 @@ enum class LayoutRule {
   Reshape,
   Permute,
   Reduce,       // result = sliceLayout(operand, axis)
-  Combine,      // reduce_combine, scan: every operand in combineOperand's layout; results combineResult's
+  Combine,      // reduce_combine, scan, sort: every operand in combineOperand's layout; results combineResult's
   Dot,          // lower::dotLayout for a, b, acc and result
   Exchange,     // gather: the index in the result's layout, src in any; histogram: operand and result free
   Load,         // element-wise, and the anchor of a coalesced layout (also atomic_rmw, atomic_cas)
@@ -61,9 +61,10 @@ std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layo
 // permute, reduce (a tile result). nullopt where the operand does not decide it.
 std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layout& operand);
 
-// reduce_combine and scan combine elements in axis order: every tile operand takes the first operand's
-// layout `first` when it holds the axis in order (layout/axis_bits.h), else the default layout; result
-// `i` is that layout (scan) or its slice without the axis (reduce_combine).
+// reduce_combine, scan and sort combine elements in axis order: every tile operand takes the first
+// operand's layout `first` when it holds the axis in order (layout/axis_bits.h), else the default layout;
+// result `i` is that layout (scan, sort), its slice without the axis (reduce_combine) or its first k
+// coordinates along the axis (a top-k sort: layout::truncateDim).
 Layout combineOperand(const ir::Op& op, const Layout& first);
 Layout combineResult(const ir::Op& op, const Layout& operand);
 

@@ -112,7 +112,7 @@ bool exactResult(const Inst& in, Scalar t, Scalar rt, uint64_t pointeeBytes, con
     case Opcode::Permute: case Opcode::Fma: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
     case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh:
     case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Load: case Opcode::Store:
-    case Opcode::Reduce: case Opcode::ReduceCombine: case Opcode::Scan: case Opcode::AtomicRmw: case Opcode::AtomicCas:
+    case Opcode::Reduce: case Opcode::ReduceCombine: case Opcode::Scan: case Opcode::Sort: case Opcode::AtomicRmw: case Opcode::AtomicCas:
     case Opcode::DebugBarrier: case Opcode::Dot: case Opcode::Gather: case Opcode::Histogram:
     case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For:
     case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:

@@ -94,6 +94,10 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
         in.b = op.intAttr("axis");
         break;
       }
+      case Opcode::Sort:
+        in.a = op.intAttrOr("descending", 0);
+        in.b = op.intAttr("axis");
+        break;
       case Opcode::ReduceCombine: case Opcode::Scan:
         in.a = op.intAttrOr("reverse", 0);
         in.b = op.intAttr("axis");
@@ -300,6 +304,7 @@ void Machine::exec(const Inst& in) {
     case Opcode::Reduce: reduce(in); return;
     case Opcode::ReduceCombine: reduceCombine(in); return;
     case Opcode::Scan: scan(in); return;
+    case Opcode::Sort: sort(in); return;
     case Opcode::Dot: dot(in); return;
     case Opcode::Gather: gatherAlong(in); return;
     case Opcode::Histogram: histogram(in); return;

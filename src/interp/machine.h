@@ -31,7 +31,8 @@ struct Inst {
   std::vector<uint32_t> scratch;  // for/while: temporaries that carry yielded values between iterations
   ir::ElementwiseFn ew;           // element-wise ops
   Elem imm{};                     // constant: the value, normalized to the result type
-  int64_t a = 0, b = 0;           // axis, arange start/end, cast rtz, reduce kind/axis, scan reverse/axis, dot tf32, atomic kind, gather axis
+  int64_t a = 0, b = 0;           // axis, arange start/end, cast rtz, reduce kind/axis, scan reverse/axis, sort descending/axis, dot tf32, atomic kind,
+                                  // gather axis
   std::vector<int64_t> list;      // permute order
 };
 
@@ -82,6 +83,7 @@ class Machine {
   void reduce(const Inst& in);
   void reduceCombine(const Inst& in);  // combine.cpp
   void scan(const Inst& in);           // combine.cpp
+  void sort(const Inst& in);           // sort.cpp
   void dot(const Inst& in);
   void gatherAlong(const Inst& in);  // gather (exchange.cpp)
   void histogram(const Inst& in);    // exchange.cpp

@@ -1,6 +1,7 @@
 // The type rule of every Tile IR op, and where terminators may stand: one switch over ops.def with
 // no `default:`, so adding an op breaks the build until its rule is written here.
 #include <algorithm>
+#include <bit>
 
 #include "ir/verifier_rules.h"
 
@@ -249,6 +250,26 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::ReduceCombine:
     case Opcode::Scan:
       return checkCombineTypeRule(op);  // verifier_combine.cpp
+    case Opcode::Sort: {
+      int64_t axis = op.intAttr("axis");
+      require(T(0).isTensor() && !T(0).isPtr() && !T(0).isBool(), op,
+              [&] { return "takes a tensor of numbers, got " + T(0).str(); });
+      require(axis >= 0 && axis < T(0).rank(), op,
+              [&] { return "axis " + std::to_string(axis) + " out of range for " + T(0).str(); });
+      const int64_t n = T(0).shape[size_t(axis)];
+      const int64_t k = R().rank() == T(0).rank() ? R().shape[size_t(axis)] : 0;
+      std::vector<int64_t> s = T(0).shape;
+      if (k > 0) s[size_t(axis)] = k;
+      require(R().elem == T(0).elem && R().shape == s && k <= n && std::has_single_bit(uint64_t(k)) &&
+                  std::has_single_bit(uint64_t(n)),
+              op, [&] {
+                return "of " + T(0).str() + " keeps its type, or takes a power of two up to " + std::to_string(n) +
+                       " along axis " + std::to_string(axis) + ", got " + R().str();
+              });
+      int64_t d = op.intAttrOr("descending", 0);
+      require(d == 0 || d == 1, op, [&] { return "descending must be 0 or 1, got " + std::to_string(d); });
+      return;
+    }
     case Opcode::Dot: {
       const Type &a = T(0), &b = T(1), &acc = T(2);
       int r = a.rank();

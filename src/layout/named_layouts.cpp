@@ -118,6 +118,33 @@ LinearLayout sliceLayout(const LinearLayout& parent, int dim) {
   return L(std::move(ins), sub.outs()).renameOuts(standardOutDims(rank - 1));
 }
 
+namespace {
+Basis truncatedBasis(Basis b, int dim, int32_t size) {
+  b[size_t(dim)] &= size - 1;
+  return b;
+}
+bool isZero(const Basis& b) { return std::all_of(b.begin(), b.end(), [](int32_t c) { return c == 0; }); }
+}  // namespace
+
+LinearLayout truncateDim(const LinearLayout& parent, int dim, int32_t size) {
+  const int rank = int(parent.outs().size());
+  if (dim < 0 || dim >= rank) layoutBug("truncateDim: no dim " + std::to_string(dim) + " in " + parent.str());
+  if (!isPow2(size) || size > parent.outs()[size_t(dim)].size)
+    layoutBug("truncateDim: size " + std::to_string(size) + " for " + parent.str());
+  std::vector<InDim> ins = parent.ins();
+  for (InDim& d : ins) {
+    for (Basis& b : d.bases) b = truncatedBasis(b, dim, size);
+    if (d.name == kRegister) std::erase_if(d.bases, isZero);
+  }
+  std::vector<OutDim> outs = parent.outs();
+  outs[size_t(dim)].size = size;
+  return L(std::move(ins), std::move(outs));
+}
+
+bool keepsRegisterBit(const LinearLayout& parent, int dim, int32_t size, int bit) {
+  return !isZero(truncatedBasis(parent.basis(kRegister, bit), dim, size));
+}
+
 LinearLayout mmaV2Accumulator(const std::vector<int64_t>& shape, const std::vector<int32_t>& warpsPerCTA) {
   checkPow2s(shape, 2, "mmaV2Accumulator: shape");
   checkPow2s(warpsPerCTA, 2, "mmaV2Accumulator: warpsPerCTA");

@@ -34,6 +34,13 @@ LinearLayout defaultBlocked(const std::vector<int64_t>& shape, int32_t numWarps,
 // theirs: they now hold copies), and the remaining out dims are renamed dim0, dim1, ...
 LinearLayout sliceLayout(const LinearLayout& parent, int dim);
 
+// The layout of the first `size` coordinates along `dim` of a tile whose layout `parent` holds every bit
+// of that dim in a single input bit (a top-k result): the bases of the higher bits along `dim` become 0,
+// register bits left with a zero basis are dropped, lanes and warps keep theirs (they now hold copies).
+LinearLayout truncateDim(const LinearLayout& parent, int dim, int32_t size);
+// Whether register bit `bit` of `parent` survives truncateDim (its basis stays nonzero).
+bool keepsRegisterBit(const LinearLayout& parent, int dim, int32_t size, int bit);
+
 // mma.sync m16n8k* accumulator (C/D) of a [M, N] tile: per warp a 16x8 tile, lane = 4g + t holds
 // (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) as registers 0..3. Warps: warp = wm * warpsPerCTA[1] + wn
 // (row-major); tiles repeat along N first, then M. M >= 16 and N >= 8.

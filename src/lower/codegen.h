@@ -202,9 +202,10 @@ void lowerAtomic(Codegen& cg, const ir::Op& op);       // atomic_rmw, atomic_cas
 void lowerControl(Codegen& cg, const ir::Op& op);      // for, if, while, yield, condition, return, assert
 void lowerConvert(Codegen& cg, const ir::Op& op);      // convert_layout (registers, shuffles or shared memory)
 void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shuffles, shared memory across warps;
-                                                       // hands reduce_combine and scan to the two below
+                                                       // hands reduce_combine, scan and sort to those below
 void lowerReduceCombine(Codegen& cg, const ir::Op& op);  // reduce_combine: the combine region in axis order
 void lowerScan(Codegen& cg, const ir::Op& op);         // scan: in-thread, shfl.up, shared memory across warps
+void lowerSort(Codegen& cg, const ir::Op& op);         // sort: compare-exchange in-thread, shfl.bfly, shared memory
 void lowerDot(Codegen& cg, const ir::Op& op);          // dot: mma.sync or FMA
 void lowerExchange(Codegen& cg, const ir::Op& op);     // gather, histogram: through shared memory
 void lowerTensorCore(Codegen& cg, const ir::Op& op);   // mma, mma_wait (lower_dot.cpp)

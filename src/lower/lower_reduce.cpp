@@ -220,6 +220,7 @@ void lowerReduce(Codegen& cg, const ir::Op& op) {
     case ir::Opcode::Reduce: break;
     case ir::Opcode::ReduceCombine: return lowerReduceCombine(cg, op);
     case ir::Opcode::Scan: return lowerScan(cg, op);
+    case ir::Opcode::Sort: return lowerSort(cg, op);
     default: codegenBug(op, "not a reduction");
   }
   const ir::Value* x = op.operand(0);

@@ -137,7 +137,6 @@ constexpr BuiltinDef kShape[] = {
     {"broadcast_to", kTl | kMember, "input *shape", broadcastToFn},
     {"broadcast", kTl, "input other", broadcastFn},
     {"item", kMember, "input", item},  // a tensor method only, as in Triton
-    {"sort", kTl | kMember, nullptr, unsupportedBuiltin},
 };
 
 }  // namespace

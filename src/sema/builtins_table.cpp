@@ -23,10 +23,11 @@ std::span<const BuiltinDef> family(size_t i) {
     case 10: return randomBuiltins();
     case 11: return joinBuiltins();
     case 12: return exchangeBuiltins();
+    case 13: return sortBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 13;
+constexpr size_t kFamilies = 14;
 
 struct Param {
   std::string name;

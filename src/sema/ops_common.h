@@ -153,6 +153,7 @@ std::span<const BuiltinDef> atomicBuiltins();     // and tl.debug_barrier
 std::span<const BuiltinDef> randomBuiltins();     // Philox: tl.randint, tl.rand, tl.randn, ...
 std::span<const BuiltinDef> joinBuiltins();       // join, split, interleave, cat, flip (builtins_join.cpp)
 std::span<const BuiltinDef> exchangeBuiltins();   // gather, histogram (builtins_exchange.cpp)
+std::span<const BuiltinDef> sortBuiltins();       // tl.sort, tl.topk
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);

@@ -78,6 +78,7 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::DebugBarrier, {}, {});
   Value* sum = b.create1(O::Reduce, {ld}, f32, {{"kind", std::string("sum")}, {"axis", int64_t(0)}});
   b.create1(O::Reduce, {ld}, i32, {{"kind", std::string("argmax")}, {"axis", int64_t(0)}});
+  b.create1(O::Sort, {ld}, vf, {{"axis", int64_t(0)}, {"descending", int64_t(1)}});
   // A reduction and a scan with combine regions (the scan reversed, over two tiles).
   Op* red = b.create(O::ReduceCombine, {ld}, {f32}, {{"axis", int64_t(0)}});
   {
