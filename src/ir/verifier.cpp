@@ -29,6 +29,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
       {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List},
       {"reverse", AttrKind::Int}, {"sem", AttrKind::String}, {"scope", AttrKind::String},
+      {"block", AttrKind::String},
   };
   for (const auto& k : kKinds)
     if (k.name == name) return k.kind;

@@ -230,9 +230,6 @@ constexpr BuiltinDef kCore[] = {
     {"dtype", kTl, nullptr, annotationOnly},
     {"const", kTl, nullptr, annotationOnly},
     // Known Triton builtins kiln does not implement: named here so the error says so.
-    {"make_block_ptr", kTl, nullptr, unsupportedBuiltin},
-    {"advance", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"make_tensor_descriptor", kTl, nullptr, unsupportedBuiltin},
     {"inline_asm_elementwise", kTl, nullptr, unsupportedBuiltin},
     {"rand", kTl, nullptr, unsupportedBuiltin},
     {"randn", kTl, nullptr, unsupportedBuiltin},

@@ -20,10 +20,12 @@ std::span<const BuiltinDef> family(size_t i) {
     case 7: return libdeviceBuiltins();
     case 8: return combineBuiltins();
     case 9: return atomicBuiltins();
+    case 10: return blockPointerBuiltins();
+    case 11: return descriptorBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 10;
+constexpr size_t kFamilies = 12;
 
 struct Param {
   std::string name;
@@ -65,6 +67,8 @@ std::string displayName(std::string_view name, unsigned where) {
     case kLibdevice: return "libdevice." + std::string(name);
     case kCuda: return "tl.extra.cuda." + std::string(name);
     case kMember: return "tensor." + std::string(name);
+    case kDescriptorMember: return "tensor_descriptor." + std::string(name);
+    case kBlockPtrMember: return "block_ptr." + std::string(name);
     default: return std::string(name);
   }
 }
@@ -153,6 +157,13 @@ SValue callBuiltin(Context& cx, const SValue& callee, std::vector<SValue> args, 
       if (!def) fail(loc, self.describe() + " has no method '" + callee.str + "'");
       args.insert(args.begin(), self);
       return invokeBuiltin(cx, *def, displayName(callee.str, kMember), std::move(args), std::move(kwargs), loc);
+    }
+    if (self.kind == K::Block) {
+      const unsigned where = self.block->descriptor ? kDescriptorMember : kBlockPtrMember;
+      const BuiltinDef* def = findBuiltin(callee.str, where);
+      if (!def) fail(loc, self.describe() + " has no method '" + callee.str + "'");
+      args.insert(args.begin(), self);
+      return invokeBuiltin(cx, *def, displayName(callee.str, where), std::move(args), std::move(kwargs), loc);
     }
   }
   fail(loc, callee.describe() + " is not callable");

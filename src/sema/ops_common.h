@@ -102,7 +102,9 @@ enum BuiltinWhere : unsigned {
   kPy = 8,      // a Python builtin visible in kernels
   kMember = 16,    // also a tensor method: x.NAME(...) passes x as the first argument
   kLibdevice = 32, // triton.language.extra[.cuda].libdevice.NAME (builtins_libdevice.cpp)
-  kCuda = 64       // triton.language.extra.cuda.NAME
+  kCuda = 64,      // triton.language.extra.cuda.NAME
+  kDescriptorMember = 128,  // a method of tensor descriptors: desc.load(...) passes desc first
+  kBlockPtrMember = 256     // a method of block pointers: ptr.advance(...)
 };
 
 // A call's arguments bound to a builtin's parameters.
@@ -148,6 +150,8 @@ std::span<const BuiltinDef> dotBuiltins();
 std::span<const BuiltinDef> pythonBuiltins();
 std::span<const BuiltinDef> libdeviceBuiltins();  // and extra.cuda
 std::span<const BuiltinDef> atomicBuiltins();     // and tl.debug_barrier
+std::span<const BuiltinDef> blockPointerBuiltins();  // tl.make_block_ptr, tl.advance (builtins_block_ptr.cpp)
+std::span<const BuiltinDef> descriptorBuiltins();    // tl.make_tensor_descriptor and its methods
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);
@@ -179,6 +183,9 @@ SValue castValue(Context& cx, const SValue& x, const ir::Type& dtype, const std:
 SValue dtypeAttribute(const SValue& dt, const std::string& name, const SourceLoc& loc);
 SValue callDtypeMethod(const SValue& dt, const std::string& name, const std::vector<SValue>& args,
                        const SourceLoc& loc);
+// Attributes and methods of block pointers and tensor descriptors (block_access.cpp).
+SValue blockAttribute(Context& cx, const SValue& block, const std::string& name, const SourceLoc& loc);
+bool hasBlockAttribute(const SValue& block, const std::string& name);
 // hasattr(obj, name) with Triton's answer (constexprs are unwrapped to Python values first).
 bool hasAttribute(const SValue& obj, const std::string& name);
 // The element or pointer types named tl.float32 ... (null when `name` is not a dtype name).
