@@ -228,6 +228,7 @@ constexpr BuiltinDef kCore[] = {
     {"Config", kTriton, nullptr, decoratorOnly},
     {"tensor", kTl, nullptr, annotationOnly},
     {"dtype", kTl, nullptr, annotationOnly},
+    {"tensor_descriptor", kTl, nullptr, annotationOnly},
     {"const", kTl, nullptr, annotationOnly},
     // Known Triton builtins kiln does not implement: named here so the error says so.
     {"inline_asm_elementwise", kTl, nullptr, unsupportedBuiltin},
