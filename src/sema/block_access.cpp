@@ -34,6 +34,14 @@ ir::Value* alongDim(Context& cx, ir::Value* v, size_t d, size_t rank, const Sour
 
 }  // namespace
 
+ir::Value* blockBase(const CallArgs& a, const SValue& base) {
+  if (!base.isIR() || !base.ir->type.isPtr() || base.ir->type.isTensor())
+    a.fail(a.display + "(): base must be a scalar pointer (not a tensor of pointers or a block), got " +
+           base.describe());
+  if (base.ir->type.pointee != Scalar::I1) return base.ir;
+  return emit(*a.cx, Opcode::Bitcast, {base.ir}, Type::ptr(Scalar::I8), a.loc);
+}
+
 std::vector<SValue> integerPieces(const CallArgs& a, const SValue& v, std::string_view what) {
   std::vector<SValue> out = elementsOf(v);
   for (size_t i = 0; i < out.size(); ++i)

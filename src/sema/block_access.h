@@ -28,6 +28,9 @@ std::vector<ir::Value*> blockIndices(Context& cx, const std::vector<SValue>& off
                                      const SourceLoc& loc);
 // An offsets argument: a tuple (or list) of `rank` integers, constexpr or scalar runtime values.
 std::vector<SValue> offsetList(const CallArgs& a, const SValue& v, size_t rank, std::string_view what);
+// The base pointer argument of tl.make_block_ptr / tl.make_tensor_descriptor: a scalar pointer; a
+// pointer to i1 becomes a pointer to i8 (blocks of booleans read and write bytes, as tl.load does).
+ir::Value* blockBase(const CallArgs& a, const SValue& base);
 // A tuple of `rank` integer pieces (shape or strides), each constexpr or a scalar integer value.
 std::vector<SValue> integerPieces(const CallArgs& a, const SValue& v, std::string_view what);
 

@@ -5,22 +5,13 @@
 
 namespace kiln::sema {
 
-using ir::Opcode;
-using ir::Scalar;
 using ir::Type;
 using K = SValue::Kind;
 
 namespace {
 
 SValue makeBlockPtr(CallArgs& a) {
-  Context& cx = *a.cx;
-  const SValue& base = a.at(0);
-  if (!base.isIR() || !base.ir->type.isPtr() || base.ir->type.isTensor())
-    a.fail(a.display + "(): expected `base` to be a scalar pointer (not a tensor of pointers or a block pointer), got " +
-           base.describe());
-  ir::Value* basePtr = base.ir;
-  if (basePtr->type.pointee == Scalar::I1)  // pointers to i1 access bytes, as tl.load does
-    basePtr = emit(cx, Opcode::Bitcast, {basePtr}, Type::ptr(Scalar::I8), a.loc);
+  ir::Value* basePtr = blockBase(a, a.at(0));
   std::vector<SValue> shape = integerPieces(a, a.at(1), "shape");
   std::vector<SValue> strides = integerPieces(a, a.at(2), "strides");
   std::vector<SValue> offsets = integerPieces(a, a.at(3), "offsets");

@@ -6,7 +6,6 @@
 
 namespace kiln::sema {
 
-using ir::Opcode;
 using ir::Scalar;
 using ir::Type;
 using K = SValue::Kind;
@@ -16,10 +15,7 @@ namespace {
 constexpr int kMaxRank = 5;
 
 SValue makeTensorDescriptor(CallArgs& a) {
-  Context& cx = *a.cx;
-  const SValue& base = a.at(0);
-  if (!base.isIR() || !base.ir->type.isPtr() || base.ir->type.isTensor())
-    a.fail(a.display + "(): base must be a scalar pointer, got " + base.describe());
+  ir::Value* basePtr = blockBase(a, a.at(0));
   std::vector<SValue> shape = integerPieces(a, a.at(1), "shape");
   std::vector<SValue> strides = integerPieces(a, a.at(2), "strides");
   const size_t rank = shape.size();
@@ -35,9 +31,6 @@ SValue makeTensorDescriptor(CallArgs& a) {
     a.fail(a.display + "(): expected block_shape to have " + std::to_string(rank) + " dimensions but got " +
            std::to_string(facts.blockShape.size()));
   validateShape(facts.blockShape, a.loc);
-  ir::Value* basePtr = base.ir;
-  if (basePtr->type.pointee == Scalar::I1)  // pointers to i1 access bytes, as tl.load does
-    basePtr = emit(cx, Opcode::Bitcast, {basePtr}, Type::ptr(Scalar::I8), a.loc);
   facts.elem = basePtr->type.pointee;
   const int64_t rowBytes = facts.blockShape.back() * ir::bitWidth(facts.elem) / 8;
   if (rowBytes < 16)

@@ -8,7 +8,7 @@ import pytest
 
 import kiln
 import kiln.language as tl
-from conftest import assert_allclose
+from conftest import assert_allclose, kernel_of_lines
 
 
 @kiln.jit
@@ -138,16 +138,10 @@ def test_block_pointer_merged_by_a_branch(backend):
 
 
 def misuse(body):
-    """A kernel whose body is `body` over p, a block pointer to 16 of x_ptr's (float32) elements."""
-    src = f"""@kiln.jit
-def k(x_ptr, i_ptr):
-    p = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (16,), (0,))
-    q = tl.make_block_ptr(i_ptr, (16,), (1,), (0,), (16,), (0,))
-    {body}
-"""
-    scope = {"kiln": kiln, "tl": tl}
-    exec(src, scope)
-    return scope["k"]
+    """A kernel whose body is `body` over p and q, block pointers to 16 of x_ptr's (float32) and i_ptr's
+    (int32) elements."""
+    return kernel_of_lines("x_ptr, i_ptr", "p = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (16,), (0,))",
+                           "q = tl.make_block_ptr(i_ptr, (16,), (1,), (0,), (16,), (0,))", body)
 
 
 @pytest.mark.parametrize("body, match", [

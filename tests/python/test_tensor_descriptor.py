@@ -11,7 +11,7 @@ import pytest
 import kiln
 import kiln.compat
 import kiln.language as tl
-from conftest import assert_allclose, torch
+from conftest import assert_allclose, kernel_of_lines, torch
 from kiln.tools.tensor_descriptor import TensorDescriptor, TensorDescriptorError
 
 
@@ -100,7 +100,7 @@ def test_device_descriptor_pads_out_of_bounds(backend, rng, padding, M, N):
 def host_copy(x_desc, y_ptr, YN, BM: tl.constexpr, BN: tl.constexpr):
     pm, pn = tl.program_id(0) * BM, tl.program_id(1) * BN
     block = x_desc.load([pm, pn])
-    tl.store(y_ptr + (pm + tl.arange(0, BM))[:, None] * YN + (pn + tl.arange(0, BN))[None, :], block)
+    tl.store(y_ptr + (pm + tl.arange(0, BM))[:, None].to(tl.int64) * YN + (pn + tl.arange(0, BN))[None, :], block)
 
 
 @pytest.mark.parametrize("block", [(8, 16), (16, 32)])
@@ -125,7 +125,7 @@ def test_host_descriptor_argument(backend, rng, block, padding):
 def copy_by_block_shape(x_desc, y_ptr, YN):
     bm, bn = x_desc.block_shape[0], x_desc.block_shape[1]
     pm, pn = tl.program_id(0) * bm, tl.program_id(1) * bn
-    tl.store(y_ptr + (pm + tl.arange(0, bm))[:, None] * YN + (pn + tl.arange(0, bn))[None, :], x_desc.load([pm, pn]))
+    tl.store(y_ptr + (pm + tl.arange(0, bm))[:, None].to(tl.int64) * YN + (pn + tl.arange(0, bn))[None, :], x_desc.load([pm, pn]))
 
 
 def test_host_descriptor_specializes_on_its_block_shape():
@@ -260,15 +260,7 @@ def test_gather_and_scatter_rows(backend, rng):
 
 def misuse(body):
     """A kernel whose body is `body` over d, a descriptor of x_ptr's (float32) 16 x 16 elements."""
-    src = f"""@kiln.jit
-def k(x_ptr, i_ptr):
-    d = tl.make_tensor_descriptor(x_ptr, [16, 16], [16, 1], [8, 8])
-    e = tl.make_tensor_descriptor(i_ptr, [16, 16], [16, 1], [8, 8])
-    {body}
-"""
-    scope = {"kiln": kiln, "tl": tl}
-    exec(src, scope)
-    return scope["k"]
+    return kernel_of_lines("x_ptr, i_ptr", "d = tl.make_tensor_descriptor(x_ptr, [16, 16], [16, 1], [8, 8])", body)
 
 
 @pytest.mark.parametrize("body, match", [
@@ -295,7 +287,7 @@ def test_misuse_is_a_located_error(body, match):
     k = misuse(body)
     with pytest.raises(kiln.CompilationError, match=match) as info:
         k[(1,)](np.zeros(256, np.float32), np.zeros(256, np.int32))
-    assert "<string>:5:" in str(info.value)
+    assert "<string>:4:" in str(info.value)
 
 
 def test_under_compat():
