@@ -1,4 +1,5 @@
 """Launch arguments the C++ binding does not convert itself: it calls convert() for them."""
+import collections
 import numbers
 
 from . import _kiln
@@ -29,12 +30,28 @@ def convert(obj):
         return int(obj)
     if isinstance(obj, numbers.Real):
         return float(obj)
+    if type(obj).__name__ == "TensorDescriptor" and hasattr(obj, "block_shape"):
+        return _descriptor_argument(obj)
     name = getattr(obj, "name", None)
     if type(obj).__name__ == "pointer_type" and isinstance(name, str):
         raise _kiln.ArgumentError(
             f"a pointer type ({name}) cannot be passed to a kernel: kiln's signatures take ints, floats, bools, "
             "None, strings and dtypes as constexpr values")
     return None
+
+
+# A host TensorDescriptor (kiln.tools.tensor_descriptor, or Triton's class) as the kernel receives it: the
+# base pointer, shape and strides are runtime arguments; the block shape and padding are constexprs, so
+# they are part of the specialization (Triton's signature entry tensordesc<fp16[64, 64]>). The compiler
+# recognises this NamedTuple by its name and fields and makes the tensor descriptor of it.
+_DescriptorArgument = collections.namedtuple("TensorDescriptor", "base shape strides block_shape padding")
+
+
+def _descriptor_argument(desc):
+    from .language.core import constexpr
+    return _DescriptorArgument(desc.base, tuple(int(s) for s in desc.shape), tuple(int(s) for s in desc.strides),
+                               tuple(constexpr(int(b)) for b in desc.block_shape),
+                               constexpr(getattr(desc, "padding", "zero")))
 
 
 def _from_dlpack_numpy(obj):

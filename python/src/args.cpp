@@ -292,10 +292,6 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
       return convert(converted.ptr(), site, keep, false, signatureStrings);
     }
   }
-  // Triton's host-side TMA descriptor (kiln.tools.tensor_descriptor, or Triton's own class).
-  if (typeName(obj) == "TensorDescriptor" && PyObject_HasAttrString(obj, "block_shape"))
-    argError(site, "is a TensorDescriptor: tensor descriptors are not supported by kiln yet (pass the tensor, "
-                   "its shape and strides, and load blocks with tl.load)");
   argError(site, "is " + typeName(obj) + ", which kiln kernels cannot take (pass a tensor, an array, an int, a "
                  "float, a bool or None)");
 }

@@ -228,11 +228,9 @@ constexpr BuiltinDef kCore[] = {
     {"Config", kTriton, nullptr, decoratorOnly},
     {"tensor", kTl, nullptr, annotationOnly},
     {"dtype", kTl, nullptr, annotationOnly},
+    {"tensor_descriptor", kTl, nullptr, annotationOnly},
     {"const", kTl, nullptr, annotationOnly},
     // Known Triton builtins kiln does not implement: named here so the error says so.
-    {"make_block_ptr", kTl, nullptr, unsupportedBuiltin},
-    {"advance", kTl | kMember, nullptr, unsupportedBuiltin},
-    {"make_tensor_descriptor", kTl, nullptr, unsupportedBuiltin},
     {"inline_asm_elementwise", kTl, nullptr, unsupportedBuiltin},
 };
 

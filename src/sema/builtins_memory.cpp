@@ -1,8 +1,8 @@
 // tl.load and tl.store through a pointer or a tensor of pointers: mask and other/value broadcast to
 // the pointer's shape, other/value cast to the pointee type, cache and eviction hints validated
 // against Triton's sets. Pointers to i1 access memory as bytes (i8), as in Triton. The mask and shape
-// checks serve the atomics too (builtins_atomic.cpp).
-#include "sema/ops_common.h"
+// checks serve the atomics too (builtins_atomic.cpp). Block pointers go to builtins_block_ptr.cpp.
+#include "sema/block_access.h"
 
 namespace kiln::sema {
 
@@ -46,8 +46,8 @@ void rejectBlockPointerArgs(const CallArgs& a, size_t boundaryCheck, std::option
                                       a.get(boundaryCheck).elts.empty());
   bool pad = padding && !a.strArg(*padding, "").empty();
   if (bc || pad)
-    a.fail(a.display + "(): boundary_check and padding_option apply to block pointers (tl.make_block_ptr), "
-                       "which kiln does not support; use a mask");
+    a.fail(a.display + "(): boundary_check and padding_option apply only to block pointers (tl.make_block_ptr): "
+                       "the bounds of a tensor of pointers or a scalar pointer are unknown; use a mask");
 }
 
 // ptr<i1> is read and written as ptr<i8>.
@@ -56,8 +56,18 @@ ir::Value* bytePointer(Context& cx, ir::Value* ptr, const SourceLoc& loc) {
   return emit(cx, Opcode::Bitcast, {ptr}, ptr->type.withElem(Type::ptr(Scalar::I8)), loc);
 }
 
+std::vector<ir::Attr> accessAttrs(const std::string& cache, const std::string& evict, bool isVolatile) {
+  std::vector<ir::Attr> attrs;
+  if (!cache.empty()) attrs.push_back({"cache", cache});
+  if (!evict.empty()) attrs.push_back({"evict", evict});
+  if (isVolatile) attrs.push_back({"volatile", int64_t(1)});
+  return attrs;
+}
+
 SValue load(CallArgs& a) {
   Context& cx = *a.cx;
+  if (a.at(0).kind == SValue::Kind::Block)
+    return loadBlockPointer(a, accessAttrs(cacheAttr(a, 5, false), evictAttr(a, 6), a.boolArg(7, false)));
   ir::Value* ptr = pointerArg(a, "tl.load");
   ir::Value* mask = maskArg(a, 1);
   bool hasOther = a.has(2);
@@ -81,17 +91,16 @@ SValue load(CallArgs& a) {
   std::vector<ir::Value*> operands{ptr};
   if (mask) operands.push_back(broadcastTo(cx, mask, shape, a.loc));
   if (other) operands.push_back(broadcastTo(cx, castElem(cx, other, memElem, a.loc), shape, a.loc));
-  std::vector<ir::Attr> attrs;
-  if (!cache.empty()) attrs.push_back({"cache", cache});
-  if (!evict.empty()) attrs.push_back({"evict", evict});
-  if (isVolatile) attrs.push_back({"volatile", int64_t(1)});
-  ir::Value* v = emit(cx, Opcode::Load, operands, memElem.withShape(shape), a.loc, std::move(attrs));
+  ir::Value* v = emit(cx, Opcode::Load, operands, memElem.withShape(shape), a.loc,
+                      accessAttrs(cache, evict, isVolatile));
   if (isBool) v = castElem(cx, v, elem, a.loc);
   return SValue::irValue(v);
 }
 
 SValue store(CallArgs& a) {
   Context& cx = *a.cx;
+  if (a.at(0).kind == SValue::Kind::Block)
+    return storeBlockPointer(a, accessAttrs(cacheAttr(a, 4, true), evictAttr(a, 5), false));
   ir::Value* ptr = pointerArg(a, "tl.store");
   ir::Value* value = toTensor(cx, a.at(1), a.loc, a.display + "(): the value");
   ir::Value* mask = maskArg(a, 2);
@@ -106,10 +115,7 @@ SValue store(CallArgs& a) {
   if (elem.isBool()) value = castElem(cx, value, elem, a.loc);  // i1 first (x != 0), then 0/1 bytes
   std::vector<ir::Value*> operands{ptr, broadcastTo(cx, castElem(cx, value, memElem, a.loc), shape, a.loc)};
   if (mask) operands.push_back(broadcastTo(cx, mask, shape, a.loc));
-  std::vector<ir::Attr> attrs;
-  if (!cache.empty()) attrs.push_back({"cache", cache});
-  if (!evict.empty()) attrs.push_back({"evict", evict});
-  cx.b.create(Opcode::Store, operands, {}, std::move(attrs), a.loc);
+  cx.b.create(Opcode::Store, operands, {}, accessAttrs(cache, evict, false), a.loc);
   return SValue::none();
 }
 

@@ -134,7 +134,8 @@ SValue pyPrint(CallArgs& a) {
   a.fail("print is not supported in kernels; use tl.static_print for compile-time values");
 }
 // isinstance as Triton answers it (constexprs unwrapped to Python values first): tl.tensor holds
-// the runtime values, tl.dtype every dtype, tl.pointer_type the pointer dtypes, int/float/bool
+// the runtime values, tl.dtype every dtype, tl.pointer_type the pointer dtypes, tl.tensor_descriptor
+// the tensor descriptors, int/float/bool
 // the constexprs of those Python types (a bool is an int); `cls` may be a tuple of classes.
 bool isInstance(const CallArgs& a, const SValue& obj, const SValue& cls) {
   if (cls.kind == K::Tuple) {
@@ -146,12 +147,14 @@ bool isInstance(const CallArgs& a, const SValue& obj, const SValue& cls) {
     const std::string& c = cls.str;
     if (c == "triton.language.tensor") return obj.isIR();
     if (c == "triton.language.dtype") return obj.kind == K::Dtype;
+    if (c == "triton.language.tensor_descriptor") return obj.kind == K::Block && obj.block->descriptor;
     if (c == "triton.language.pointer_type") return obj.kind == K::Dtype && obj.type.isPtr() && !obj.type.isTensor();
     if (c == "int") return obj.kind == K::Int || obj.kind == K::Bool;
     if (c == "float") return obj.kind == K::Float;
     if (c == "bool") return obj.kind == K::Bool;
   }
-  a.fail("isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, int, float and bool, not " +
+  a.fail("isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, tl.tensor_descriptor, int, "
+         "float and bool, not " +
          cls.describe());
 }
 SValue pyIsinstance(CallArgs& a) { return SValue::boolean(isInstance(a, a.at(0), a.at(1))); }

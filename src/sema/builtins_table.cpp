@@ -24,10 +24,12 @@ std::span<const BuiltinDef> family(size_t i) {
     case 11: return joinBuiltins();
     case 12: return exchangeBuiltins();
     case 13: return sortBuiltins();
+    case 14: return blockPointerBuiltins();
+    case 15: return descriptorBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 14;
+constexpr size_t kFamilies = 16;
 
 struct Param {
   std::string name;
@@ -71,6 +73,8 @@ std::string displayName(std::string_view name, unsigned where) {
     case kLibdevice: return "libdevice." + std::string(name);
     case kCuda: return "tl.extra.cuda." + std::string(name);
     case kMember: return "tensor." + std::string(name);
+    case kDescriptorMember: return "tensor_descriptor." + std::string(name);
+    case kBlockPtrMember: return "block_ptr." + std::string(name);
     default: return std::string(name);
   }
 }
@@ -159,6 +163,13 @@ SValue callBuiltin(Context& cx, const SValue& callee, std::vector<SValue> args, 
       if (!def) fail(loc, self.describe() + " has no method '" + callee.str + "'");
       args.insert(args.begin(), self);
       return invokeBuiltin(cx, *def, displayName(callee.str, kMember), std::move(args), std::move(kwargs), loc);
+    }
+    if (self.kind == K::Block) {
+      const unsigned where = self.block->descriptor ? kDescriptorMember : kBlockPtrMember;
+      const BuiltinDef* def = findBuiltin(callee.str, where);
+      if (!def) fail(loc, self.describe() + " has no method '" + callee.str + "'");
+      args.insert(args.begin(), self);
+      return invokeBuiltin(cx, *def, displayName(callee.str, where), std::move(args), std::move(kwargs), loc);
     }
   }
   fail(loc, callee.describe() + " is not callable");

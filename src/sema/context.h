@@ -61,6 +61,12 @@ bool lookupPythonBuiltin(std::string_view name, SValue& out);
 // "triton.language.constexpr" -> Builtin ... false when kiln does not know the path.
 bool resolveImportPath(std::string_view path, SValue& out);
 
+// A host TensorDescriptor argument arrives as the NamedTuple TensorDescriptor(base, shape, strides,
+// block_shape, padding) (kiln._args; block_shape and padding are constexprs): the tensor descriptor it
+// stands for, checked as tl.make_tensor_descriptor checks one (builtins_descriptor.cpp).
+bool isHostDescriptor(const SValue& v);
+SValue hostDescriptor(Context& cx, const SValue& v, const SourceLoc& loc);
+
 // Turns a value into an IR value: constexpr numbers become constants of Triton's literal type
 // (int -> i32, or i64 / u64 when too large; float -> f32; bool -> i1). Errors for non-numbers.
 ir::Value* materialize(Context& cx, const SValue& v, const SourceLoc& loc);

@@ -132,7 +132,7 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
       SValue t = SValue::tuple(std::move(elts));
       t.str = e.tupleName;
       t.fields = e.fields;
-      return t;
+      return isHostDescriptor(t) ? hostDescriptor(cx_, t, p.loc) : t;
     }
     if (e.kind == SigEntry::Kind::Literal) {
       if (!isConst && e.litKind == SigEntry::LitKind::Int && e.intValue == 1)
@@ -293,6 +293,9 @@ bool sameValue(const SValue& a, const SValue& b) {
     case SValue::Kind::Slice: return true;
     case SValue::Kind::Dtype: return a.type == b.type;
     case SValue::Kind::Function: return a.fn == b.fn;
+    case SValue::Kind::Block:
+      if (*a.block != *b.block) return false;
+      [[fallthrough]];
     case SValue::Kind::Method:
     case SValue::Kind::Tuple:
       if (a.str != b.str || a.elts.size() != b.elts.size()) return false;

@@ -34,7 +34,8 @@ SValue Lowerer::call(const ast::Expr& e) {
     case SValue::Kind::Dtype:
     case SValue::Kind::Tuple:
     case SValue::Kind::Namespace:
-    case SValue::Kind::Slice: break;
+    case SValue::Kind::Slice:
+    case SValue::Kind::Block: break;
   }
   fail(e.elts[0]->loc, typeDescription(callee) + " is not callable");
 }

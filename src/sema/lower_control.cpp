@@ -30,8 +30,8 @@ void Lowerer::collectMerge(const SValue& a, const SValue& b, Merge& m, const std
                     " in the else-branch");
     fail(loc, what + " is " + a.describe() + " in the then-branch but " + b.describe() + " in the else-branch");
   };
-  if (a.kind == SValue::Kind::Tuple && b.kind == SValue::Kind::Tuple) {
-    if (a.elts.size() != b.elts.size()) mismatch();
+  if (a.isAggregate() && a.kind == b.kind) {
+    if (a.elts.size() != b.elts.size() || (a.block && *a.block != *b.block)) mismatch();
     for (size_t i = 0; i < a.elts.size(); ++i)
       collectMerge(a.elts[i], b.elts[i], m, what + " (element " + std::to_string(i) + ")", loc);
     return;
@@ -54,10 +54,10 @@ void Lowerer::collectMerge(const SValue& a, const SValue& b, Merge& m, const std
 
 SValue rebuildMerged(const SValue& a, const SValue& b, const std::vector<ir::Value*>& results, size_t& idx) {
   if (sameValue(a, b)) return a;
-  if (a.kind == SValue::Kind::Tuple && b.kind == SValue::Kind::Tuple) {
-    std::vector<SValue> elts;
-    for (size_t i = 0; i < a.elts.size(); ++i) elts.push_back(rebuildMerged(a.elts[i], b.elts[i], results, idx));
-    return SValue::tuple(std::move(elts));
+  if (a.isAggregate() && a.kind == b.kind) {  // a NamedTuple keeps its fields, a block its facts
+    SValue out = a;
+    for (size_t i = 0; i < a.elts.size(); ++i) out.elts[i] = rebuildMerged(a.elts[i], b.elts[i], results, idx);
+    return out;
   }
   return SValue::irValue(results.at(idx++));
 }

@@ -21,7 +21,7 @@ constexpr int64_t kMaxStaticIterations = 4096;
 constexpr int kMaxDryRunDepth = 2;  // nested loops relowered to find carried types; bounds the work
 
 bool carriable(const SValue& v) {
-  if (v.kind == SValue::Kind::Tuple) {
+  if (v.isAggregate()) {
     for (const auto& e : v.elts)
       if (!carriable(e)) return false;
     return !v.elts.empty();
@@ -30,25 +30,26 @@ bool carriable(const SValue& v) {
 }
 
 void flatten(const SValue& v, std::vector<SValue>& out) {
-  if (v.kind == SValue::Kind::Tuple) {
+  if (v.isAggregate()) {
     for (const auto& e : v.elts) flatten(e, out);
   } else {
     out.push_back(v);
   }
 }
 
-// `tmpl` with its leaves replaced, in order, by vals[idx...].
+// `tmpl` with its leaves replaced, in order, by vals[idx...] (a NamedTuple keeps its fields, a block
+// its facts).
 SValue rebuildFrom(const SValue& tmpl, const std::vector<ir::Value*>& vals, size_t& idx) {
-  if (tmpl.kind != SValue::Kind::Tuple) return SValue::irValue(vals.at(idx++));
-  std::vector<SValue> elts;
-  for (const auto& e : tmpl.elts) elts.push_back(rebuildFrom(e, vals, idx));
-  return SValue::tuple(std::move(elts));
+  if (!tmpl.isAggregate()) return SValue::irValue(vals.at(idx++));
+  SValue out = tmpl;
+  for (auto& e : out.elts) e = rebuildFrom(e, vals, idx);
+  return out;
 }
 
 bool sameStructure(const SValue& a, const SValue& b) {
-  if ((a.kind == SValue::Kind::Tuple) != (b.kind == SValue::Kind::Tuple)) return false;
-  if (a.kind != SValue::Kind::Tuple) return true;
-  if (a.elts.size() != b.elts.size()) return false;
+  if (a.isAggregate() != b.isAggregate()) return false;
+  if (!a.isAggregate()) return true;
+  if (a.kind != b.kind || a.elts.size() != b.elts.size() || (a.block && *a.block != *b.block)) return false;
   for (size_t i = 0; i < a.elts.size(); ++i)
     if (!sameStructure(a.elts[i], b.elts[i])) return false;
   return true;

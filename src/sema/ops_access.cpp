@@ -227,6 +227,7 @@ SValue attribute(Context& cx, const SValue& obj, const std::string& name, const 
         if (obj.fields[i] == name) return obj.elts[i];
       if (name == "value" && obj.allConstexpr()) return obj;  // tl.constexpr's .value
       break;
+    case K::Block: return blockAttribute(cx, obj, name, loc);
     case K::Function:
     case K::Builtin:
     case K::Method:
@@ -292,6 +293,7 @@ bool hasAttribute(const SValue& obj, const std::string& name) {
     case K::Builtin:
     case K::Method:
     case K::Slice: return false;
+    case K::Block: return hasBlockAttribute(obj, name);
   }
   return false;
 }

@@ -104,7 +104,9 @@ enum BuiltinWhere : unsigned {
   kMember = 16,    // also a tensor method: x.NAME(...) passes x as the first argument
   kLibdevice = 32, // triton.language.extra[.cuda].libdevice.NAME (builtins_libdevice.cpp)
   kCuda = 64,      // triton.language.extra.cuda.NAME
-  kRandom = 128    // triton.language.random.NAME (builtins_random.cpp)
+  kRandom = 128,   // triton.language.random.NAME (builtins_random.cpp)
+  kDescriptorMember = 256,  // a method of tensor descriptors: desc.load(...) passes desc first
+  kBlockPtrMember = 512     // a method of block pointers: ptr.advance(...)
 };
 
 // A call's arguments bound to a builtin's parameters.
@@ -154,6 +156,8 @@ std::span<const BuiltinDef> randomBuiltins();     // Philox: tl.randint, tl.rand
 std::span<const BuiltinDef> joinBuiltins();       // join, split, interleave, cat, flip (builtins_join.cpp)
 std::span<const BuiltinDef> exchangeBuiltins();   // gather, histogram (builtins_exchange.cpp)
 std::span<const BuiltinDef> sortBuiltins();       // tl.sort, tl.topk
+std::span<const BuiltinDef> blockPointerBuiltins();  // tl.make_block_ptr, tl.advance (builtins_block_ptr.cpp)
+std::span<const BuiltinDef> descriptorBuiltins();    // tl.make_tensor_descriptor and its methods
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);
@@ -194,6 +198,9 @@ SValue castValue(Context& cx, const SValue& x, const ir::Type& dtype, const std:
 SValue dtypeAttribute(const SValue& dt, const std::string& name, const SourceLoc& loc);
 SValue callDtypeMethod(const SValue& dt, const std::string& name, const std::vector<SValue>& args,
                        const SourceLoc& loc);
+// Attributes and methods of block pointers and tensor descriptors (block_access.cpp).
+SValue blockAttribute(Context& cx, const SValue& block, const std::string& name, const SourceLoc& loc);
+bool hasBlockAttribute(const SValue& block, const std::string& name);
 // hasattr(obj, name) with Triton's answer (constexprs are unwrapped to Python values first).
 bool hasAttribute(const SValue& obj, const std::string& name);
 // The element or pointer types named tl.float32 ... (null when `name` is not a dtype name).

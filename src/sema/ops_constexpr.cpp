@@ -197,6 +197,7 @@ bool pyEqual(const SValue& a, const SValue& b, const SourceLoc& loc) {
     case K::Builtin: return a.str == b.str;
     case K::Method: return a.str == b.str && pyEqual(a.elts.at(0), b.elts.at(0), loc);
     case K::Slice: return true;
+    case K::Block: return false;  // holds runtime values: IR above
     case K::IR:
     case K::Int:
     case K::Float:

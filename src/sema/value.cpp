@@ -16,6 +16,11 @@ bool SValue::allConstexpr() const {
   return true;
 }
 
+std::string blockTypeName(const BlockFacts& b) {
+  return std::string(b.descriptor ? "tensor_descriptor<" : "block_ptr<") + tritonDtypeName(ir::Type::scalar(b.elem)) +
+         shapeStr(b.blockShape) + ">";
+}
+
 std::string shapeStr(const Shape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -81,6 +86,7 @@ const char* pyTypeName(const SValue& v) {
     case K::Builtin: return "builtin_function_or_method";
     case K::Method: return "method";
     case K::Slice: return "slice";
+    case K::Block: return v.block->descriptor ? "tensor_descriptor" : "block_ptr";
   }
   return "?";
 }
@@ -140,6 +146,7 @@ std::string pyRepr(const SValue& v) {
       for (size_t i = 0; i < 3; ++i) s += (i ? ", " : "") + (i < v.elts.size() ? pyRepr(v.elts[i]) : "None");
       return s + ")";
     }
+    case K::Block: return blockTypeName(*v.block);
   }
   return "?";
 }
@@ -163,6 +170,7 @@ std::string SValue::describe() const {
     case Kind::Builtin: return "the builtin " + builtinDisplay(str);
     case Kind::Method: return "the method ." + str + (elts.empty() ? "" : " of " + elts[0].describe());
     case Kind::Slice: return "the slice " + pyRepr(*this);
+    case Kind::Block: return (block->descriptor ? "the tensor descriptor " : "the block pointer ") + blockTypeName(*block);
   }
   return "?";
 }
@@ -181,7 +189,8 @@ bool pyTruth(const SValue& v) {
     case K::Namespace:
     case K::Builtin:
     case K::Method:
-    case K::Slice: return true;
+    case K::Slice:
+    case K::Block: return true;
   }
   return true;
 }

@@ -1,6 +1,6 @@
 // What a name or expression denotes during sema: an IR value (scalar or tile), a compile-time
 // constant (constexpr) with Python semantics, a dtype, a tuple, a jit function, a module
-// namespace, a builtin function, or a method bound to a value.
+// namespace, a builtin function, a method bound to a value, or a block pointer / tensor descriptor.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -11,6 +11,21 @@
 #include "ir/ir.h"
 
 namespace kiln::sema {
+
+// The compile-time facts of a block pointer (tl.make_block_ptr) or a tensor descriptor
+// (tl.make_tensor_descriptor, a host TensorDescriptor argument). Its runtime pieces are the
+// SValue's elts: base pointer, tuple of shape, tuple of strides, and for block pointers the tuple
+// of offsets; loops and branches carry and merge those like a tuple's elements.
+struct BlockFacts {
+  bool descriptor = false;       // a tensor descriptor: every dimension is bounds-checked
+  ir::Scalar elem = ir::Scalar::F32;  // element type of the blocks (pointers to i1 access i8)
+  std::vector<int64_t> blockShape;
+  std::vector<int64_t> order;    // block pointers: the memory order Triton records
+  std::string padding;           // out-of-bounds loads read "zero", "nan", or (block pointers) ""
+  bool operator==(const BlockFacts&) const = default;
+};
+// How Triton names the type in messages: "tensor_descriptor<fp16[64, 64]>", "block_ptr<fp32[128]>".
+std::string blockTypeName(const BlockFacts& b);
 
 struct SValue {
   enum class Kind {
@@ -27,6 +42,8 @@ struct SValue {
     Builtin,    // str: qualified builtin name, e.g. "triton.language.load", "min", "range"
     Method,     // str: method name; elts[0]: the receiver (x.to, x.reshape, dtype.is_fp16 ...)
     Slice,      // a `:` in a subscript
+    Block,      // a block pointer or tensor descriptor: `block` holds its compile-time facts, elts its
+                // runtime pieces (block_access.h)
   };
   Kind kind = Kind::None;
   ir::Value* ir = nullptr;
@@ -39,6 +56,7 @@ struct SValue {
   // so `t.ptr` reads an element.
   std::vector<std::string> fields;
   const ast::FunctionDef* fn = nullptr;
+  std::shared_ptr<const BlockFacts> block;  // Block
 
   static SValue irValue(ir::Value* v) { SValue s; s.kind = Kind::IR; s.ir = v; return s; }
   static SValue integer(int64_t v) { SValue s; s.kind = Kind::Int; s.i = v; return s; }
@@ -55,6 +73,11 @@ struct SValue {
     SValue s; s.kind = Kind::Method; s.str = std::move(name); s.elts.push_back(std::move(self)); return s;
   }
   static SValue slice() { SValue s; s.kind = Kind::Slice; return s; }
+  static SValue blockRef(BlockFacts facts, std::vector<SValue> pieces) {
+    SValue s; s.kind = Kind::Block; s.elts = std::move(pieces);
+    s.block = std::make_shared<const BlockFacts>(std::move(facts));
+    return s;
+  }
 
   bool isIR() const { return kind == Kind::IR; }
   bool isConstexpr() const {  // a compile-time value usable where Triton needs a constexpr
@@ -62,6 +85,8 @@ struct SValue {
            kind == Kind::None || kind == Kind::Dtype ||
            (kind == Kind::Tuple && allConstexpr());
   }
+  // A tuple or a block: values made of elts that loops carry and branches merge element by element.
+  bool isAggregate() const { return kind == Kind::Tuple || kind == Kind::Block; }
   bool isNumber() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   bool allConstexpr() const;
   // Human-readable description for messages: "a tensor<128xf32>", "the constexpr 3", "tl.float16".

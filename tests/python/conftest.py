@@ -130,6 +130,15 @@ def load_example(name):
     return _examples[name]
 
 
+def kernel_of_lines(params, *lines):
+    """A @kiln.jit kernel `k(params)` whose body is `lines`, built with exec() (its source is "<string>":
+    lines[i] is on line 3 + i), for tests of located errors."""
+    src = f"@kiln.jit\ndef k({params}):\n" + "".join(f"    {line}\n" for line in lines)
+    scope = {"kiln": kiln, "tl": kiln.language}
+    exec(src, scope)
+    return scope["k"]
+
+
 def assert_allclose(got, want, rtol, atol, what=""):
     got = np.asarray(got, dtype=np.float64)
     want = np.asarray(want, dtype=np.float64)

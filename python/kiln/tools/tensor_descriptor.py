@@ -1,9 +1,9 @@
 """TensorDescriptor (triton.tools.tensor_descriptor): a tensor with the shape, strides and block shape of
 a TMA descriptor, as Triton 3.6 builds and checks it on the host.
 
-kiln's compiler does not take tensor descriptors yet: passing one to a kernel raises an ArgumentError
-naming the argument. The class is here so that host code that builds descriptors imports and validates
-as it does with Triton (docs/python.md).
+A kernel takes one as its base pointer, shape and strides (runtime arguments) with the block shape and
+padding as compile-time parts of its specialization (kiln._args); in the kernel it is a tensor descriptor
+(desc.load, desc.store, ...). Host code that builds descriptors imports and validates as with Triton.
 """
 import dataclasses
 from typing import Any, List

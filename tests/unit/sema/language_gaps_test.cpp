@@ -160,8 +160,8 @@ def k(x_ptr, n, N: tl.constexpr):
 def k(x_ptr):
     b = isinstance(x_ptr, tl.load)
 )", "k", "*fp32");
-  EXPECT_EQ(d.message, "isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, int, float and "
-                       "bool, not the builtin tl.load");
+  EXPECT_EQ(d.message, "isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, "
+                       "tl.tensor_descriptor, int, float and bool, not the builtin tl.load");
   EXPECT_EQ(srcLine(d), 3);
 }
 

@@ -202,8 +202,8 @@ TEST_F(ValuesBuiltins, PythonBuiltins) {
 }
 
 TEST_F(ValuesBuiltins, UnsupportedBuiltinsSaySo) {
-  std::string e = error([&] { callTl("make_block_ptr", {ptrs({8}, Scalar::F32), I(1)}); });
-  EXPECT_EQ(e, "tl.make_block_ptr is not supported by kiln (docs/language.md lists the supported builtins)");
+  std::string e = error([&] { callTl("inline_asm_elementwise", {ptrs({8}, Scalar::F32), I(1)}); });
+  EXPECT_EQ(e, "tl.inline_asm_elementwise is not supported by kiln (docs/language.md lists the supported builtins)");
   EXPECT_TRUE(has(error([&] { callTl("range", {I(8)}); }), "iterable of a for loop"));
 }
 
