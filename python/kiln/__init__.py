@@ -27,6 +27,7 @@ from . import runtime
 from . import compiler
 from . import knobs
 from . import tools
+from . import profiler
 
 __version__ = "0.1.0"  # kiln's own; under kiln.compat, triton.__version__ is the Triton API kiln follows
 
@@ -52,7 +53,7 @@ __all__ = [
     "cdiv", "next_power_of_2", "language", "testing", "runtime", "compiler", "CompiledKernel", "KilnError",
     "CompilationError", "ArgumentError", "OutOfResources", "KernelError", "DeviceError", "has_gpu", "TritonError",
     "InterpreterError", "TensorWrapper", "reinterpret", "knobs", "set_allocator", "tools", "CompilationWarning",
-    "LongLaunchWarning",
+    "LongLaunchWarning", "profiler",
 ]
 
 from . import compat  # noqa: E402  (kiln.compat.import_as_triton after a plain `import kiln`)

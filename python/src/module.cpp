@@ -44,6 +44,13 @@ PYBIND11_MODULE(_kiln, m) {
     t->tp_as_mapping->mp_subscript = &jitGetItem;
     PyType_Modified(t);
   });
+  m.def("set_launch_observer",
+        [](py::object o) {
+          PyObject* old = state().launchObserver;
+          state().launchObserver = o.is_none() ? nullptr : o.release().ptr();
+          Py_XDECREF(old);
+        },
+        "Sets the object told of every launch (launch_begin / launch_end; kiln.profiler), or None.");
   m.def("has_gpu", [] {
     std::string why;
     bool ok = state().runtime.hasGpu(&why);
