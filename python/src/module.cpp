@@ -56,6 +56,8 @@ PYBIND11_MODULE(_kiln, m) {
     bool ok = state().runtime.hasGpu(&why);
     return py::make_tuple(ok, why);
   });
+  m.def("supported_archs", [] { return supportedArchs(); },
+        "The GPU targets kiln compiles for here: from sm_80 up, those the installed ptxas knows.");
   m.def("device_count", [] { return state().runtime.deviceCount(); });
   m.def("device_arch", [](int device) { return state().runtime.arch(device); });
   m.def("device_properties", [](int device) -> py::object {

@@ -190,3 +190,13 @@ def test_do_bench_cudagraph_and_use_cuda_graph_on_the_gpu():
     ms = kiln.testing.do_bench_cudagraph(lambda: graph_copy[lambda m: (kiln.cdiv(n, m["BLOCK"]),)](x, out, n))
     assert 0 < ms < 10
     assert all(t[0] > 0 for t in graph_copy.configs_timings.values())
+
+
+def test_knobs_turn_printing_and_caching_on(cache_dir, capsys):
+    with kiln.knobs.autotuning.scope():
+        kiln.knobs.autotuning.print = True
+        kiln.knobs.autotuning.cache = True
+        assert os.environ["KILN_PRINT_AUTOTUNING"] == "1" and kiln.knobs.autotuning.cache
+        run(make_kernel())
+    assert "tuned in" in capsys.readouterr().out and len(os.listdir(cache_dir)) == 1
+    assert "KILN_PRINT_AUTOTUNING" not in os.environ

@@ -1,12 +1,11 @@
 """Reading and printing a profile (triton.profiler.viewer): parse(metric_names, file) and
-print_tree(tree, metrics), as Triton's tutorials call them; `python -m kiln.profiler.viewer -m time/ms
-FILE.hatchet` prints one from the command line.
+print_tree(tree, metrics), as Triton's tutorials call them; `python -m kiln.profiler -m time/ms
+FILE.hatchet` prints one from the command line (kiln/profiler/__main__.py).
 
 Metric names: any metric in the file ("count", "time (ns)", "bytes", "flops16", ...), and derived
 ones: time/{s,ms,us,ns}, avg_time/{s,ms,us,ns} (per launch), [t|g|m]flop[N]/s (flopsN over time; no N:
 all widths) and [t|g|m]byte/s. Every value is inclusive: a scope's is the sum over its subtree.
 """
-import argparse
 import json
 import re
 
@@ -149,18 +148,3 @@ def print_tree(tree, metrics, depth=100, format=None, print_sorted=False):
     if format not in (None, "full"):
         raise NotImplementedError(f"kiln.profiler.viewer.print_tree: format={format!r} is not supported")
     print(format_tree(tree, metrics, depth, print_sorted))
-
-
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m kiln.profiler.viewer", description="Print a kiln.profiler profile.")
-    p.add_argument("-m", "--metrics", default="time/ms", help="comma-separated metric names (default time/ms)")
-    p.add_argument("-d", "--depth", type=int, default=100)
-    p.add_argument("--print-sorted", action="store_true")
-    p.add_argument("file")
-    a = p.parse_args(argv)
-    tree, metrics = parse(a.metrics.split(","), a.file)
-    print_tree(tree, metrics, a.depth, print_sorted=a.print_sorted)
-
-
-if __name__ == "__main__":
-    main()
