@@ -239,3 +239,18 @@ def test_under_compat_as_the_tutorials_import_it(tmp_path):
         import triton.profiler as tp
         import triton.profiler.viewer as tv
         assert tp.start is proton.start and tv.parse is viewer.parse
+
+
+def test_in_kernel_instrumentation_is_refused_clearly():
+    with kiln.compat.as_triton():
+        import triton.profiler.language as pl
+    with pytest.raises(NotImplementedError, match="kiln has no in-kernel instrumentation"):
+        pl.enable_semantic("triton")
+
+    @kiln.jit
+    def instrumented(out_ptr):
+        pl.enter_scope("load")
+        tl.store(out_ptr, 1)
+
+    with pytest.raises(kiln.CompilationError, match="'pl' refers to 'triton.profiler.language', which kiln does not know"):
+        instrumented[(1,)](np.zeros(1, np.int32))

@@ -41,6 +41,7 @@ def _triton_modules():
         "triton.tools.tensor_descriptor": tools.tensor_descriptor,
         "triton.profiler": profiler,
         "triton.profiler.viewer": profiler.viewer,
+        "triton.profiler.language": profiler.language,
         "triton.language.extra": extra,
         "triton.language.extra.libdevice": extra.libdevice,
         "triton.language.extra.cuda": extra.cuda,

@@ -10,7 +10,7 @@ scope, written at finalize() as a table and a JSON tree (`<name>.hatchet`). See 
 """
 from ._sessions import DEFAULT_PROFILE_NAME, activate, deactivate, finalize, profile, start
 from .scope import cpu_timed_scope, enter_scope, exit_scope, scope
-from . import viewer
+from . import language, viewer
 
 __all__ = ["DEFAULT_PROFILE_NAME", "activate", "cpu_timed_scope", "deactivate", "enter_scope", "exit_scope",
            "finalize", "profile", "scope", "start", "viewer"]
