@@ -12,7 +12,7 @@ import pytest
 import kiln
 import kiln.language as tl
 
-from conftest import HAS_CUDA
+from conftest import HAS_CUDA, ROOT
 
 ARCHS = kiln.supported_archs()
 PTXAS = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or (
@@ -20,18 +20,12 @@ PTXAS = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or (
 needs_ptxas = pytest.mark.skipif(not ARCHS, reason="no ptxas: no list of targets")
 
 
-@kiln.jit
-def fp8_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+# The kernel of the golden test tests/lit/lower/ptx_arch.test (tile_dot of ptx_dot.py), with fp8 operands.
+tile_dot = kiln.compat.import_as_triton(ROOT / "tests" / "lit" / "lower" / "ptx_dot.py").tile_dot
 
 
 def _compiled():
-    return fp8_dot.warmup("*fp8e4nv:16", "*fp8e4nv:16", "*fp32:16", M=64, N=64, K=32, grid=(1,))
+    return tile_dot.warmup("*fp8e4nv:16", "*fp8e4nv:16", "*fp32:16", M=64, N=64, K=32, grid=(1,))
 
 
 @needs_ptxas
