@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: kiln-opt [FILE.tir|-] [--pass=NAME[,NAME...]]... [--verify-each] [-o OUT]\n"
-    "                [--print-axis-info] [--assign-layouts[=NUM_WARPS]] [--arch=sm_80|sm_90a]\n"
+    "                [--print-axis-info] [--assign-layouts[=NUM_WARPS]] [--arch=sm_80|sm_86|sm_90a|...]\n"
     "                [--emit=ptx [--num-warps=N] [--num-stages=N]]\n"
     "  Parses Tile IR text (stdin when FILE is '-' or absent), verifies it, runs the passes in\n"
     "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "                 divisibility and constancy as a comment on the line defining it\n"
     "  --assign-layouts[=NUM_WARPS]  after the passes, run axis info and layout assignment\n"
     "                 (NUM_WARPS warps, default 4) and print the GPU IR\n"
-    "  --arch=ARCH    the target of --assign-layouts and --emit=ptx: sm_80 (default) or sm_90a\n"
+    "  --arch=ARCH    the target of --assign-layouts and --emit=ptx: sm_80 (default), sm_86, sm_90a, ...\n"
     "  --emit=ptx     after the passes (and layout assignment), print the PTX of each GPU IR function\n"
     "  --num-warps=N  the warps of --emit=ptx (default: --assign-layouts', else 4)\n"
     "  --num-stages=N the pipelining depth of --pass=pipeline for loops without num_stages (default 1: none)\n"
@@ -118,7 +118,7 @@ int parseArgs(int argc, char** argv, Options& o) {
     } else if (a.rfind("--arch=", 0) == 0) {
       o.arch = a.substr(7);
       if (!kiln::ptx::Target::parse(o.arch)) {
-        std::cerr << "kiln-opt: error: unknown target '" << o.arch << "' (expected sm_80 or sm_90a)\n";
+        std::cerr << "kiln-opt: error: unknown target '" << o.arch << "' (expected sm_<capability>[a] from sm_80)\n";
         return 1;
       }
     } else if (a.rfind("--pass=", 0) == 0) {

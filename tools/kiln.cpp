@@ -1,4 +1,4 @@
-// The kiln command line: `kiln compile FILE --kernel NAME --signature SIG --emit STAGE`.
+// The kiln command line: `kiln compile FILE --kernel NAME --signature SIG --emit STAGE`, `kiln archs`.
 // Exit 0 on success, 1 on an error in the input (diagnostic on stderr), 2 on a usage error.
 #include <cstdio>
 #include <cstring>
@@ -14,6 +14,7 @@ namespace {
 
 const char* const kUsage =
     "usage: kiln compile FILE --kernel NAME --signature SIG [options]\n"
+    "       kiln archs      (the GPU targets --arch accepts here, one a line)\n"
     "\n"
     "Compiles the @jit kernel NAME of the Python file FILE for the signature SIG, written in\n"
     "Triton's AOT syntax (e.g. \"*fp32:16, *fp32:16, i32, 1024\"), and prints one stage.\n"
@@ -21,7 +22,9 @@ const char* const kUsage =
     "\n"
     "options:\n"
     "  --emit STAGE        ast | ir-before-passes | ir | gpu-ir | ptx | cubin (default: ir)\n"
-    "  --arch ARCH         GPU target for gpu-ir, ptx and cubin: sm_80 or sm_90a (default sm_90a)\n"
+    "  --arch ARCH         GPU target for gpu-ir, ptx and cubin: sm_80 and later, as the installed\n"
+    "                      ptxas knows them (sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, ...;\n"
+    "                      `kiln archs` lists them; default sm_90a)\n"
     "  --num-warps N       warps per program (default 4)\n"
     "  --num-stages S      software pipelining depth (default 3)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
@@ -87,8 +90,8 @@ int compileCommand(const std::vector<std::string>& args) {
     } else if (arg == "--emit") {
       if (!takeValue(emit)) return usageError("--emit needs a stage");
     } else if (arg == "--arch") {
-      if (!takeValue(arch)) return usageError("--arch needs a target (sm_80 or sm_90a)");
-      if (arch != "sm_80" && arch != "sm_90a") return usageError("unknown --arch '" + arch + "' (sm_80 or sm_90a)");
+      if (!takeValue(arch)) return usageError("--arch needs a target (e.g. sm_80, sm_90a; `kiln archs` lists them)");
+      if (std::optional<std::string> why = kiln::checkArch(arch)) return usageError("--arch: " + *why);
     } else if (arg == "-o") {
       if (!takeValue(output)) return usageError("-o needs a file name");
     } else if (arg == "--num-warps" || arg == "--num-stages") {
@@ -165,6 +168,18 @@ int compileCommand(const std::vector<std::string>& args) {
   return 0;
 }
 
+// The targets --arch accepts: those of the installed ptxas from sm_80 up. Without ptxas, PTX can still
+// be emitted for any sm_<capability>[a] from sm_80; the list is then empty and the exit status 1.
+int archsCommand() {
+  const std::vector<std::string> archs = kiln::supportedArchs();
+  if (archs.empty()) {
+    std::fputs("kiln: error: no ptxas found: --arch takes any sm_<capability>[a] from sm_80, unchecked\n", stderr);
+    return 1;
+  }
+  for (const std::string& a : archs) std::printf("%s\n", a.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,5 +189,6 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "compile") return compileCommand(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (args[0] == "archs") return archsCommand();
   return usageError("unknown command '" + args[0] + "'");
 }

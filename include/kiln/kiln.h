@@ -79,7 +79,8 @@ struct CompileOptions {
   // enable_fp_fusion does by default. The interpreter runs the fused IR too, so both round alike.
   bool enable_fp_fusion = true;
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
-  // Also generate GPU code for this target ("sm_80" or "sm_90a"): stages "gpu-ir" and "ptx".
+  // Also generate GPU code for this target ("sm_80", "sm_89", "sm_90a", "sm_100", ...; see
+  // supportedArchs): stages "gpu-ir" and "ptx".
   // Empty: Tile IR only; Gpu::run compiles for its device on first use.
   std::string arch;
 };
@@ -88,6 +89,17 @@ struct CompileOptions {
 // The one check of the user's value: compile, the kiln CLI and the Python binding all report it
 // (64-bit so that a binding can check a value before narrowing it to CompileOptions' int).
 std::optional<std::string> checkNumWarps(int64_t numWarps);
+
+// The GPU targets kiln compiles for on this machine: every real target from sm_80 up that the installed
+// ptxas assembles for ("sm_80", "sm_86", ..., "sm_90", "sm_90a", "sm_100", ...), asked once; empty when
+// no ptxas is found. Each target's features follow its compute capability (fp8 mma from sm_89,
+// mbarrier waits and bf16 atomics from sm_90, setmaxnreg with an "a" target from sm_90a).
+std::vector<std::string> supportedArchs();
+
+// Why `arch` cannot be a target, or nullopt: it must be sm_<capability>[a] from sm_80 up and, when a
+// ptxas is installed, one that ptxas knows (the message lists them). The CLI and the Python binding
+// check --arch / arch= with it.
+std::optional<std::string> checkArch(const std::string& arch);
 
 // One kernel parameter of a compiled kernel, as the launcher must supply it.
 struct Param {

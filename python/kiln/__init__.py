@@ -27,6 +27,7 @@ from . import runtime
 from . import compiler
 from . import knobs
 from . import tools
+from . import profiler
 
 __version__ = "0.1.0"  # kiln's own; under kiln.compat, triton.__version__ is the Triton API kiln follows
 
@@ -42,6 +43,13 @@ def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
+def supported_archs():
+    """The GPU targets kiln compiles for here ("sm_80", "sm_86", ..., "sm_90a", "sm_100", ...): every
+    one from sm_80 up that the installed ptxas knows (empty without ptxas). CompiledKernel.stage(name,
+    arch) and the CLI's --arch take these; a launch compiles for its device's own target."""
+    return list(_kiln.supported_archs())
+
+
 def has_gpu() -> bool:
     """Whether kiln can launch on a CUDA device here."""
     return _kiln.has_gpu()[0]
@@ -52,7 +60,7 @@ __all__ = [
     "cdiv", "next_power_of_2", "language", "testing", "runtime", "compiler", "CompiledKernel", "KilnError",
     "CompilationError", "ArgumentError", "OutOfResources", "KernelError", "DeviceError", "has_gpu", "TritonError",
     "InterpreterError", "TensorWrapper", "reinterpret", "knobs", "set_allocator", "tools", "CompilationWarning",
-    "LongLaunchWarning",
+    "LongLaunchWarning", "profiler", "supported_archs",
 ]
 
 from . import compat  # noqa: E402  (kiln.compat.import_as_triton after a plain `import kiln`)

@@ -2,12 +2,23 @@
 
 The autotuner times every (pruned) config the first time it sees a key (the values of the `key`
 arguments and the dtypes of the array arguments), keeps the fastest, and launches with it from then
-on. Timing uses kiln.testing.do_bench: CUDA events on the GPU, the wall clock on the interpreter.
+on. Timing uses kiln.testing.do_bench (do_bench_cudagraph with use_cuda_graph=True): CUDA events on
+the GPU, the wall clock on the interpreter. With cache_results=True or KILN_CACHE_AUTOTUNING=1 the
+choice is also kept on disk for later processes (kiln/_autotune_cache.py); KILN_PRINT_AUTOTUNING=1
+prints each choice and its timings. The TRITON_ names of both variables are read too.
 """
 import builtins
+import os
+import sys
+import time
 
+from . import _autotune_cache
 from . import _kiln
-from .jit import KernelInterface
+from .jit import KernelInterface, _env_flag
+
+
+def _either_flag(name):
+    return _env_flag("KILN_" + name) or _env_flag("TRITON_" + name)
 
 
 class Config:
@@ -77,6 +88,9 @@ class Autotuner(KernelInterface):
         self.early_config_prune = prune_configs_by.get("early_config_prune")
         self.num_warmups = 25 if warmup is None else warmup
         self.num_reps = 100 if rep is None else rep
+        self.use_cuda_graph = bool(use_cuda_graph)
+        self.cache_results = bool(cache_results)
+        self._fingerprint = None
         self._do_bench = do_bench
         self.best_config = None
         self.configs_timings = None
@@ -87,16 +101,20 @@ class Autotuner(KernelInterface):
     def do_bench(self):
         if self._do_bench is not None:
             return self._do_bench
-        from .testing import do_bench
+        from .testing import do_bench, do_bench_cudagraph
+        if self.use_cuda_graph:
+            return lambda f, quantiles=None: do_bench_cudagraph(f, rep=self.num_reps, quantiles=quantiles)
         return lambda f, quantiles=None: do_bench(f, warmup=self.num_warmups, rep=self.num_reps,
                                                   quantiles=quantiles)
+
+    def _on_gpu(self, full):
+        return not getattr(self._jit(), "interpreted", False) and any(
+            getattr(a, "is_cuda", False) or hasattr(a, "__cuda_array_interface__") for a in full.values())
 
     def _timer(self, full):
         """The benchmark function: do_bench (CUDA events) for GPU launches; the wall clock when the kernel
         runs on the interpreter, where CUDA events would time nothing."""
-        on_gpu = not getattr(self._jit(), "interpreted", False) and any(
-            getattr(a, "is_cuda", False) or hasattr(a, "__cuda_array_interface__") for a in full.values())
-        if self._do_bench is not None or on_gpu:
+        if self._do_bench is not None or self._on_gpu(full):
             return self.do_bench
         from .testing import _bench_wall_clock
         return lambda f, quantiles=None: _bench_wall_clock(f, self.num_warmups, self.num_reps, quantiles, "mean")
@@ -157,21 +175,7 @@ class Autotuner(KernelInterface):
         all_args = {**nargs, **kwargs}
         key = self._key(all_args)
         if key not in self.cache:
-            self._last_failure = None
-            pruned = self.prune_configs(kwargs, nargs)
-            if len(pruned) == 1:
-                timings = {pruned[0]: [0.0]}
-            else:
-                if self.user_pre_hook:
-                    self.user_pre_hook(all_args)
-                timings = {c: self._bench(args, nargs, c, grid, kwargs) for c in pruned}
-                if self.user_post_hook:
-                    self.user_post_hook(all_args, None)
-            best = builtins.min(timings, key=lambda c: _first(timings[c]))
-            if _first(timings[best]) == float("inf") and self._last_failure is not None:
-                raise self._last_failure
-            self.cache[key] = best
-            self.configs_timings = timings
+            self.cache[key] = self._tune(key, args, nargs, all_args, grid, kwargs)
         config = self.cache[key]
         self.best_config = config
         if config.pre_hook:
@@ -181,9 +185,66 @@ class Autotuner(KernelInterface):
     def warmup(self, *args, **kwargs):
         return [self.fn.warmup(*args, **kwargs, **c.all_kwargs()) for c in self.prune_configs(kwargs)]
 
+    def _tune(self, key, args, nargs, all_args, grid, kwargs):
+        """The best config for `key`: read from the disk cache when it is on and has it, else timed."""
+        self._last_failure = None
+        pruned = self.prune_configs(kwargs, nargs)
+        path = self._cache_path(key, pruned, all_args) if len(pruned) > 1 else None
+        cached = _autotune_cache.load(path, pruned) if path else None
+        started = time.perf_counter()
+        if cached is not None:
+            best, timings = cached
+        elif len(pruned) == 1:
+            best, timings = pruned[0], {pruned[0]: [0.0]}
+        else:
+            if self.user_pre_hook:
+                self.user_pre_hook(all_args)
+            timings = {c: self._bench(args, nargs, c, grid, kwargs) for c in pruned}
+            if self.user_post_hook:
+                self.user_post_hook(all_args, None)
+            best = builtins.min(timings, key=lambda c: _first(timings[c]))
+            if _first(timings[best]) == float("inf") and self._last_failure is not None:
+                raise self._last_failure
+            if path:
+                _autotune_cache.store(path, pruned, best, timings)
+        self.bench_time = time.perf_counter() - started
+        self.configs_timings = timings
+        if _either_flag("PRINT_AUTOTUNING") and len(pruned) > 1:
+            self._print_choice(key, best, timings, from_disk=cached is not None)
+        return best
+
+    def _cache_path(self, key, pruned, all_args):
+        if not (self.cache_results or _either_flag("CACHE_AUTOTUNING")):
+            return None
+        if _autotune_cache._cache_dir() is None:
+            import warnings
+            warnings.warn(f"autotune '{self.__name__}': the results cannot be kept on disk: kiln's disk cache is off "
+                          "(KILN_CACHE_DISABLE) or has no directory; they are kept for this process only",
+                          stacklevel=4)
+            return None
+        if self._fingerprint is None:
+            self._fingerprint = _autotune_cache.kernel_fingerprint(self._jit())
+        device = _autotune_cache.device_tag(self._on_gpu(all_args), all_args.values())
+        return _autotune_cache.entry_path(self._fingerprint, key, pruned, device)
+
+    def _print_choice(self, key, best, timings, from_disk):
+        how = "read from the disk cache" if from_disk else f"tuned in {self.bench_time:.2f}s"
+        lines = [f"kiln autotuning '{self.__name__}' for key {key}: {how}; ms (median, 20%, 80%) per config:"]
+        for c, t in timings.items():
+            mark = "*" if c is best else " "
+            lines.append(f"  {mark} {_ms(t)}  {c}")
+        lines.append(f"  best config: {best}")
+        print("\n".join(lines), file=sys.stdout, flush=True)
+
 
 def _first(t):
     return t[0] if isinstance(t, (list, tuple)) else t
+
+
+def _ms(t):
+    """A config's timings (median, 20%, 80% quantiles) in ms, as text."""
+    t = list(t) if isinstance(t, (list, tuple)) else [t]
+    return " ".join(f"{x:9.4f}" for x in t) + " ms"
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,

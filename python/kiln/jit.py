@@ -70,6 +70,9 @@ class JITFunction(_kiln.JitFunction):
         self.do_not_specialize = dns
         self.noinline = bool(noinline)
         self.debug = debug
+        # launch_metadata(grid, metadata, args) -> {"name": ..., metric: number}: read by kiln.profiler's
+        # "triton" hook to name each launch and add its flops and bytes.
+        self.launch_metadata = launch_metadata
         self.module = fn.__module__
         self.__name__ = fn.__name__
         self.__qualname__ = fn.__qualname__
@@ -175,7 +178,8 @@ def jit(fn=None, *, do_not_specialize=None, noinline=None, interpret=None, debug
         else:
             overflow = _overflow_mode(os.environ.get("KILN_CHECK_OVERFLOW"), "KILN_CHECK_OVERFLOW")
         cls = InterpretedJITFunction if use_interpreter else JITFunction
-        kernel = cls(f, do_not_specialize=do_not_specialize, noinline=noinline, debug=debug)
+        kernel = cls(f, do_not_specialize=do_not_specialize, noinline=noinline, debug=debug,
+                     launch_metadata=launch_metadata)
         kernel._set_check_overflow(overflow)
         return kernel
 

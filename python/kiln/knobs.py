@@ -175,7 +175,9 @@ class compilation_knobs(base_knobs):
 
 
 class autotuning_knobs(base_knobs):
-    print = unsupported("TRITON_PRINT_AUTOTUNING", False, "read Autotuner.best_config and configs_timings")
+    # Read at each tuning (kiln/autotuner.py), which also honours the TRITON_ names of both variables.
+    cache = env_bool("KILN_CACHE_AUTOTUNING", False)
+    print = env_bool("KILN_PRINT_AUTOTUNING", False)
 
 
 runtime = runtime_knobs()

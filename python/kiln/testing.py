@@ -1,8 +1,9 @@
-"""kiln.testing: do_bench (CUDA events, like triton.testing.do_bench) and assert_close.
+"""kiln.testing: do_bench (CUDA events, like triton.testing.do_bench), do_bench_cudagraph,
+assert_close, and perf_report / Benchmark (kiln/_perf_report.py).
 
 do_bench times with CUDA events when PyTorch sees a GPU, flushing L2 before each repetition; on a
 machine without one it times with the wall clock, so the same benchmarking code (and the autotuner)
-also runs on the interpreter.
+also runs on the interpreter. do_bench_cudagraph needs torch with CUDA: it replays a CUDA graph.
 """
 import statistics
 import sys
@@ -87,6 +88,53 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     return _summarize(times, quantiles, return_mode)
 
 
+def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """Runtime of fn() in milliseconds, launch overhead excluded: fn() is captured into a CUDA graph
+    about `rep` ms long (on a side stream, as torch.cuda.graph requires), the graph is replayed ten
+    times, and each replay's time per call is one sample. Needs torch with a CUDA device."""
+    torch = _torch_cuda()
+    if torch is None:
+        from ._kiln import DeviceError
+        raise DeviceError("do_bench_cudagraph needs torch with a CUDA device (CUDA graphs are captured by "
+                          "torch.cuda.graph); without one use kiln.testing.do_bench")
+
+    def clear_grads():
+        for x in grad_to_none or ():
+            x.grad = None
+
+    with torch.cuda.stream(torch.cuda.Stream()):
+        fn()  # compiled and loaded before capture: nothing but launches may happen inside a graph
+        clear_grads()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn()
+        torch.cuda.synchronize()
+        start.record()
+        for _ in range(5):
+            graph.replay()
+        end.record()
+        torch.cuda.synchronize()
+        estimate = max(start.elapsed_time(end) / 5, 1e-6)
+        n_repeat = min(max(1, int(rep / estimate)), 1000)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(n_repeat):
+                clear_grads()
+                fn()
+        torch.cuda.synchronize()
+        graph.replay()  # warm-up
+        times = []
+        for _ in range(10):
+            start.record()
+            graph.replay()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / n_repeat)
+    return _summarize(times, quantiles, return_mode)
+
+
 def _bench_wall_clock(fn, warmup, rep, quantiles, return_mode):
     t0 = time.perf_counter()
     fn()
@@ -127,44 +175,4 @@ def assert_close(x, y, atol=None, rtol=None, err_msg=""):
                                err_msg=err_msg)
 
 
-class Benchmark:
-    """triton.testing.Benchmark: the description of a perf_report sweep."""
-
-    def __init__(self, x_names, x_vals, line_arg, line_vals, line_names, plot_name, args, xlabel="", ylabel="",
-                 x_log=False, y_log=False, styles=None):
-        self.x_names, self.x_vals = list(x_names), list(x_vals)
-        self.line_arg, self.line_vals, self.line_names = line_arg, list(line_vals), list(line_names)
-        self.plot_name, self.args = plot_name, dict(args)
-        self.xlabel, self.ylabel, self.styles = xlabel, ylabel, styles
-
-
-class _Mark:
-    def __init__(self, fn, benchmarks):
-        self.fn = fn
-        self.benchmarks = benchmarks
-
-    def run(self, show_plots=False, print_data=True, save_path="", return_df=False, **kwargs):
-        tables = []
-        for bench in (self.benchmarks if isinstance(self.benchmarks, list) else [self.benchmarks]):
-            rows = []
-            for x in bench.x_vals:
-                xs = x if isinstance(x, (list, tuple)) else [x] * len(bench.x_names)
-                point = dict(zip(bench.x_names, xs))
-                row = list(xs)
-                for line in bench.line_vals:
-                    r = self.fn(**point, **{bench.line_arg: line}, **bench.args, **kwargs)
-                    row.append(r[0] if isinstance(r, tuple) else r)
-                rows.append(row)
-            header = list(bench.x_names) + list(bench.line_names)
-            if print_data:
-                print(bench.plot_name + ":")
-                print("\t".join(header))
-                for row in rows:
-                    print("\t".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
-            tables.append((header, rows))
-        return tables if return_df else None
-
-
-def perf_report(benchmarks):
-    """@perf_report(Benchmark(...)): fn.run(print_data=True) prints the sweep as a table (no plots)."""
-    return lambda fn: _Mark(fn, benchmarks)
+from ._perf_report import Benchmark, Mark, perf_report  # noqa: E402

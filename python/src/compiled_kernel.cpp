@@ -80,11 +80,13 @@ void defineCompiledKernel(py::module_& m) {
         return out;
       })
       .def("stage", [](const CompiledKernel& c, const std::string& name, const std::string& arch) {
+        if (std::optional<std::string> why = checkArch(arch)) raiseArgumentError("arch: " + *why);
         Result<std::string> text = c.stage(name, arch);
         if (!text) raise(LaunchErrorKind::Compile, text.error());
         return text.value();
       }, py::arg("name"), py::arg("arch") = "sm_90a")
       .def("dynamic_shared_bytes", [](const CompiledKernel& c, const std::string& arch) {
+        if (std::optional<std::string> why = checkArch(arch)) raiseArgumentError("arch: " + *why);
         Result<int64_t> n = c.dynamicSharedBytes(arch);
         if (!n) raise(LaunchErrorKind::Compile, n.error());
         return n.value();

@@ -257,9 +257,12 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
   std::vector<py::object> keep;
   convert(b, la, keep);
   Grid gr = grid(g, b);
+  const bool onInterpreter = b.options.interpret || !b.devicePointers;
+  py::object observed;  // the profiler's token; null when no profile is active
+  if (state().launchObserver) observed = observeBegin(self, gr, b, !onInterpreter);
   std::shared_ptr<const CompiledKernel> used;
   LaunchStatus s;
-  if (b.options.interpret || !b.devicePointers) {
+  if (onInterpreter) {
     // Likely the interpreter, which may run for minutes: other Python threads run meanwhile, and Ctrl-C
     // stops it (signalled). Nothing below touches a Python object: the arguments were converted above,
     // and `keep` holds what their views point into.
@@ -276,7 +279,18 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
   // Also when the run failed (a warning may say why); a kernel launched again is not looked at again.
   if (used && used.get() != lastCompiled_) warnOnce(*used);
   if (!s) raise(s);
-  return compiledObject(used);
+  py::object compiled = compiledObject(used);
+  // A failed launch is not recorded: its begin token is dropped.
+  if (observed && state().launchObserver)
+    py::handle(state().launchObserver).attr("launch_end")(observed, compiled);
+  return compiled;
+}
+
+py::object PyJit::observeBegin(PyObject* self, const Grid& g, const Bound& b, bool onGpu) const {
+  py::dict args;
+  for (size_t i = 0; i < names_.size(); ++i) args[names_[i]] = py::handle(b.values[i]);
+  return py::handle(state().launchObserver)
+      .attr("launch_begin")(py::handle(self), py::make_tuple(g.x, g.y, g.z), args, onGpu, b.options.device);
 }
 
 py::object PyJit::bindOnly(PyObject* self, PyObject* g, PyObject* const* args, size_t nargs, const Keywords& kw) {

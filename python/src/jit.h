@@ -126,6 +126,8 @@ class PyJit {
   void defineThrough(PyObject* self);
   void convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
                bool signatureStrings = false);
+  // The observer's token for a launch about to run (kiln/profiler/_recorder.py, launch_begin).
+  py::object observeBegin(PyObject* self, const Grid& g, const Bound& b, bool onGpu) const;
   // The Python object of a compiled kernel: one per specialization, the last one found without a lookup.
   py::object compiledObject(const std::shared_ptr<const CompiledKernel>& c);
   // The compiler's warnings about c as kiln.CompilationWarning at the kernel's line, each text once per

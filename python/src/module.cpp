@@ -44,11 +44,20 @@ PYBIND11_MODULE(_kiln, m) {
     t->tp_as_mapping->mp_subscript = &jitGetItem;
     PyType_Modified(t);
   });
+  m.def("set_launch_observer",
+        [](py::object o) {
+          PyObject* old = state().launchObserver;
+          state().launchObserver = o.is_none() ? nullptr : o.release().ptr();
+          Py_XDECREF(old);
+        },
+        "Sets the object told of every launch (launch_begin / launch_end; kiln.profiler), or None.");
   m.def("has_gpu", [] {
     std::string why;
     bool ok = state().runtime.hasGpu(&why);
     return py::make_tuple(ok, why);
   });
+  m.def("supported_archs", [] { return supportedArchs(); },
+        "The GPU targets kiln compiles for here: from sm_80 up, those the installed ptxas knows.");
   m.def("device_count", [] { return state().runtime.deviceCount(); });
   m.def("device_arch", [](int device) { return state().runtime.arch(device); });
   m.def("device_properties", [](int device) -> py::object {

@@ -43,7 +43,7 @@ std::vector<Param> paramsOf(const ir::Function& fn) {
 GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages,
                         const std::vector<std::string>& dumpAfter) {
   std::optional<ptx::Target> target = ptx::Target::parse(arch);
-  if (!target) throw CompileError(SourceLoc{}, "unknown GPU target '" + arch + "' (expected sm_80 or sm_90a)");
+  if (!target) throw CompileError(SourceLoc{}, "unknown GPU target '" + arch + "' (expected sm_<capability>[a] from sm_80)");
   GpuCode code;
   code.arch = arch;
   std::unique_ptr<ir::Function> fn = ir::clone(tileIr);

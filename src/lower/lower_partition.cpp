@@ -32,7 +32,8 @@ void lowerPartition(Codegen& cg, const ir::Op& op) {
   if (op.hasAttr("registers")) {
     registers = &op.listAttr("registers");
     if (!e.target().archSpecific || e.target().sm < 90)
-      throw CompileError(op.loc, "warp_partition: register budgets (setmaxnreg) need sm_90a, not " + e.target().name());
+      throw CompileError(op.loc, "warp_partition: register budgets (setmaxnreg) need an arch-specific target from sm_90a "
+                                 "(sm_90a, sm_100a, sm_120a, ...), not " + e.target().name());
     // ptxas ignores setmaxnreg unless it knows the budget at entry (C7508): .maxntid alone does not say it
     // below 384 threads, .maxnreg does.
     e.setMaxNReg(int(launchBudget(32 * cg.numWarps)));

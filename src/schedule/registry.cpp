@@ -31,6 +31,9 @@ std::vector<std::string> gpuPassNames() {
 }
 
 int64_t maxSharedPerBlock(const ptx::Target& target) {
+  // The opt-in limit per block of each compute capability: consumer Blackwell (12.x) has Ada's 99 KB,
+  // Hopper and datacenter Blackwell (9.0, 10.x, 11.x) 227 KB, A100 and Orin (8.0, 8.7) 163 KB.
+  if (target.sm >= 120) return 99 * 1024;
   if (target.sm >= 90) return 227 * 1024;
   if (target.sm == 80 || target.sm == 87) return 163 * 1024;
   if (target.sm >= 86) return 99 * 1024;

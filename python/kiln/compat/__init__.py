@@ -15,7 +15,7 @@ import os
 import sys
 
 import kiln
-from kiln import compiler, knobs, language, runtime, testing, tools
+from kiln import compiler, knobs, language, profiler, runtime, testing, tools
 from kiln.language import core, extra, math, random
 from ._triton import TRITON_VERSION, triton
 
@@ -40,6 +40,9 @@ def _triton_modules():
         "triton.compiler.errors": compiler.errors,
         "triton.tools": tools,
         "triton.tools.tensor_descriptor": tools.tensor_descriptor,
+        "triton.profiler": profiler,
+        "triton.profiler.viewer": profiler.viewer,
+        "triton.profiler.language": profiler.language,
         "triton.language.extra": extra,
         "triton.language.extra.libdevice": extra.libdevice,
         "triton.language.extra.cuda": extra.cuda,
