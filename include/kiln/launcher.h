@@ -202,6 +202,8 @@ struct CompiledKernel {
   // The text of a stage: "ast", "ir", "ir-before-passes" (Tile IR), "gpu-ir" and "ptx" for `arch`
   // (or for `fallbackArch` before it ran on a GPU); empty when unknown.
   Result<std::string> stage(std::string_view name, const std::string& fallbackArch = "sm_90a") const;
+  // The same for `arch`, whatever device the kernel runs on ("gpu-ir" and "ptx"; other stages as stage()).
+  Result<std::string> stageFor(std::string_view name, const std::string& arch) const;
   // The dynamic shared memory a launch on `arch` provides (kiln's scratch for reductions, conversions).
   Result<int64_t> dynamicSharedBytes(const std::string& arch) const;
   // What the kernel uses per thread and block on `arch` as the assembler reports it (ptxas -v, or

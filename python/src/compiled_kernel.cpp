@@ -79,12 +79,14 @@ void defineCompiledKernel(py::module_& m) {
         for (const Param& p : c.kernel.params()) out.append(py::make_tuple(p.name, p.type));
         return out;
       })
-      .def("stage", [](const CompiledKernel& c, const std::string& name, const std::string& arch) {
-        if (std::optional<std::string> why = checkArch(arch)) raiseArgumentError("arch: " + *why);
-        Result<std::string> text = c.stage(name, arch);
+      // stage(name): for the GPU the kernel ran on (sm_90a before it ran); stage(name, arch): for `arch`.
+      .def("stage", [](const CompiledKernel& c, const std::string& name, std::optional<std::string> arch) {
+        if (arch)
+          if (std::optional<std::string> why = checkArch(*arch)) raiseArgumentError("arch: " + *why);
+        Result<std::string> text = arch ? c.stageFor(name, *arch) : c.stage(name);
         if (!text) raise(LaunchErrorKind::Compile, text.error());
         return text.value();
-      }, py::arg("name"), py::arg("arch") = "sm_90a")
+      }, py::arg("name"), py::arg("arch") = py::none())
       .def("dynamic_shared_bytes", [](const CompiledKernel& c, const std::string& arch) {
         if (std::optional<std::string> why = checkArch(arch)) raiseArgumentError("arch: " + *why);
         Result<int64_t> n = c.dynamicSharedBytes(arch);

@@ -46,8 +46,11 @@ std::optional<DeviceProperties> Runtime::properties(int device) const {
 }
 
 Result<std::string> CompiledKernel::stage(std::string_view name, const std::string& fallbackArch) const {
+  return stageFor(name, arch.empty() ? fallbackArch : arch);
+}
+
+Result<std::string> CompiledKernel::stageFor(std::string_view name, const std::string& target) const {
   if (name == "gpu-ir" || name == "ptx") {
-    std::string target = arch.empty() ? fallbackArch : arch;
     return guarded<std::string>([&] {
       std::shared_ptr<const GpuCode> code = kernel.impl().gpuCode(target);
       return name == "ptx" ? code->ptx : code->gpuIr;
