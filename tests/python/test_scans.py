@@ -45,7 +45,10 @@ def test_cumsum_float32(backend, rng, shape, axis, reverse):
     cum_kernel[(1,)](backend.asarray(x), y, shape[0], shape[1], BM=_block(shape[0]), BN=_block(shape[1]),
                      AXIS=axis, REVERSE=reverse, PROD=False, num_warps=4)
     backend.sync()
-    assert_allclose(backend.numpy(y), _cum_reference(x, axis, reverse, False), 1e-5, 1e-5, "cumsum")
+    # A prefix sum of n values in (-1, 1) is off by about sqrt(n) f32 roundings of sums near sqrt(n) in
+    # magnitude; where it passes near zero only the absolute tolerance holds it.
+    atol = 1e-5 * max(1.0, np.sqrt(shape[axis]))
+    assert_allclose(backend.numpy(y), _cum_reference(x, axis, reverse, False), 1e-5, atol, "cumsum")
 
 
 @pytest.mark.parametrize("dtype, out", [(np.int8, np.int32), (np.int32, np.int32), (np.uint16, np.uint32),
