@@ -3,6 +3,8 @@
 // picks (the index taken modulo the axis size, as on the interpreter). histogram: the CTA zeroes one
 // counter per bin, every owner of an element in range adds 1 to its bin with red.shared, and after a
 // barrier each thread reads the counts its result registers hold.
+#include <bit>
+
 #include "lower/codegen.h"
 #include "lower/global_access.h"
 #include "lower/linear_emit.h"
@@ -17,12 +19,6 @@ using ptx::Reg;
 using ptx::RegClass;
 
 namespace {
-
-int log2Of(int64_t x) {
-  int k = 0;
-  while ((int64_t(1) << k) < x) ++k;
-  return k;
-}
 
 // l's out dims flattened row-major into one (the scratch offset, in elements, of each coordinate).
 LinearLayout rowMajor(const LinearLayout& l) { return l.reshapeOuts({{"dim0", int32_t(l.totalOutSize())}}); }
@@ -75,7 +71,7 @@ void gather(Codegen& cg, const ir::Op& op) {
   const LinearLayout offAxis = rowMajor(LinearLayout(std::move(ins), std::move(outs)));
   int64_t stride = 1;
   for (size_t d = size_t(axis) + 1; d < src->type.shape.size(); ++d) stride *= src->type.shape[d];
-  const int shift = log2Of(stride * bytes);
+  const int shift = std::countr_zero(uint64_t(stride * bytes));  // powers of two
   const int64_t wrap = src->type.shape[size_t(axis)] - 1;
   SharedAddresses at(cg, s.address, threadPart(cg, offAxis, 0), threadMask(offAxis, 0), bytes);
   const std::vector<Reg>& idx = cg.regs(index);
