@@ -208,7 +208,7 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
     case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalLoad: case Opcode::Mma: case Opcode::ExtractSlice:
       return conservative(t);
     case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait:
-    case Opcode::Barrier: case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+    case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
     case Opcode::MbarrierWait: case Opcode::MmaWait: case Opcode::WarpPartition:
       noResult(op);  // no result, or several (mma_wait: axis_info.cpp passes its operands' facts through)
   }

@@ -75,7 +75,39 @@ bool isChainedDot(const ir::Op& dot) {
   return false;
 }
 
+std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target) {
+  if (target.sm != 90 || !target.archSpecific || numWarps % 4) return std::nullopt;
+  const ir::Type &a = dot.operand(0)->type, &acc = dot.operand(2)->type;
+  if (a.rank() != 2 || acc.rank() != 2 || acc.elem != Scalar::F32) return std::nullopt;
+  if (a.elem != Scalar::F16 && a.elem != Scalar::BF16) return std::nullopt;
+  const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
+  if (m % 64 || k % 16 || n % 8 || n < 8) return std::nullopt;
+  const int64_t groups = numWarps / 4;
+  int64_t gm = 0, gn = 0;
+  if (const ir::AttrValue* w = dot.findAttr("warps")) {  // GPU IR's mma: the grid of the dot it came from
+    const auto& grid = std::get<std::vector<int64_t>>(*w);
+    if (grid.at(0) % 4) return std::nullopt;  // an mma.sync grid
+    gm = grid.at(0) / 4;
+    gn = grid.at(1);
+  } else if (isChainedDot(dot)) {
+    gm = groups;
+    gn = 1;
+  } else {
+    gm = std::min<int64_t>(groups, m / 64);
+    gn = groups / gm;
+  }
+  // Warpgroups side by side along N each take whole 64-column blocks of B's slot (their descriptors
+  // start on a block, not inside a swizzled row).
+  if (gm * gn != groups || m % (64 * gm) || n % (8 * gn) || (gn > 1 && n / gn < 64)) return std::nullopt;
+  MmaConfig cfg{a.elem == Scalar::F16 ? ptx::MmaKind::F16_F32 : ptx::MmaKind::BF16_F32, 16, 16,
+                {int32_t(4 * gm), int32_t(gn)}};
+  cfg.wgmma = true;
+  cfg.instrN = int32_t(std::min<int64_t>(256, n / gn));
+  return cfg;
+}
+
 std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target) {
+  if (std::optional<MmaConfig> wg = wgmmaConfig(dot, numWarps, target)) return wg;
   const ir::Type& a = dot.operand(0)->type;
   const ir::Type& acc = dot.operand(2)->type;
   if (a.rank() != 2 || acc.rank() != 2) return std::nullopt;
@@ -153,6 +185,13 @@ LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Ta
   const ir::Type& b = dot.operand(1)->type;
   const ir::Type& acc = dot.operand(2)->type;
   if (std::optional<MmaConfig> cfg = mmaConfig(dot, numWarps, target)) {
+    if (cfg->wgmma) {
+      if (opIdx == 2) return layout::wgmmaAccumulator(acc.shape, cfg->instrN, cfg->warpsPerCTA);
+      if (opIdx == 0) return layout::wgmmaOperandA(a.shape, cfg->warpsPerCTA);
+      // B is read from shared memory: in registers it is spread over every thread once, rows of 16
+      // bytes, and staged there by the dot (a pipelined loop copies it into its slots directly).
+      return layout::defaultBlocked(b.shape, numWarps, 16 / (ir::bitWidth(b.elem) / 8), layout::rowMajorOrder(2));
+    }
     if (opIdx == 2) return layout::mmaV2Accumulator(acc.shape, cfg->warpsPerCTA);
     return layout::mmaV2Operand(opIdx, opIdx == 0 ? a.shape : b.shape, cfg->warpsPerCTA, cfg->bitWidth);
   }

@@ -17,12 +17,18 @@ struct MmaConfig {
   int bitWidth = 16;  // bits of one operand element in the fragments (8, 16 or 32)
   int kTile = 16;     // the instruction's K
   std::vector<int32_t> warpsPerCTA;  // [along M, along N]; their product is numWarps
+  // sm_90a's warpgroup MMA (wgmma.mma_async m64 x instrN x 16) instead of mma.sync: warpsPerCTA[0] is
+  // then a multiple of 4 (each warpgroup's four warps along M).
+  bool wgmma = false;
+  int32_t instrN = 0;
 };
 
 // The mma.sync instruction for a dot, or nullopt for the FMA path: rank 2; f16/bf16 x f16/bf16 + f32,
 // f32 x f32 + f32 at tf32 precision, i8/u8 x i8/u8 + i32/u32, f16 or fp8 (sm_89+) + f32 or f16 (an f16
 // accumulator sums in f32, rounded once at the end); M >= 16, N >= 8, K >= the instruction's K.
 // Warps: an mma op's `warps` attribute, else mmaWarpsPerCTA, or along M first for chained dots.
+// On sm_90a an f16/bf16 dot with an f32 accumulator, M a multiple of 64 and warps in groups of four runs
+// on wgmma (wgmmaConfig); the rest stays on mma.sync.
 std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // The layouts the dot lowering needs for its operands and accumulator (used by layout assignment,
@@ -38,6 +44,11 @@ bool isChainedDot(const ir::Op& dot);
 // Warps over an [M, N] accumulator of 16x8 tiles: doubling along whichever side leaves each warp more
 // tiles (M on ties), as Triton's mma v2 does; extra warps past the tiles repeat along M.
 std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps);
+
+// The wgmma instruction and warpgroup grid for a dot, or nullopt: warpgroups along M first (all of them
+// for a chained dot, so that its accumulator is the next dot's A in registers), the rest along N; instrN
+// = N per warpgroup, at most 256.
+std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // Whether a dot's f32 operands are rounded to tf32 (input_precision "tf32" or absent).
 bool roundsToTf32(const ir::Op& dot);

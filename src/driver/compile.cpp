@@ -52,6 +52,8 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   analysis::AxisInfoAnalysis tileAxis(*fn);
   lower::assignLayouts(*fn, tileAxis, numWarps, *target);
   verifyOrThrow(*fn, "layout assignment");
+  for (const std::string& wanted : dumpAfter)
+    if (wanted == "assign_layouts") code.dumps["after-assign_layouts"] = ir::print(*fn);
 
   // b. the schedule: shared buffers placed, barriers where threads share them
   const schedule::GpuContext ctx{*target, numWarps, numStages};

@@ -29,7 +29,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
       {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List},
       {"reverse", AttrKind::Int}, {"sem", AttrKind::String}, {"scope", AttrKind::String},
-      {"pipelined", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int}, {"dim", AttrKind::Int},
+      {"pipelined", AttrKind::Int}, {"align", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int}, {"dim", AttrKind::Int},
       {"descending", AttrKind::Int}, {"block", AttrKind::String},
   };
   for (const auto& k : kKinds)

@@ -138,6 +138,13 @@ void checkGpuTypeRule(const Op& op) {
         require(at >= 0 && at % 128 == 0, op,
                 [&] { return "offset must be a multiple of 128 bytes, got " + std::to_string(at); });
       }
+      if (op.hasAttr("align")) {
+        int64_t a = op.intAttr("align");
+        require(a >= 128 && a <= 4096 && (a & (a - 1)) == 0, op,
+                [&] { return "align must be a power of two from 128 to 4096 bytes, got " + std::to_string(a); });
+        if (op.hasAttr("offset"))
+          require(op.intAttr("offset") % a == 0, op, [&] { return std::string("offset is not a multiple of align"); });
+      }
       return;
     case Opcode::SharedSlot:
       require(op.operand(0)->type.isShared(), op,
@@ -177,7 +184,7 @@ void checkGpuTypeRule(const Op& op) {
       }
       return;
     }
-    case Opcode::AsyncCommit: return;
+    case Opcode::AsyncCommit: case Opcode::FenceAsyncShared: return;
     case Opcode::AsyncWait: inRange(op, "pending", 0, 63); return;
     case Opcode::Barrier:
       if (op.hasAttr("id")) inRange(op, "id", 0, 15);

@@ -213,6 +213,21 @@ LinearLayout wgmmaAccumulator(const std::vector<int64_t>& shape, int32_t instrN,
   return wrapToShape(l, shape);
 }
 
+LinearLayout wgmmaOperandA(const std::vector<int64_t>& shape, const std::vector<int32_t>& warpsPerCTA) {
+  checkPow2s(shape, 2, "wgmmaOperandA: shape");
+  checkPow2s(warpsPerCTA, 2, "wgmmaOperandA: warpsPerCTA");
+  if (warpsPerCTA[0] < 4) layoutBug("wgmmaOperandA: warpsPerCTA[0] must be a multiple of 4");
+  if (shape[0] < 64 || shape[1] < 16) layoutBug("wgmmaOperandA: shape below one 64x16 fragment");
+  std::string m = dimName(0), k = dimName(1);
+  L l = emptyRegisterLayout(2) * L::identity1D(2, kRegister, k) * L::identity1D(4, kLane, k) *
+        L::identity1D(8, kLane, m) * L::identity1D(2, kRegister, m) * L::identity1D(2, kRegister, k) *
+        L::identity1D(4, kWarp, m);
+  l *= L::zeros1D(warpsPerCTA[1], kWarp, k) * L::identity1D(warpsPerCTA[0] / 4, kWarp, m);
+  l *= L::identity1D(atLeast1(shape[1] / 16), kRegister, k);
+  l *= L::identity1D(atLeast1(shape[0] / (16 * warpsPerCTA[0])), kRegister, m);
+  return wrapToShape(l, shape);
+}
+
 LinearLayout sharedSwizzled(const std::vector<int64_t>& shape, int32_t vec, int32_t perPhase, int32_t maxPhase,
                             const std::vector<int32_t>& order) {
   size_t rank = shape.size();

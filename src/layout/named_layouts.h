@@ -59,6 +59,12 @@ LinearLayout mmaV2Operand(int opIdx, const std::vector<int64_t>& shape, const st
 LinearLayout wgmmaAccumulator(const std::vector<int64_t>& shape, int32_t instrN,
                               const std::vector<int32_t>& warpsPerCTA);
 
+// wgmma's A operand in registers (16-bit elements, m64nNk16) for the accumulator with the same
+// warpsPerCTA: per warp the mma.sync m16n8k16 A fragment, the four warps of a warpgroup 16 rows apart, A
+// broadcast over the warpgroups along N; tiles repeat along K first, then M. Equal to the accumulator
+// layout of an [M, K] tile with instrN = K, so a chained dot's result is the next dot's A in place.
+LinearLayout wgmmaOperandA(const std::vector<int64_t>& shape, const std::vector<int32_t>& warpsPerCTA);
+
 // Triton's SwizzledSharedEncoding: the tile is stored with order[0] contiguous; for row r (the order[1]
 // coordinate) the `vec`-element chunks of the row are XORed with phase = (r / perPhase) % maxPhase.
 // Maps offset -> coordinates.

@@ -80,7 +80,8 @@ void assignPhis(Codegen& cg, const ir::Op& op, const std::vector<Carried>& carri
       mov(cg.e, t, s);
       s = t;
     }
-  for (const auto& [d, s] : moves) mov(cg.e, d, s);
+  for (const auto& [d, s] : moves)
+    if (d != s) mov(cg.e, d, s);  // an op that wrote a loop's registers in place (an mma's accumulator)
 }
 
 // `v` takes the registers (or the base + offsets form) of `from`.

@@ -15,11 +15,14 @@
 #include "lower/codegen.h"
 #include "assign/dot_layouts.h"
 #include "lower/linear_emit.h"
+#include "lower/lower_wgmma.h"
+#include "lower/mma_fragments.h"
 #include "layout/scratch_layout.h"
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "ptx/warp.h"
+#include "ptx/wgmma.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {
@@ -29,22 +32,6 @@ using ir::Scalar;
 using layout::LinearLayout;
 using ptx::Reg;
 using ptx::RegClass;
-
-// Register index by the coordinates of its register part (lane 0, warp 0).
-class RegisterIndex {
- public:
-  explicit RegisterIndex(const LinearLayout& l) {
-    for (int32_t r = 0; r < inDimSize(l, layout::kRegister); ++r) index_.emplace(registerCoords(l, r), r);
-  }
-  int32_t at(const ir::Op& op, const std::vector<int32_t>& coords) const {
-    auto it = index_.find(coords);
-    if (it == index_.end()) throw InternalError(op.loc, "dot: no register holds a fragment element");
-    return it->second;
-  }
-
- private:
-  std::map<std::vector<int32_t>, int32_t> index_;
-};
 
 void checkLayouts(const ir::Op& op, int numWarps, const ptx::Target& target) {
   for (int i = 0; i < 3; ++i) {
@@ -68,36 +55,6 @@ class OperandRegisters {
   SharedTileReader* shared_;
   const std::vector<Reg>* regs_;
 };
-
-// One 32-bit fragment register from 32 / bits elements (lowest index in the low bits).
-Reg packFragment(ptx::Entry& e, Scalar t, const std::vector<Reg>& el) {
-  switch (el.size()) {
-    case 1: {  // tf32: the f32 value rounded, as its bit pattern
-      Reg d = e.reg(RegClass::B32);
-      ptx::roundToTf32(e, d, el[0]);
-      return d;
-    }
-    case 2: return ptx::pack16x2(e, el[0], el[1]);
-    case 4: {
-      Reg b[4];
-      for (int i = 0; i < 4; ++i) {
-        b[i] = el[size_t(i)];
-        if (b[i].cls == RegClass::B16) {  // fp8 in the low byte of a .b16
-          Reg w = e.reg(RegClass::B32);
-          e.inst("cvt.u32.u16", {w, b[i]});
-          b[i] = w;
-        }
-      }
-      Reg lo = e.reg(RegClass::B32), hi = e.reg(RegClass::B32), w = e.reg(RegClass::B32);
-      e.inst("prmt.b32", {lo, b[0], b[1], ptx::hexImm(0x0040)});
-      e.inst("prmt.b32", {hi, b[2], b[3], ptx::hexImm(0x0040)});
-      e.inst("prmt.b32", {w, lo, hi, ptx::hexImm(0x5410)});
-      return w;
-    }
-    default: throw InternalError({}, "dot: fragment register of " + std::to_string(el.size()) + " " +
-                                         std::string(ir::name(t)) + " elements");
-  }
-}
 
 // An f16 accumulator's dot sums the products in f32 from zero; this is its end: the sum rounded once
 // to f16, then the accumulator element added in f16 (docs/semantics.md, the interpreter's order).
@@ -304,11 +261,16 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
   cg.bind(op.result(0), std::move(out));
 }
 
-// Whether `op` may write its accumulator's registers: another mma produced them (fresh registers no other
-// value is bound to) and nothing else reads that value (a dot split into k-slices chains its mmas so).
-bool ownsAccumulator(const ir::Op& op) {
+// Whether `op` may write its accumulator's registers: nothing else reads that value, and another mma
+// produced it (fresh registers no other value is bound to; a dot split into k-slices chains its mmas so)
+// or, with `loopCarried`, it is an argument of the loop body op is in (the loop's own registers, refilled
+// by its yield: a wgmma accumulates across iterations in them, with no copy of registers in flight).
+bool ownsAccumulator(const ir::Op& op, bool loopCarried = false) {
   const ir::Value* acc = op.operand(2);
-  if (!acc->def || acc->def->opcode != ir::Opcode::Mma || acc->def->parent != op.parent || sumsInF32(acc->type.elem))
+  if (sumsInF32(acc->type.elem)) return false;
+  loopCarried = loopCarried && acc->isBlockArg() && acc->owner == op.parent && op.parent->parentOp &&
+                op.parent->parentOp->opcode == ir::Opcode::For && acc->index > 0;
+  if (!loopCarried && (!acc->def || acc->def->opcode != ir::Opcode::Mma || acc->def->parent != op.parent))
     return false;
   int uses = 0;
   std::function<void(const ir::Block&)> count = [&](const ir::Block& b) {
@@ -331,6 +293,17 @@ void lowerMmaOp(Codegen& cg, const ir::Op& op) {
                                    op.operand(0)->type.withoutLayout().str() + " x " +
                                    op.operand(1)->type.withoutLayout().str() + " + " +
                                    op.operand(2)->type.withoutLayout().str() + " (dot has an FMA path)");
+  if (cfg->wgmma) {
+    for (unsigned i = 0; i < 3; ++i) {
+      const ir::Value* v = op.operand(i);
+      if (v->type.isShared()) continue;
+      LinearLayout want = dotLayout(int(i), op, cg.numWarps, target);
+      if (*v->type.layout != want)
+        throw CompileError(op.loc, "mma: operand #" + std::to_string(i) + " must have the wgmma layout " + want.str());
+    }
+    // Asynchronous: the group's results are read after an mma_wait.
+    return lowerWgmma(cg, op, *cfg, ownsAccumulator(op, true), false);
+  }
   std::array<std::unique_ptr<SharedTileReader>, 2> readers;
   std::array<LinearLayout, 3> want;
   for (unsigned i = 0; i < 3; ++i) {
@@ -353,7 +326,10 @@ void lowerMmaOp(Codegen& cg, const ir::Op& op) {
 void lowerTensorCore(Codegen& cg, const ir::Op& op) {
   if (op.opcode == ir::Opcode::Mma) return lowerMmaOp(cg, op);
   if (op.opcode != ir::Opcode::MmaWait) codegenBug(op, "not an mma op");
-  // mma.sync completes in order with the registers it writes: the values pass through unchanged.
+  // On sm_90a the mmas may be wgmma groups in flight: wait until at most `pending` remain. mma.sync
+  // completes in order with the registers it writes. Either way the values pass through unchanged.
+  const ptx::Target& target = cg.e.target();
+  if (target.sm == 90 && target.archSpecific) ptx::wgmmaWait(cg.e, int(op.intAttr("pending")));
   for (unsigned i = 0; i < op.numOperands(); ++i) {
     Codegen::Binding b = cg.binding(op.operand(i));
     b.value = op.result(i);
@@ -365,6 +341,7 @@ void lowerDot(Codegen& cg, const ir::Op& op) {
   const ptx::Target& target = cg.e.target();
   checkLayouts(op, cg.numWarps, target);
   if (std::optional<MmaConfig> cfg = mmaConfig(op, cg.numWarps, target)) {
+    if (cfg->wgmma) return lowerWgmma(cg, op, *cfg, false, true);
     lowerMma(cg, op, *cfg);
   } else {
     lowerFma(cg, op);

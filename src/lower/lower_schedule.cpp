@@ -12,6 +12,7 @@
 #include "ptx/memory.h"
 #include "ptx/sync.h"
 #include "ptx/warp.h"
+#include "ptx/wgmma.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {
@@ -31,6 +32,7 @@ Reg slotThreadOffset(Codegen& cg, const LinearLayout& offsets) {
 
 void sharedAlloc(Codegen& cg, const ir::Op& op) {
   cg.reserveBuffer(op);
+  if (op.hasAttr("align")) cg.e.alignDynamicShared(int(op.intAttr("align")));
   cg.bind(op.result(0), {cg.sharedAddress(op.intAttr("offset"))});
 }
 
@@ -177,6 +179,7 @@ void lowerSchedule(Codegen& cg, const ir::Op& op) {
     case Opcode::AsyncCommit: return ptx::cpAsyncCommit(e);
     case Opcode::AsyncWait: return ptx::cpAsyncWait(e, int(op.intAttr("pending")));
     case Opcode::Barrier: return barrier(cg, op);
+    case Opcode::FenceAsyncShared: return ptx::fenceProxyAsyncShared(e);
     case Opcode::DebugBarrier: return cg.barrier();  // tl.debug_barrier: the CTA's (or the partition's) bar.sync
     case Opcode::MbarrierInit:  // one thread; a barrier makes it visible to the others (PTX-NOTES §11)
       return ptx::mbarrierInit(e, cg.reg(op.operand(0)), op.intAttr("count"), ptx::when(cg.firstThread()));

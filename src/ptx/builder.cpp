@@ -295,11 +295,11 @@ Entry& Module::addEntry(std::string name) {
 
 std::string Module::str() const {
   std::string s = ".version " + std::string(kPtxVersion) + "\n.target " + target_.name() + "\n.address_size 64\n";
-  for (const auto& e : entries_) {
-    if (!e->usesDynamicShared()) continue;
-    s += "\n.extern .shared .align 16 .b8 " + std::string(Entry::kDynamicShared) + "[];\n";
-    break;
-  }
+  int align = 0;
+  for (const auto& e : entries_)
+    if (e->usesDynamicShared()) align = std::max(align, e->dynamicSharedAlign());
+  if (align > 0)
+    s += "\n.extern .shared .align " + std::to_string(align) + " .b8 " + std::string(Entry::kDynamicShared) + "[];\n";
   for (const auto& e : entries_) s += "\n" + e->str();
   return s;
 }

@@ -1,6 +1,7 @@
 // The PTX builder: virtual registers, operands, one `.entry` under construction and the module
 // that prints them. Output is deterministic text (unit tests compare it exactly); see docs/ptx.md.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -113,6 +114,10 @@ class Entry {
   // and returns a fresh .b32 register holding its shared-window address.
   Reg dynamicSharedBase();
   bool usesDynamicShared() const { return usesDynamicShared_; }
+  // The alignment the code relies on for `smem` (16 bytes, or more: wgmma's swizzled tiles follow
+  // absolute address bits, so their buffers start on the pattern's repeat).
+  void alignDynamicShared(int bytes) { dynamicSharedAlign_ = std::max(dynamicSharedAlign_, bytes); }
+  int dynamicSharedAlign() const { return dynamicSharedAlign_; }
   static constexpr std::string_view kDynamicShared = "smem";
 
   Reg reg(RegClass c);
@@ -139,6 +144,7 @@ class Entry {
   int minNCtaPerSm_ = 0, maxNReg_ = 0;
   std::vector<std::string> sharedDecls_;
   bool usesDynamicShared_ = false;
+  int dynamicSharedAlign_ = 16;
   std::array<int, kNumRegClasses> regCount_{};
   int labelCount_ = 0;
   std::vector<std::string> body_;

@@ -1,6 +1,6 @@
 // allocate_shared: an offset for every shared buffer, from the buffers' live ranges (buffer_liveness.h).
-// Buffers are placed largest first, each at the lowest 128-byte boundary where it overlaps no placed
-// buffer that is live at the same time.
+// Buffers are placed largest first, each at the lowest 128-byte boundary (or its own `align`, wgmma's
+// swizzled tiles) where it overlaps no placed buffer that is live at the same time.
 #include <algorithm>
 
 #include "schedule/buffer_liveness.h"
@@ -30,10 +30,11 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx) {
   for (size_t i = 0; i < order.size(); ++i) {
     Buffer& b = *order[i];
     // Candidate places: 0 and the (aligned) end of every placed buffer live at the same time.
+    const int64_t align = std::max<int64_t>(128, b.range.alloc->intAttrOr("align", 128));
     std::vector<int64_t> candidates{0};
     for (size_t j = 0; j < i; ++j) {
       const Buffer& o = *order[j];
-      if (b.liveWith(o)) candidates.push_back((o.offset + o.range.bytes + 127) / 128 * 128);
+      if (b.liveWith(o)) candidates.push_back((o.offset + o.range.bytes + align - 1) / align * align);
     }
     std::sort(candidates.begin(), candidates.end());
     for (int64_t at : candidates) {

@@ -144,6 +144,8 @@ class BarrierPass {
       case Opcode::Barrier:
         if (clearsAll(op)) s.barrier();
         return;
+      case Opcode::FenceAsyncShared:  // orders this thread's accesses, not other threads'
+        return;
       case Opcode::DebugBarrier:  // tl.debug_barrier: the bar.sync of every thread running the code
         s.barrier();
         return;

@@ -29,6 +29,7 @@
 #include "assign/dot_layouts.h"
 #include "layout/register_parts.h"
 #include "layout/scratch_layout.h"
+#include "layout/wgmma_shared.h"
 #include "schedule/pipeline_rewrite.h"
 #include "support/diagnostic.h"
 
@@ -43,6 +44,38 @@ using ir::Value;
 using layout::LinearLayout;
 
 int elemBytes(Scalar t) { return t == Scalar::I1 ? 1 : ir::bitWidth(t) / 8; }
+
+// The dim along which a layout's first register (or, with one register, lane) bit moves: the
+// contiguous dim of its loads, or -1.
+int fastestDim(const LinearLayout& l) {
+  for (std::string_view in : {layout::kRegister, layout::kLane})
+    for (const layout::InDim& d : l.ins())
+      if (d.name == in)
+        for (const layout::Basis& b : d.bases)
+          for (size_t i = 0; i < b.size(); ++i)
+            if (b[i] != 0) return int(i);
+  return -1;
+}
+
+// The slot arrangement of a load that feeds a wgmma dot as operand a or b (read there through matrix
+// descriptors): wgmma's swizzled tile, contiguous along the dim the load's registers run along (so the
+// copies stay 16 bytes wide). Nothing when no dot on wgmma reads it or the tile has no such arrangement.
+std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx) {
+  if (!c.convert) return std::nullopt;
+  const Value* operand = c.convert->result(0);
+  for (const auto& op : c.convert->parent->ops) {
+    if (op->opcode != Opcode::Dot || (op->operand(0) != operand && op->operand(1) != operand)) continue;
+    std::optional<lower::MmaConfig> cfg = lower::mmaConfig(*op, ctx.numWarps, ctx.target);
+    if (!cfg || !cfg->wgmma) return std::nullopt;
+    const Type& t = c.load->result(0)->type;
+    const int fast = fastestDim(*t.layout);
+    if (fast < 0 || t.rank() != 2) return std::nullopt;
+    layout::WgmmaTile tile{t.shape, {fast, 1 - fast}, elemBytes(t.elem)};
+    if (!tile.swizzleBytes() || tile.rows() < 8) return std::nullopt;
+    return tile;
+  }
+  return std::nullopt;
+}
 bool wordSized(Scalar t) { return t != Scalar::I1 && (ir::bitWidth(t) == 32 || ir::bitWidth(t) == 64); }
 
 struct LoopPlan {
@@ -72,13 +105,16 @@ std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, co
     for (size_t i = 0; distinct && i < src.original.size(); ++i) distinct = src.original[i] == int32_t(i);
     if (!distinct) continue;
     layout::ScratchPlan scratch = layout::planScratch(src.compact, dst.compact, bytes);
+    std::optional<layout::WgmmaTile> tile = wgmmaSlot(c, ctx);
+    if (tile) scratch = layout::planWithShared(layout::wgmmaShared(*tile), src.compact, src.compact, bytes);
     const Value* mask = c.load->numOperands() > 1 ? c.load->operand(1) : nullptr;
     int64_t vec = std::min<int64_t>(scratch.storeVec, int64_t(analysis::planAccess(axis, c.load->operand(0), mask, from).vec));
     while (vec * bytes > 16) vec /= 2;
     if (vec * bytes < 4) continue;  // cp.async moves 4, 8 or 16 bytes
     pipeline::PipelinedLoad p;
     p.c = c;
-    p.shared = std::make_shared<const LinearLayout>(std::move(scratch.shared));
+    p.shared = std::make_shared<const LinearLayout>(tile ? layout::wgmmaShared(*tile) : std::move(scratch.shared));
+    if (tile) p.align = 8 * tile->swizzleBytes();
     plan.loads.push_back(std::move(p));
   }
   auto slotBytes = [](const pipeline::PipelinedLoad& p) {

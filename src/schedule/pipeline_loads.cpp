@@ -104,6 +104,10 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
     countUses(body, res, users);
     const ir::Op* convert = users.size() == 1 && users[0]->opcode == Opcode::ConvertLayout && users[0]->parent == &body
                                 ? users[0] : nullptr;
+    // Dots that read the load in its own layout (wgmma's B, which they read from shared memory).
+    if (!convert && !users.empty() &&
+        std::all_of(users.begin(), users.end(), [&](const ir::Op* u) { return u->opcode == Opcode::Dot && u->parent == &body; }))
+      convert = &load;
     bool feedsDot = convert != nullptr;
     if (convert) {
       std::vector<const ir::Op*> dots;

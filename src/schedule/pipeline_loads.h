@@ -17,8 +17,9 @@ struct Advancing {
 
 struct PipelineCandidate {
   const ir::Op* load = nullptr;
-  // Its only user, a convert_layout to a dot operand (read from the slot by the dot), or null: the load
-  // is read back into its own registers where it stands (loops with an explicit num_stages).
+  // Its only user, a convert_layout to a dot operand (read from the slot by the dot), or the load itself
+  // when dots read it in its own layout, or null: the load is read back into its own registers where
+  // it stands (loops with an explicit num_stages).
   const ir::Op* convert = nullptr;
   std::vector<const ir::Op*> slice;        // body ops its pointer and mask depend on, in body order
 };

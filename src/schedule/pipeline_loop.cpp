@@ -17,6 +17,24 @@ using ir::Value;
 
 namespace {
 
+int64_t usesIn(const ir::Block& b, const Value* v) {
+  int64_t n = 0;
+  for (const auto& op : b.ops) {
+    n += std::count(op->operands.begin(), op->operands.end(), v);
+    for (const auto& r : op->regions) n += usesIn(*r, v);
+  }
+  return n;
+}
+
+// Whether a dot only accumulates across iterations: its accumulator is a body argument nothing else
+// reads and its result only goes back to that argument through the yield.
+bool accumulatesOnly(const ir::Block& body, const ir::Op& dot) {
+  const Value *acc = dot.operand(2), *res = dot.result(0);
+  if (!acc->isBlockArg() || acc->owner != &body || acc->index == 0 || usesIn(body, acc) != 1) return false;
+  const ir::Op* yield = body.terminator();
+  return usesIn(body, res) == 1 && yield->operand(acc->index - 1) == res;
+}
+
 bool usedIn(const ir::Block& b, const Value* v) {
   for (const auto& op : b.ops) {
     if (std::find(op->operands.begin(), op->operands.end(), v) != op->operands.end()) return true;
@@ -32,8 +50,21 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
                          int stages)
     : for_(forOp), body_(forOp.region(0)), ctx_(ctx), loads_(std::move(loads)), pipelined_(std::move(pipelined)),
       stages_(stages) {
+  std::vector<const ir::Op*> wgmma;
   for (const auto& op : body_.ops)
-    if (std::optional<DotPlan> plan = planDot(*op, ctx_)) dots_.emplace_back(op.get(), *plan);
+    if (std::optional<DotPlan> plan = planDot(*op, ctx_)) {
+      dots_.emplace_back(op.get(), *plan);
+      if (plan->cfg.wgmma) wgmma.push_back(op.get());
+    }
+  ahead_ = stages_ - 1;
+  if (!wgmma.empty()) {  // no k-slices to drive the loop with: each wgmma dot is one group
+    if (wgmma.size() == 1 && stages_ >= 3 && accumulatesOnly(body_, *wgmma[0])) {
+      asyncDot_ = wgmma[0];
+      asyncResult_ = int64_t(asyncDot_->operand(2)->index) - 1;
+      ahead_ = stages_ - 2;
+    }
+    return;
+  }
   LoopLoads taken;
   for (const PipelinedLoad& p : pipelined_) taken.loads.push_back(p.c);
   const DrivingDots dots = drivingDots(for_, taken);
@@ -58,8 +89,19 @@ void LoopRewrite::run() {
   prologue();
   rewriteBody();
   b_.setInsertionPointAfter(&for_);  // the drain: no copy in flight, every slot read
+  if (asyncDot_) {  // the last iteration's group, before anything reads its accumulator
+    // (first: with a cp.async wait between the last wgmma and its wait, ptxas serialises every wgmma)
+    Value* acc = for_.result(unsigned(asyncResult_));
+    ir::Op* wait = b_.create(Opcode::MmaWait, {acc}, {acc->type}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
+    ir::replaceAllUses(*for_.parent, acc, wait->result(0));
+    wait->operands[0] = acc;
+  }
   b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
   b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);
+}
+
+bool LoopRewrite::readsThroughDescriptors() const {
+  return std::any_of(pipelined_.begin(), pipelined_.end(), [](const PipelinedLoad& p) { return p.align > 0; });
 }
 
 Value* LoopRewrite::i32(int64_t v) { return b_.intConst(v, Type::scalar(Scalar::I32), for_.loc); }
@@ -132,10 +174,11 @@ void LoopRewrite::prologue() {
   b_.setInsertionPointBefore(&for_);
   for (PipelinedLoad& p : pipelined_) {
     const Type& t = p.c.load->result(0)->type;
-    p.buffer = b_.create1(Opcode::SharedAlloc, {}, Type::shared(t.shape, t.elem, stages_, p.shared),
-                          {ir::Attr{"pipelined", int64_t(1)}}, p.c.load->loc);
+    std::vector<ir::Attr> attrs{ir::Attr{"pipelined", int64_t(1)}};
+    if (p.align > 0) attrs.push_back(ir::Attr{"align", p.align});
+    p.buffer = b_.create1(Opcode::SharedAlloc, {}, Type::shared(t.shape, t.elem, stages_, p.shared), attrs, p.c.load->loc);
   }
-  for (int s = 0; s + 1 < stages_; ++s) {
+  for (int s = 0; s < ahead_; ++s) {
     for (PipelinedLoad& p : pipelined_)
       copy(p, b_.create1(Opcode::SharedSlot, {p.buffer, i32(s)}, p.buffer->type.withSlots(1)), for_.operand(0), true, s);
     b_.create(Opcode::AsyncCommit, {}, {});
@@ -171,7 +214,7 @@ bool LoopRewrite::issueDeferredCopy() {
   if (deferred_.empty()) return false;
   PipelinedLoad* p = deferred_.front();
   deferred_.pop_front();
-  copy(*p, p->writeSlot, body_.arg(0), false, stages_ - 1);
+  copy(*p, p->writeSlot, body_.arg(0), false, ahead_);
   return true;
 }
 
@@ -210,14 +253,26 @@ void LoopRewrite::rewriteBody() {
   std::vector<ir::Op*> ops;
   for (const auto& op : body_.ops) ops.push_back(op.get());
   b_.setInsertionPoint(body_, 0);
-  if (!driven()) {  // iteration i's slots landed, and every thread is done with iteration i - 1's
-    b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(stages_ - 2)}});
+  if (!driven()) {  // iteration i's slots landed, and every thread is done with the slot refilled below
+    b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(ahead_ - 1)}});
+    // wgmma reads its slots through the async proxy: each thread's copies, landed, are made visible
+    // to it before the barrier passes them on.
+    if (readsThroughDescriptors()) b_.create(Opcode::FenceAsyncShared, {}, {});
     b_.create(Opcode::Barrier, {}, {});
   }
-  // (i - 1) mod S: the slot iteration i - 1 read, which the copy for iteration i + S - 1 fills.
-  Value* isFirst = b_.create1(Opcode::Cmp, {slot_, i32(0)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
-  Value* before = b_.create1(Opcode::Sub, {slot_, i32(1)}, i32t);
-  Value* previous = b_.create1(Opcode::Select, {isFirst, i32(stages_ - 1), before}, i32t);
+  // (i + ahead) mod S: the slot the copy for iteration i + ahead fills, the one iteration i - 1 read
+  // (ahead = S - 1), or i - 2 (a wgmma group of iteration i - 1 may still read its slot).
+  Value* previous = nullptr;
+  if (ahead_ == stages_ - 1) {
+    Value* isFirst = b_.create1(Opcode::Cmp, {slot_, i32(0)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
+    Value* before = b_.create1(Opcode::Sub, {slot_, i32(1)}, i32t);
+    previous = b_.create1(Opcode::Select, {isFirst, i32(stages_ - 1), before}, i32t);
+  } else {
+    Value* sum = b_.create1(Opcode::Add, {slot_, i32(ahead_)}, i32t);
+    Value* wraps = b_.create1(Opcode::Cmp, {sum, i32(stages_)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("ge")}});
+    Value* less = b_.create1(Opcode::Sub, {sum, i32(stages_)}, i32t);
+    previous = b_.create1(Opcode::Select, {wraps, less, sum}, i32t);
+  }
   for (PipelinedLoad& p : pipelined_) {
     p.readSlot = b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1));
     p.writeSlot = b_.create1(Opcode::SharedSlot, {p.buffer, previous}, p.buffer->type.withSlots(1));
@@ -233,19 +288,24 @@ void LoopRewrite::rewriteBody() {
       replaced.push_back(op);
       if (load->c.convert) {  // read by a dot: its copy waits for that dot's k-slices
         deferred_.push_back(&*load);
+        if (load->c.convert == op) {  // the dots read the load itself: the whole slot stands for it
+          load->whole = b_.create1(Opcode::LocalLoad, {load->readSlot}, op->result(0)->type, {}, op->loc);
+          ir::replaceAllUses(body_, op->result(0), load->whole);
+        }
         continue;
       }
       Value* x = b_.create1(Opcode::LocalLoad, {load->readSlot}, op->result(0)->type, {}, op->loc);
       if (op->numOperands() > 2)  // masked-off elements are `other`, not the zeros of the copy
         x = b_.create1(Opcode::Select, {op->operand(1), x, op->operand(2)}, x->type, {}, op->loc);
       ir::replaceAllUses(body_, op->result(0), x);
-      copy(*load, load->writeSlot, body_.arg(0), false, stages_ - 1);
+      copy(*load, load->writeSlot, body_.arg(0), false, ahead_);
     } else if (convert != pipelined_.end()) {
       replaced.push_back(op);
       convert->whole = b_.create1(Opcode::LocalLoad, {convert->readSlot}, op->result(0)->type, {}, op->loc);
       ir::replaceAllUses(body_, op->result(0), convert->whole);
     } else if (const DotPlan* plan = dotPlan(*op)) {
-      splitDot(*this, *op, *plan, op == driver_);
+      if (plan->cfg.wgmma) issueWgmma(*this, *op, *plan);
+      else splitDot(*this, *op, *plan, op == driver_);
     }
   }
 

@@ -7,6 +7,9 @@
 // the mmas already issued run; before the last slice of the driving dot the iteration synchronises.
 // (Synchronising two slices before the end, with B ordered n-tile first, held two more slices of
 // fragments live and ran at 415-424 TFLOP/s against 455 at 4096^3, H200.)
+// On sm_90a a dot on wgmma stays one `mma` that reads its slots through matrix descriptors, one commit
+// group per iteration (issueWgmma).
+#include <array>
 #include <memory>
 
 #include "assign/dot_layouts.h"
@@ -24,7 +27,30 @@ std::optional<DotPlan> planDot(const ir::Op& dot, const GpuContext& ctx) {
   std::optional<lower::MmaConfig> cfg = lower::mmaConfig(dot, ctx.numWarps, ctx.target);
   // An f16 accumulator sums every k in f32 and is rounded once (docs/semantics.md): one dot.
   if (!cfg || dot.operand(2)->type.elem == ir::Scalar::F16) return std::nullopt;
+  if (cfg->wgmma) return DotPlan{*cfg, false};
   return DotPlan{*cfg, lower::isChainedDot(dot)};
+}
+
+void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
+  ir::Builder& b = loop.builder();
+  auto operand = [&](unsigned i) -> Value* {
+    Value* v = dot.operand(i);
+    PipelinedLoad* p = loop.operandLoad(v);
+    return p && p->align > 0 ? p->readSlot : v;  // a slot in wgmma's arrangement: read by descriptors
+  };
+  std::vector<ir::Attr> attrs{
+      ir::Attr{"warps", std::vector<int64_t>{plan.cfg.warpsPerCTA[0], plan.cfg.warpsPerCTA[1]}}};
+  Value* acc = b.create1(Opcode::Mma, {operand(0), operand(1), dot.operand(2)}, dot.operand(2)->type, attrs, dot.loc);
+  Value* result = acc;
+  if (&dot == loop.asyncDot())  // the previous iteration's group is done: its slots may be refilled
+    b.create(Opcode::MmaWait, {}, {}, {ir::Attr{"pending", int64_t(1)}}, dot.loc);
+  else
+    result = b.create1(Opcode::MmaWait, {acc}, acc->type, {ir::Attr{"pending", int64_t(0)}}, dot.loc);
+  ir::Block& body = *dot.parent;
+  ir::replaceAllUses(body, dot.result(0), result);
+  std::array<Value*, 2> operands{dot.operand(0), dot.operand(1)};
+  body.remove(&dot);
+  for (Value* v : operands) loop.dropIfUnused(v);
 }
 
 std::shared_ptr<const layout::LinearLayout> sliceLayout(const ir::Op& dot, const DotPlan& plan, int opIdx) {

@@ -20,6 +20,7 @@ namespace kiln::schedule::pipeline {
 struct PipelinedLoad {
   PipelineCandidate c;
   std::shared_ptr<const layout::LinearLayout> shared;  // the slot's layout: element offset -> coordinates
+  int64_t align = 0;  // the buffer's alignment in bytes when it must start on more than 128 (wgmma's tiles)
   ir::Value* buffer = nullptr;
   ir::Value *readSlot = nullptr, *writeSlot = nullptr;
   ir::Value* whole = nullptr;  // a dot operand: the local_load of the whole slot that replaced its convert
@@ -60,6 +61,9 @@ class LoopRewrite {
   void dropIfUnused(ir::Value* v);
   const GpuContext& context() const { return ctx_; }
   bool driven() const { return driver_ != nullptr; }
+  // The wgmma dot whose group stays in flight into the next iteration (it only accumulates across
+  // iterations), or null: every wgmma dot of the loop waits for its group at once.
+  const ir::Op* asyncDot() const { return asyncDot_; }
   // The first of the driving dots (its loads carry a k-slice); only compared, it may be split already.
   const ir::Op* firstDot() const { return first_; }
 
@@ -93,6 +97,12 @@ class LoopRewrite {
   const ir::Op* first_ = nullptr;   // the first dot reading a pipelined load, when driven
   ir::Value* slot_ = nullptr;       // i mod stages (a body argument)
   ir::Value* next_ = nullptr;       // (i + 1) mod stages, once computed
+  // How many iterations ahead the copies run: stages - 1, or stages - 2 when a wgmma group of the
+  // previous iteration may still read its slot while this one's copies are issued.
+  int ahead_ = 0;
+  const ir::Op* asyncDot_ = nullptr;
+  int64_t asyncResult_ = -1;        // the loop result the async dot's accumulator leaves by
+  bool readsThroughDescriptors() const;  // some slot is read by wgmma (the async proxy)
   std::deque<PipelinedLoad*> deferred_;  // copies waiting for the next k-slice
   std::vector<std::pair<const ir::Op*, DotPlan>> dots_;  // the dots split into k-slice mmas
 };
@@ -101,7 +111,12 @@ class LoopRewrite {
 // the slot, or from registers) one slice ahead unless the dot is chained, and between the slices the
 // loop's deferred copies and, before the last slice of the driving dot, its synchronisation.
 void splitDot(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan, bool drives);
-// How splitDot would take `dot`: on mma.sync with an f32 or integer accumulator; else nothing.
+// Replaces `dot` (top level of the loop body, on wgmma) by one `mma` reading its pipelined operands from
+// their slots through descriptors, and its wait: `mma_wait {pending = 1}` after it when the loop keeps
+// its group in flight (loop.asyncDot()), else the result through `mma_wait {pending = 0}`.
+void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan);
+// How splitDot (or issueWgmma) would take `dot`: on mma.sync with an f32 or integer accumulator, or on
+// wgmma; else nothing.
 std::optional<DotPlan> planDot(const ir::Op& dot, const GpuContext& ctx);
 // The register layout of a k-slice of operand `opIdx` of `dot` (mma.sync fragments).
 std::shared_ptr<const layout::LinearLayout> sliceLayout(const ir::Op& dot, const DotPlan& plan, int opIdx);

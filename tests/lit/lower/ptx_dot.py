@@ -5,8 +5,9 @@
 #
 # RUN: kiln compile %s --kernel tile_dot --signature "*fp16:16, *fp16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=F16
 # RUN: kiln compile %s --kernel tile_dot --signature "*fp16:16, *fp16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOFMA
-# RUN: kiln compile %s --kernel tile_dot --signature "*bf16:16, *bf16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=BF16
-# RUN: kiln compile %s --kernel tile_dot --signature "*bf16:16, *bf16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=NOFMA
+# RUN: kiln compile %s --kernel tile_dot --signature "*bf16:16, *bf16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=BF16
+# RUN: kiln compile %s --kernel tile_dot --signature "*bf16:16, *bf16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=WGMMA
+# RUN: kiln compile %s --kernel tile_dot --signature "*bf16:16, *bf16:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOFMA
 # RUN: kiln compile %s --kernel tile_dot --signature "*fp32:16, *fp32:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=TF32
 # RUN: kiln compile %s --kernel tile_dot --signature "*fp32:16, *fp32:16, *fp32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOFMA
 # RUN: kiln compile %s --kernel tile_dot --signature "*i8:16, *i8:16, *i32:16, 64, 64, 32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=I8
@@ -39,11 +40,24 @@
 # F16-NOT:     mma.sync
 # F16:         st.global.v4.f32
 
-# BF16:        .target sm_90a
+# BF16:        .target sm_80
 # BF16:        ldmatrix.sync.aligned.m8n8.x4.shared.b16
 # BF16:        ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # BF16-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # BF16-NOT:    mma.sync
+
+# sm_90a: one warpgroup's wgmma m64n64k16 (lower_wgmma.cpp), A from registers, B stored to scratch in
+# wgmma's 128-byte swizzled arrangement (N contiguous: the transposed form, last flag 1), fenced for the
+# async proxy, one commit group waited for at once.
+# WGMMA:       .extern .shared .align 1024 .b8 smem[];
+# WGMMA:       fence.proxy.async.shared::cta;
+# WGMMA-NEXT:  bar.sync 0;
+# WGMMA:       // dot: wgmma m64n64k16, 1x1x2 per warpgroup
+# WGMMA:       wgmma.fence.sync.aligned;
+# WGMMA-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %p{{[0-9]+}}, 1, 1, 1;
+# WGMMA-NEXT:  wgmma.commit_group.sync.aligned;
+# WGMMA-NEXT:  wgmma.wait_group.sync.aligned 0;
+# WGMMA-NOT:   mma.sync
 
 # f32 operands (default input_precision "tf32"): rounded with cvt.rna.tf32.f32, k = 8 per mma.
 # TF32:        // dot: mma.sync 2x4x4 tiles

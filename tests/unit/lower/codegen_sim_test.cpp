@@ -9,79 +9,11 @@
 #include <fstream>
 #include <random>
 
-#include "codegen_test_util.h"
+#include "codegen_sim_util.h"
 #include "ir/scalar_eval.h"
-#include "assign/assign_layouts.h"
-#include "ops_sim.h"
-#include "schedule/schedule.h"
 
 namespace kiln::lower::test {
 namespace {
-
-namespace fs = std::filesystem;
-
-struct Kernel {
-  std::string name;  // the entry
-  std::string ptx;
-  EntryInfo info;
-};
-
-Kernel lowerInput(const std::string& input, int numWarps = 4, int numStages = 1) {
-  fs::path p = fs::path(KILN_SOURCE_DIR) / "tests" / "unit" / "lower" / "ptxas_inputs" / (input + ".tir");
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto m = ir::parseModule(makeSource(p.string(), ss.str()));
-  ir::Function& f = *m->functions.at(0);
-  {
-    analysis::AxisInfoAnalysis axis(f);
-    assignLayouts(f, axis, numWarps, ptx::kSm80);
-  }
-  for (const std::string& pass : schedule::gpuPassNames())  // in the driver's order
-    schedule::runGpuPass(pass, f, schedule::GpuContext{ptx::kSm80, numWarps, numStages});
-  Kernel k;
-  k.name = f.name;
-  k.ptx = emitPtx(f, ptx::kSm80, numWarps, k.info);
-  return k;
-}
-
-template <typename T>
-std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-template <typename T>
-std::vector<T> valuesOf(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
-
-struct SimRun {
-  Kernel k;
-  CtaSim sim;
-  explicit SimRun(Kernel kk) : k(std::move(kk)), sim(k.ptx, k.info.numWarps * 32, k.info.sharedBytes) {}
-  void param(const std::string& name, uint64_t v) { sim.setParam(k.name + "_" + name, v); }
-  template <typename T>
-  uint64_t buffer(const std::string& name, const std::vector<T>& v) {
-    uint64_t base = sim.addBuffer(bytesOf(v));
-    param(name, base);
-    return base;
-  }
-  template <typename T>
-  std::vector<T> read(uint64_t base) {
-    return valuesOf<T>(sim.buffer(base));
-  }
-};
-
-std::vector<float> randomFloats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
 
 class CodegenSimWarps : public ::testing::TestWithParam<int> {};
 

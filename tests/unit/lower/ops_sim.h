@@ -43,6 +43,8 @@ class CtaSim {
     defined_.assign(size_t(n_), std::vector<uint8_t>(regIndex_.size(), 0));
     openCopies_.assign(size_t(n_), {});
     copyGroups_.assign(size_t(n_), {});
+    wgmmaOpen_.clear();
+    wgmmaGroups_.clear();
     try {
       for (size_t pc = 0; pc < code_.size();) {
         const Inst& in = code_[pc];
@@ -55,6 +57,7 @@ class CtaSim {
           for (int t = 0; t < n_; ++t)
             if (!openCopies_[size_t(t)].empty() || !copyGroups_[size_t(t)].empty())
               return "cp.async copies never waited for at `" + in.line + "`";
+          if (!wgmmaOpen_.empty() || !wgmmaGroups_.empty()) return "wgmma groups never waited for at `" + in.line + "`";
           return "";
         }
         if (op == "bra") {
@@ -248,6 +251,21 @@ class CtaSim {
   void sharedWrite(int t, size_t byte, uint8_t value);
   void execCpAsync(const Inst& in);  // ops_sim_async.h
   void execAtomic(const Inst& in);   // ops_sim_atomic.h
+  // wgmma (ops_sim_wgmma.h): each instruction's operands per warpgroup, run when its group retires.
+  struct PendingWgmma {
+    struct Group {
+      uint64_t descA = 0, descB = 0;
+      bool transA = false, transB = false, scaleD = true;
+      std::vector<uint32_t> a;  // A from registers: four per thread of the warpgroup
+    };
+    int n = 0;
+    std::string type;
+    std::vector<std::string> d;
+    std::vector<Group> groups;
+  };
+  void execWgmma(const Inst& in);
+  void runWgmma(const PendingWgmma& w);
+  size_t wgmmaAddress(uint64_t desc, bool mnMajor, int mn, int k, int elemBytes);
   uint8_t* globalBytes(uint64_t at, int bytes);
   double floatMinMax(bool isMax, bool nanProp, double a, double b);
 
@@ -273,6 +291,8 @@ class CtaSim {
   };
   std::vector<std::vector<AsyncCopy>> openCopies_;
   std::vector<std::vector<std::vector<AsyncCopy>>> copyGroups_;
+  std::vector<PendingWgmma> wgmmaOpen_;
+  std::vector<std::vector<PendingWgmma>> wgmmaGroups_;
   int64_t steps_ = 0;
   const Inst* cur_ = nullptr;
 };
@@ -282,3 +302,4 @@ class CtaSim {
 #include "ops_sim_exec.h"
 #include "ops_sim_async.h"
 #include "ops_sim_atomic.h"
+#include "ops_sim_wgmma.h"

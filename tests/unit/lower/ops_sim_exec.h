@@ -23,6 +23,8 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "mma") return execMma(in);
   if (op == "ldmatrix") return execLdmatrix(in);
   if (op == "cp") return execCpAsync(in);
+  if (op == "wgmma") return execWgmma(in);
+  if (op == "fence" && in.line.find("fence.proxy.async") != std::string::npos) return;  // one proxy here
   if (op == "atom" || op == "red") return execAtomic(in);
   if (op == "bar") {
     if (!in.guard.empty()) fail("guarded barrier");

@@ -81,6 +81,11 @@ gen matmul_pipelined matmul.py matmul_kernel \
 gen matmul_wide matmul.py matmul_kernel \
   "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 16, 128, 32, 1, \"\"" \
   --num-warps 1
+# 64x64 tiles on four warps: one warpgroup, so on sm_90a the dot runs on wgmma (B K-major, then N-major).
+gen matmul_wgmma_kmajor matmul.py matmul_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 64, 64, 64, 4, \"\""
+gen matmul_wgmma_nmajor matmul.py matmul_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32, 4, \"\""
 gen matmul_demo matmul.py matmul_kernel \
   "*fp16, *fp16, *fp16, i32, i32, i32, i32, 1, i32, 1, i32, 1, 32, 32, 32, 4, \"leaky_relu\""
 attn() {  # attn NAME D BLOCK_M BLOCK_N CAUSAL [hints]
