@@ -1,7 +1,7 @@
 # A/B of two kiln builds on fixed kernel configurations: a compiler change that alters the PTX of
 # some configurations is timed against the build before it on exactly those, in one device call.
 #
-#   python3 bench/ab_configs.py --builds A_PYTHONPATH,B_PYTHONPATH [--only matmul,attention] [--rounds 2]
+#   python3 bench/ab_configs.py --builds A_PYTHONPATH,B_PYTHONPATH[,C_PYTHONPATH...] [--only matmul,attention] [--rounds 2]
 #
 # Each build runs in its own process (kiln is imported once per process), on the same seeded inputs;
 # the builds alternate for --rounds rounds and each (case, config) keeps its best median. The last
@@ -88,16 +88,19 @@ def main():
                 continue
             for row in json.load(open(out)):
                 key = (row["case"], row["config"])
-                cur = best.setdefault(key, [None, None])
+                cur = best.setdefault(key, [None] * len(builds))
                 if cur[side] is None or ("ms" in row and ("ms" not in cur[side] or row["ms"] < cur[side]["ms"])):
                     cur[side] = row
-    print("| case | config | A ms | B ms | B/A | ok |")
-    print("|---|---|---:|---:|---:|---|")
-    for (case, config), (a, b) in best.items():
-        fmt = lambda x: f"{x['ms']:.4f}" if x and "ms" in x else (x or {}).get("error", "n/a")
-        ratio = f"{b['ms'] / a['ms']:.3f}" if a and b and "ms" in a and "ms" in b else ""
-        ok = "yes" if a and b and a.get("ok") and b.get("ok") else "NO"
-        print(f"| {case} | {config} | {fmt(a)} | {fmt(b)} | {ratio} | {ok} |")
+    names = [chr(ord("A") + i) for i in range(len(builds))]
+    print("| case | config | " + " | ".join(f"{n} ms" for n in names) + " | " +
+          " | ".join(f"{n}/A" for n in names[1:]) + " | ok |")
+    print("|---|---|" + "---:|" * (2 * len(builds) - 1) + "---|")
+    fmt = lambda x: f"{x['ms']:.4f}" if x and "ms" in x else (x or {}).get("error", "n/a")
+    for (case, config), rows in best.items():
+        a = rows[0]
+        ratios = [f"{r['ms'] / a['ms']:.3f}" if a and r and "ms" in a and "ms" in r else "" for r in rows[1:]]
+        ok = "yes" if all(r and r.get("ok") for r in rows) else "NO"
+        print(f"| {case} | {config} | " + " | ".join(fmt(r) for r in rows) + " | " + " | ".join(ratios) + f" | {ok} |")
 
 
 if __name__ == "__main__":

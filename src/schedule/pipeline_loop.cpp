@@ -56,12 +56,10 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
       dots_.emplace_back(op.get(), *plan);
       if (plan->cfg.wgmma) wgmma.push_back(op.get());
     }
-  ahead_ = stages_ - 1;
   if (!wgmma.empty()) {  // no k-slices to drive the loop with: each wgmma dot is one group
-    if (wgmma.size() == 1 && stages_ >= 3 && accumulatesOnly(body_, *wgmma[0])) {
+    if (wgmma.size() == 1 && accumulatesOnly(body_, *wgmma[0])) {
       asyncDot_ = wgmma[0];
       asyncResult_ = int64_t(asyncDot_->operand(2)->index) - 1;
-      ahead_ = stages_ - 2;
     }
     return;
   }
@@ -178,7 +176,7 @@ void LoopRewrite::prologue() {
     if (p.align > 0) attrs.push_back(ir::Attr{"align", p.align});
     p.buffer = b_.create1(Opcode::SharedAlloc, {}, Type::shared(t.shape, t.elem, stages_, p.shared), attrs, p.c.load->loc);
   }
-  for (int s = 0; s < ahead_; ++s) {
+  for (int s = 0; s + 1 < stages_; ++s) {
     for (PipelinedLoad& p : pipelined_)
       copy(p, b_.create1(Opcode::SharedSlot, {p.buffer, i32(s)}, p.buffer->type.withSlots(1)), for_.operand(0), true, s);
     b_.create(Opcode::AsyncCommit, {}, {});
@@ -214,7 +212,7 @@ bool LoopRewrite::issueDeferredCopy() {
   if (deferred_.empty()) return false;
   PipelinedLoad* p = deferred_.front();
   deferred_.pop_front();
-  copy(*p, p->writeSlot, body_.arg(0), false, ahead_);
+  copy(*p, p->writeSlot, body_.arg(0), false, stages_ - 1);
   return true;
 }
 
@@ -253,26 +251,17 @@ void LoopRewrite::rewriteBody() {
   std::vector<ir::Op*> ops;
   for (const auto& op : body_.ops) ops.push_back(op.get());
   b_.setInsertionPoint(body_, 0);
-  if (!driven()) {  // iteration i's slots landed, and every thread is done with the slot refilled below
-    b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(ahead_ - 1)}});
+  if (!driven()) {  // iteration i's slots landed, and every thread is done with iteration i - 1's
+    b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(stages_ - 2)}});
     // wgmma reads its slots through the async proxy: each thread's copies, landed, are made visible
     // to it before the barrier passes them on.
     if (readsThroughDescriptors()) b_.create(Opcode::FenceAsyncShared, {}, {});
     b_.create(Opcode::Barrier, {}, {});
   }
-  // (i + ahead) mod S: the slot the copy for iteration i + ahead fills, the one iteration i - 1 read
-  // (ahead = S - 1), or i - 2 (a wgmma group of iteration i - 1 may still read its slot).
-  Value* previous = nullptr;
-  if (ahead_ == stages_ - 1) {
-    Value* isFirst = b_.create1(Opcode::Cmp, {slot_, i32(0)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
-    Value* before = b_.create1(Opcode::Sub, {slot_, i32(1)}, i32t);
-    previous = b_.create1(Opcode::Select, {isFirst, i32(stages_ - 1), before}, i32t);
-  } else {
-    Value* sum = b_.create1(Opcode::Add, {slot_, i32(ahead_)}, i32t);
-    Value* wraps = b_.create1(Opcode::Cmp, {sum, i32(stages_)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("ge")}});
-    Value* less = b_.create1(Opcode::Sub, {sum, i32(stages_)}, i32t);
-    previous = b_.create1(Opcode::Select, {wraps, less, sum}, i32t);
-  }
+  // (i - 1) mod S: the slot iteration i - 1 read, which the copy for iteration i + S - 1 fills.
+  Value* isFirst = b_.create1(Opcode::Cmp, {slot_, i32(0)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
+  Value* before = b_.create1(Opcode::Sub, {slot_, i32(1)}, i32t);
+  Value* previous = b_.create1(Opcode::Select, {isFirst, i32(stages_ - 1), before}, i32t);
   for (PipelinedLoad& p : pipelined_) {
     p.readSlot = b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1));
     p.writeSlot = b_.create1(Opcode::SharedSlot, {p.buffer, previous}, p.buffer->type.withSlots(1));
@@ -298,7 +287,7 @@ void LoopRewrite::rewriteBody() {
       if (op->numOperands() > 2)  // masked-off elements are `other`, not the zeros of the copy
         x = b_.create1(Opcode::Select, {op->operand(1), x, op->operand(2)}, x->type, {}, op->loc);
       ir::replaceAllUses(body_, op->result(0), x);
-      copy(*load, load->writeSlot, body_.arg(0), false, ahead_);
+      copy(*load, load->writeSlot, body_.arg(0), false, stages_ - 1);
     } else if (convert != pipelined_.end()) {
       replaced.push_back(op);
       convert->whole = b_.create1(Opcode::LocalLoad, {convert->readSlot}, op->result(0)->type, {}, op->loc);

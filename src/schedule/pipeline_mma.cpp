@@ -42,10 +42,12 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
       ir::Attr{"warps", std::vector<int64_t>{plan.cfg.warpsPerCTA[0], plan.cfg.warpsPerCTA[1]}}};
   Value* acc = b.create1(Opcode::Mma, {operand(0), operand(1), dot.operand(2)}, dot.operand(2)->type, attrs, dot.loc);
   Value* result = acc;
-  if (&dot == loop.asyncDot())  // the previous iteration's group is done: its slots may be refilled
+  if (&dot == loop.asyncDot()) {  // the previous iteration's group is done everywhere: its slots may be refilled
     b.create(Opcode::MmaWait, {}, {}, {ir::Attr{"pending", int64_t(1)}}, dot.loc);
-  else
+    b.create(Opcode::Barrier, {}, {}, {}, dot.loc);
+  } else {
     result = b.create1(Opcode::MmaWait, {acc}, acc->type, {ir::Attr{"pending", int64_t(0)}}, dot.loc);
+  }
   ir::Block& body = *dot.parent;
   ir::replaceAllUses(body, dot.result(0), result);
   std::array<Value*, 2> operands{dot.operand(0), dot.operand(1)};

@@ -97,9 +97,6 @@ class LoopRewrite {
   const ir::Op* first_ = nullptr;   // the first dot reading a pipelined load, when driven
   ir::Value* slot_ = nullptr;       // i mod stages (a body argument)
   ir::Value* next_ = nullptr;       // (i + 1) mod stages, once computed
-  // How many iterations ahead the copies run: stages - 1, or stages - 2 when a wgmma group of the
-  // previous iteration may still read its slot while this one's copies are issued.
-  int ahead_ = 0;
   const ir::Op* asyncDot_ = nullptr;
   int64_t asyncResult_ = -1;        // the loop result the async dot's accumulator leaves by
   bool readsThroughDescriptors() const;  // some slot is read by wgmma (the async proxy)
@@ -112,8 +109,10 @@ class LoopRewrite {
 // loop's deferred copies and, before the last slice of the driving dot, its synchronisation.
 void splitDot(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan, bool drives);
 // Replaces `dot` (top level of the loop body, on wgmma) by one `mma` reading its pipelined operands from
-// their slots through descriptors, and its wait: `mma_wait {pending = 1}` after it when the loop keeps
-// its group in flight (loop.asyncDot()), else the result through `mma_wait {pending = 0}`.
+// their slots through descriptors, and its wait: when the loop keeps its group in flight
+// (loop.asyncDot()), `mma_wait {pending = 1}` and a barrier after it (every warpgroup is done with the
+// previous iteration's slot, which the copies then refill), else the result through
+// `mma_wait {pending = 0}`.
 void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan);
 // How splitDot (or issueWgmma) would take `dot`: on mma.sync with an f32 or integer accumulator, or on
 // wgmma; else nothing.
