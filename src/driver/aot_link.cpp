@@ -94,7 +94,9 @@ Result<std::vector<File>> linkVariants(const std::vector<File>& headers, const s
   std::string h = "/* " + name + ".h: kernel '" + first.kernel + "', " + std::to_string(variants.size()) +
                   " variants behind one launch function, written by kiln aot link.\n"
                   "   The launch function calls the first variant, in this order, whose conditions hold:\n" + list +
-                  "   and returns CUDA_ERROR_NOT_FOUND, launching nothing, when none does.\n"
+                  (conditionsOf(variants[order.back()]) == "1"
+                       ? std::string("   (the last applies to any arguments).\n")
+                       : std::string("   and returns CUDA_ERROR_NOT_FOUND, launching nothing, when none does.\n")) +
                   "   Compile " + name + ".c with the variants' .c files and link with -lcuda. */\n";
   h += "#ifndef KILN_AOT_" + upper(name) + "_H\n#define KILN_AOT_" + upper(name) + "_H\n\n";
   h += "#include <cuda.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
