@@ -52,6 +52,7 @@ class GridParser {
   const std::vector<GridName>& names_;
   const std::string& prefix_;
   size_t pos_ = 0;
+  int depth_ = 0;
 
   [[noreturn]] void fail(size_t at, const std::string& message) { throw GridError{at + 1, message}; }
   char peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
@@ -111,6 +112,12 @@ class GridParser {
   }
 
   std::string unary() {
+    // Each nesting level (parenthesis, call, unary sign) recurses: bound it so no input runs the stack out.
+    if (++depth_ > 200) fail(pos_, "the expression nests too deeply");
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     skip();
     if (peek() == '-') {
       ++pos_;

@@ -70,6 +70,8 @@ TEST(Aot, Grids) {
   EXPECT_EQ(error, "--grid 'n 2', column 3: unexpected '2'");
   EXPECT_FALSE(parseGrid("(1, (2, 3))", names, "k", error));
   EXPECT_FALSE(parseGrid("99999999999999999999", names, "k", error));
+  EXPECT_FALSE(parseGrid(std::string(100000, '(') + "1", names, "k", error));
+  EXPECT_EQ(error.substr(error.size() - 31), "the expression nests too deeply");
   EXPECT_EQ(gridHelpers("k", {"(int64_t)1"}), "");
   EXPECT_NE(gridHelpers("k", *parseGrid("cdiv(n, 2)", names, "k", error)).find("k_div_"), std::string::npos);
 }
