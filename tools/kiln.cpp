@@ -1,4 +1,5 @@
-// The kiln command line: `kiln compile FILE --kernel NAME --signature SIG --emit STAGE`, `kiln archs`.
+// The kiln command line: `kiln compile FILE --kernel NAME --signature SIG --emit STAGE`, `kiln archs`,
+// `kiln aot` (tools/kiln_aot.cpp).
 // Exit 0 on success, 1 on an error in the input (diagnostic on stderr), 2 on a usage error.
 #include <cstdio>
 #include <cstring>
@@ -10,10 +11,13 @@
 
 #include "kiln/kiln.h"
 
+int aotCommand(const std::vector<std::string>& args);  // kiln_aot.cpp
+
 namespace {
 
 const char* const kUsage =
     "usage: kiln compile FILE --kernel NAME --signature SIG [options]\n"
+    "       kiln aot ...    (C and C++ launchers compiled ahead of time: `kiln aot --help`)\n"
     "       kiln archs      (the GPU targets --arch accepts here, one a line)\n"
     "\n"
     "Compiles the @jit kernel NAME of the Python file FILE for the signature SIG, written in\n"
@@ -190,5 +194,6 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "compile") return compileCommand(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args[0] == "archs") return archsCommand();
+  if (args[0] == "aot") return aotCommand(std::vector<std::string>(args.begin() + 1, args.end()));
   return usageError("unknown command '" + args[0] + "'");
 }
