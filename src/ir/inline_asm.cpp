@@ -61,7 +61,7 @@ std::string parseInlineAsm(const std::string& asmText, const std::string& constr
     if (comma == std::string::npos) comma = constraints.size();
     std::string c = trim(constraints.substr(start, comma - start));
     start = comma + 1;
-    if (c.empty() && comma == constraints.size() && out.empty() && trim(constraints).empty()) break;
+    if (out.empty() && comma == constraints.size() && c.empty()) break;  // "" names no operands
     AsmConstraint k;
     if (!c.empty() && c[0] == '=') {
       k.output = true;
@@ -77,7 +77,7 @@ std::string parseInlineAsm(const std::string& asmText, const std::string& constr
     out.push_back(k);
   }
   // Outputs: each result's registers in turn; then each operand's, per invocation.
-  size_t want = 0, i = 0;
+  size_t i = 0;
   auto take = [&](const Type& t, bool output, const std::string& what) -> std::string {
     int per = asmElemsPerReg(t, pack);
     for (int64_t q = 0; q < pack / per; ++q, ++i) {
@@ -89,7 +89,7 @@ std::string parseInlineAsm(const std::string& asmText, const std::string& constr
   size_t outputs = 0, inputs = 0;
   for (const Type& t : results) outputs += size_t(pack / asmElemsPerReg(t, pack));
   for (const Type& t : operands) inputs += size_t(pack / asmElemsPerReg(t, pack));
-  want = outputs + inputs;
+  const size_t want = outputs + inputs;
   size_t haveOut = size_t(std::count_if(out.begin(), out.end(), [](const AsmConstraint& c) { return c.output; }));
   if (haveOut != outputs || out.size() - haveOut != inputs)
     return "constraints name " + std::to_string(haveOut) + " outputs and " + std::to_string(out.size() - haveOut) +
@@ -101,9 +101,14 @@ std::string parseInlineAsm(const std::string& asmText, const std::string& constr
   for (size_t a = 0; a < operands.size(); ++a)
     if (std::string m = take(operands[a], false, "argument " + std::to_string(a)); !m.empty()) return m;
   for (size_t p = asmText.find('$'); p != std::string::npos; p = asmText.find('$', p + 1)) {
+    if (p + 1 < asmText.size() && asmText[p + 1] == '$') {  // "$$" is a literal "$"
+      ++p;
+      continue;
+    }
     size_t q = p + 1;
     uint64_t n = 0;
-    while (q < asmText.size() && asmText[q] >= '0' && asmText[q] <= '9' && n < want + 1) n = n * 10 + uint64_t(asmText[q++] - '0');
+    while (q < asmText.size() && asmText[q] >= '0' && asmText[q] <= '9' && n <= want)  // stop once past
+      n = n * 10 + uint64_t(asmText[q++] - '0');
     if (q > p + 1 && n >= want)
       return "the asm names $" + std::to_string(n) + " but has only " + std::to_string(want) + " operands ($0..$" +
              std::to_string(want ? want - 1 : 0) + ")";

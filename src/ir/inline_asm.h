@@ -26,7 +26,7 @@ int asmElemBits(const Type& t);
 // The constraints of an inline_asm with these operand and result types, checked against them: "" and
 // `out` filled, or the message of the first problem (unknown letter, an input before an output, a count
 // that differs from what the operands and pack need, a register too narrow for its value, `$N` in the
-// text past the last operand).
+// text past the last operand; "$$" is a literal "$").
 std::string parseInlineAsm(const std::string& asmText, const std::string& constraints, int64_t pack,
                            const std::vector<Type>& operands, const std::vector<Type>& results,
                            std::vector<AsmConstraint>& out);

@@ -14,7 +14,9 @@ void inlineAsm(const Op& op) {
   std::vector<Type> ins = typesOf(op.operands), outs;
   for (const auto& r : op.results) outs.push_back(r->type);
   for (const Type& t : ins)
-    require(sameShape(t), op, [&] { return "needs arguments and results of one shape, got " + typeList(ins) + " -> " + typeList(outs); });
+    require(sameShape(t), op, [&] {
+      return "needs arguments and results of one shape, got " + typeList(ins) + " -> " + typeList(outs);
+    });
   for (const Type& t : outs) {
     require(sameShape(t), op, [&] { return "needs results of one shape, got " + typeList(outs); });
     require(!t.isPtr(), op, [&] { return "cannot produce pointers, got " + t.str(); });

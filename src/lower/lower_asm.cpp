@@ -127,10 +127,16 @@ std::vector<Reg> unpackOutput(ptx::Entry& e, const ir::Type& t, Reg out, int per
   return res;
 }
 
-// The asm text with $N replaced by names[N] (sema and the verifier checked every N is in range).
+// The asm text with $N replaced by names[N] (sema and the verifier checked every N is in range) and
+// "$$" by "$", as in LLVM's inline asm, which Triton's texts are written for.
 std::string substitute(const std::string& text, const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '$') {
+      out += '$';
+      ++i;
+      continue;
+    }
     size_t j = i + 1;
     size_t n = 0;
     while (text[i] == '$' && j < text.size() && text[j] >= '0' && text[j] <= '9' && n <= names.size())

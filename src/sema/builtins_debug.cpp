@@ -75,7 +75,8 @@ SValue inlineAsmElementwise(CallArgs& a) {
   Shape shape;
   for (size_t i = 0; i < argList.size(); ++i) {
     if (!argList[i].isIR() && !argList[i].isNumber())
-      a.fail(a.display + "(): argument " + std::to_string(i) + " must be a tensor or a number, got " + argList[i].describe());
+      a.fail(a.display + "(): argument " + std::to_string(i) + " must be a tensor or a number, got " +
+             argList[i].describe());
     operands.push_back(toTensor(cx, argList[i], a.loc, a.display + "'s argument " + std::to_string(i)));
     shape = broadcastShape(shape, operands.back()->type.shape, a.loc);
   }

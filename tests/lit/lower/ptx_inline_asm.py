@@ -9,6 +9,7 @@
 # RUN: kiln compile %s --kernel packed_two_outputs --signature "*i8:16, *fp32:16, *fp32:16, *i32:16, *fp32:16, 512" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=PACKTWO
 # RUN: kiln compile %s --kernel halves --signature "*fp16:16, *fp16:16, 256" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=HALVES
 # RUN: kiln compile %s --kernel scalar_asm --signature "*i32:16, i32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=SCALAR
+# RUN: kiln compile %s --kernel dollar_label --signature "*i32:16, i32" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=DOLLAR
 
 # pack=1: one invocation per element, $0 the output register, $1..$3 the inputs as they are held.
 # SHIFT:       // inline asm
@@ -71,6 +72,9 @@
 # SCALAR-NEXT: {
 # SCALAR-NEXT: mul.lo.u32 {{%r[0-9]+}}, {{%r[0-9]+}}, 3;
 # SCALAR-NEXT: }
+
+# "$$" is a literal "$" (a label of the asm's own).
+# DOLLAR:      @p bra $Lskip; mov.b32 {{%r[0-9]+}}, 2; $Lskip: }
 
 import triton
 import triton.language as tl
@@ -165,4 +169,11 @@ def halves(X, Y, BLOCK: tl.constexpr):
 @triton.jit
 def scalar_asm(Y, n):
     y = tl.inline_asm_elementwise("mul.lo.u32 $0, $1, 3;", "=r,r", [n], dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(Y, y)
+
+
+@triton.jit
+def dollar_label(Y, n):
+    y = tl.inline_asm_elementwise("{ .reg .pred p; setp.eq.s32 p, $1, 0; mov.b32 $0, 1; @p bra $$Lskip; mov.b32 $0, 2; $$Lskip: }",
+                                  "=r,r", [n], dtype=tl.int32, is_pure=False, pack=1)
     tl.store(Y, y)
