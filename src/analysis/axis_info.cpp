@@ -68,6 +68,10 @@ class Solver {
       for (const auto& r : op.results) set(r.get(), lattice::conservative(r->type));
       return;
     }
+    if (op.opcode == ir::Opcode::InlineAsm) {  // the user's PTX may compute anything, result by result
+      for (const auto& r : op.results) set(r.get(), lattice::conservative(r->type));
+      return;
+    }
     if (op.opcode == ir::Opcode::MmaWait) {  // the same values, once the tensor cores are done
       for (unsigned i = 0; i < op.numResults(); ++i) set(op.result(i), info(op.operand(i)));
       return;

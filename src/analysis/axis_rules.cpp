@@ -200,7 +200,9 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
     case Opcode::ConvertLayout: return *in[0];  // the same values in other registers
 
     case Opcode::Store: case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield:
-    case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::DebugBarrier: noResult(op);
+    case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::Print: case Opcode::DebugBarrier:
+      noResult(op);
+    case Opcode::InlineAsm: noResult(op);  // axis_info.cpp gives every result nothing known
     // Several results whose values the combine region decides: axis_info.cpp gives them all ones.
     case Opcode::ReduceCombine: case Opcode::Scan: noResult(op);
 

@@ -70,7 +70,8 @@ class Checker {
     switch (assign::layoutRuleOf(op.opcode)) {
       case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
       case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Exchange:
-        if (!isTile(op.result())) return;
+        if (op.numResults() < 1 || !isTile(op.result())) return;
+        for (unsigned i = 1; i < op.numResults(); ++i) same(op, op.result(i), result(), "every result in one layout");
         for (unsigned i = 0; i < op.numOperands(); ++i)
           if (auto want = assign::operandFromResult(op, i, result()))
             same(op, op.operand(i), *want, "operand #" + std::to_string(i));

@@ -36,7 +36,7 @@ void collectNeeds(ir::Op& op, const Choice& choice, LayoutPool& pool, std::vecto
   switch (layoutRuleOf(op.opcode)) {
     case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
     case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Exchange:
-      if (op.numResults() == 1 && isTile(op.result()))
+      if (op.numResults() >= 1 && isTile(op.result()))
         for (unsigned i = 0; i < op.numOperands(); ++i)
           if (auto want = operandFromResult(op, i, *op.result()->type.layout)) need(&op, i, pool.intern(*want));
       break;
@@ -83,7 +83,7 @@ bool rematerializable(const ir::Op& op) {
   switch (layoutRuleOf(op.opcode)) {
     case LayoutRule::Source: case LayoutRule::Elementwise: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
     case LayoutRule::Reshape: case LayoutRule::Permute:
-      return op.numResults() == 1;
+      return op.numResults() == 1 && op.opcode != ir::Opcode::InlineAsm;  // the user's asm runs where it stands
     case LayoutRule::Load: case LayoutRule::Store: case LayoutRule::Reduce: case LayoutRule::Combine: case LayoutRule::Dot:
     case LayoutRule::Exchange: case LayoutRule::Convert: case LayoutRule::ControlFlow: case LayoutRule::Terminator:
     case LayoutRule::Free:

@@ -121,7 +121,10 @@ class Propagation {
             for (size_t u = 0; u < t.users.size(); ++u) groups_.unite(t.defs[0], t.users[u]->operand(t.operandIdx[u]));
           }
           break;
-        case LayoutRule::Elementwise: case LayoutRule::Source: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
+        case LayoutRule::Elementwise:  // several results (inline_asm's) share one layout, the first's
+          for (size_t i = 1; i < op->results.size(); ++i) tied_.unite(op->result(0), op->result(unsigned(i)));
+          break;
+        case LayoutRule::Source: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
         case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Exchange: case LayoutRule::Store:
         case LayoutRule::Terminator: case LayoutRule::Free:
           break;
@@ -190,7 +193,7 @@ class Propagation {
       switch (rule) {
         case LayoutRule::Elementwise: case LayoutRule::Load: case LayoutRule::Broadcast: case LayoutRule::ExpandDims:
         case LayoutRule::Reshape: case LayoutRule::Permute: case LayoutRule::Exchange:
-          if (const Layout* l = op.numResults() == 1 ? get(op.result()) : nullptr)
+          if (const Layout* l = op.numResults() >= 1 ? get(op.result()) : nullptr)
             for (unsigned i = 0; i < op.numOperands(); ++i)
               if (auto want = operandFromResult(op, i, *l)) changed |= assign(op.operand(i), *want);
           break;
@@ -219,7 +222,7 @@ class Propagation {
       switch (layoutRuleOf(op.opcode)) {
         case LayoutRule::Elementwise: case LayoutRule::ExpandDims: case LayoutRule::Reshape: case LayoutRule::Permute:
         case LayoutRule::Exchange: {
-          if (op.numResults() != 1 || !isTile(op.result()) || get(op.result())) break;
+          if (op.numResults() < 1 || !isTile(op.result()) || get(op.result())) break;
           int pick = -1;
           for (unsigned i = 0; i < op.numOperands(); ++i)
             if (isTile(op.operand(i)) && get(op.operand(i)) && (pick < 0 || (isCheap(op.operand(unsigned(pick))) &&

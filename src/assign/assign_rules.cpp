@@ -34,6 +34,7 @@ LayoutRule layoutRuleOf(Opcode op) {
     case ir::Family::Control: return LayoutRule::ControlFlow;
     case ir::Family::Terminator: return LayoutRule::Terminator;
     case ir::Family::Assert: return LayoutRule::Free;
+    case ir::Family::Asm: return LayoutRule::Elementwise;  // its results share one layout (tied)
     case ir::Family::Layout:
       if (op == Opcode::ConvertLayout) return LayoutRule::Convert;
       break;  // extract_slice: the pipeline pass's, after layout assignment
@@ -127,7 +128,7 @@ std::optional<Layout> operandFromResult(const ir::Op& op, unsigned i, const Layo
 }
 
 std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layout& operand) {
-  if (op.numResults() != 1 || !isTile(op.result()) || !isTile(op.operand(i))) return std::nullopt;
+  if (op.numResults() < 1 || !isTile(op.result()) || !isTile(op.operand(i))) return std::nullopt;
   switch (layoutRuleOf(op.opcode)) {
     case LayoutRule::Elementwise:
     case LayoutRule::Load:

@@ -143,8 +143,14 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::ConvertLayout: case Opcode::If:
       case Opcode::Yield:
       case Opcode::Condition: case Opcode::Return: case Opcode::Assert: case Opcode::AtomicCas:
-      case Opcode::DebugBarrier: case Opcode::Histogram:
+      case Opcode::DebugBarrier: case Opcode::Histogram: case Opcode::Print:
         break;
+      case Opcode::InlineAsm:
+        // Refused before any program runs: the interpreter defines every op's meaning, and PTX text has
+        // none it can compute. A user error at the call, not a crash.
+        throw CompileError(op.loc, "kernel '" + fn_.name +
+                                       "': inline PTX (tl.inline_asm_elementwise) cannot run on the interpreter; "
+                                       "run the kernel on a GPU");
       case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
       case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
       case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
@@ -313,6 +319,8 @@ void Machine::exec(const Inst& in) {
     case Opcode::While: execWhile(in); return;
     case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
       return;  // terminators are consumed by execRegion
+    case Opcode::Print: print(in); return;
+    case Opcode::InlineAsm: break;  // rejected by prepare()
     case Opcode::Assert: {
       for (const Elem& e : val(in.in[0]))
         if (!(e.u & 1))

@@ -87,6 +87,7 @@ class Machine {
   void dot(const Inst& in);
   void gatherAlong(const Inst& in);  // gather (exchange.cpp)
   void histogram(const Inst& in);    // exchange.cpp
+  void print(const Inst& in);        // print.cpp: device_print's lines on stdout
 
  private:
   void prepare(const ir::Block& b, Region& r, int depth);

@@ -145,7 +145,7 @@ void OverflowOracle::after(const Inst& in) {
       return computeShadow(in, r);
     case Family::Control: return;  // its results were copied from the region's values (copied())
     case Family::Constant: case Family::Index: case Family::Math: case Family::Memory: case Family::Reduce:
-    case Family::Dot: case Family::Exchange: case Family::Terminator: case Family::Assert: case Family::Shared:
+    case Family::Dot: case Family::Exchange: case Family::Terminator: case Family::Assert: case Family::Asm: case Family::Shared:
     case Family::Async: case Family::Sync: case Family::Mma: case Family::Partition:
       return fromValue(r);  // taken as it is: a load's index, program_id, a constant
   }

@@ -33,8 +33,8 @@ bool isElementwise(Opcode op) {
       return true;
     case Family::Constant: case Family::Index: case Family::Shape: case Family::Cast: case Family::Pointer:
     case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Exchange: case Family::Hint: case Family::Control:
-    case Family::Terminator: case Family::Assert: case Family::Layout: case Family::Shared: case Family::Async:
-    case Family::Sync: case Family::Mma: case Family::Partition:
+    case Family::Terminator: case Family::Assert: case Family::Asm: case Family::Layout: case Family::Shared:
+    case Family::Async: case Family::Sync: case Family::Mma: case Family::Partition:
       return false;
   }
   return false;
@@ -43,13 +43,14 @@ bool isElementwise(Opcode op) {
 bool allowedInCombineRegion(Opcode op) {
   switch (familyOf(op)) {
     case Family::Constant: case Family::Cast: case Family::Arith: case Family::Bitwise: case Family::Math:
-    case Family::Compare: case Family::Assert:
+    case Family::Compare:
       return true;
+    case Family::Assert: return op == Opcode::Assert;  // a print's lines follow no order inside a combine
     case Family::Index: return op != Opcode::Arange;
     case Family::Terminator: return op == Opcode::Yield;
     case Family::Shape: case Family::Pointer: case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Exchange:
-    case Family::Hint: case Family::Control: case Family::Layout: case Family::Shared: case Family::Async:
-    case Family::Sync: case Family::Mma: case Family::Partition:
+    case Family::Hint: case Family::Control: case Family::Asm: case Family::Layout: case Family::Shared:
+    case Family::Async: case Family::Sync: case Family::Mma: case Family::Partition:
       return false;
   }
   return false;

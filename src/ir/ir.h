@@ -40,7 +40,8 @@ enum class Family : uint8_t {
   Hint,        // multiple_of, max_contiguous: identity on values, facts for the axis analysis
   Control,     // for, if, while
   Terminator,  // yield, condition, return
-  Assert,      // assert
+  Assert,      // assert, print: the kernel's checks and debugging output
+  Asm,         // inline_asm: PTX written by the user, element-wise
   Layout,      // convert_layout
   // GPU IR only: the schedule (docs/gpu-ir.md)
   Shared,      // shared_alloc, shared_slot, local_store, local_load

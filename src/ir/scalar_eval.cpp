@@ -318,7 +318,7 @@ bool decodeElementwise(const Op& attrOp, Scalar t, ElementwiseFn& out) {
     case Family::Compare: kind = AnyType; break;
     case Family::Constant: case Family::Index: case Family::Shape: case Family::Cast: case Family::Pointer:
     case Family::Memory: case Family::Reduce: case Family::Dot: case Family::Exchange: case Family::Hint: case Family::Control:
-    case Family::Terminator: case Family::Assert: case Family::Layout: case Family::Shared: case Family::Async:
+    case Family::Terminator: case Family::Assert: case Family::Asm: case Family::Layout: case Family::Shared: case Family::Async:
     case Family::Sync: case Family::Mma: case Family::Partition:
       return false;
   }

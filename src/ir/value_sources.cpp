@@ -42,7 +42,7 @@ void resultSources(const Op& op, unsigned result, const Visit& f) {
       }
       return;
     case Family::Constant: case Family::Index: case Family::Math: case Family::Memory: case Family::Reduce:
-    case Family::Dot: case Family::Terminator: case Family::Assert: case Family::Shared: case Family::Async:
+    case Family::Dot: case Family::Terminator: case Family::Assert: case Family::Asm: case Family::Shared: case Family::Async:
     case Family::Sync: case Family::Mma: case Family::Partition:
       return;  // taken from elsewhere
   }

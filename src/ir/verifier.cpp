@@ -29,8 +29,10 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
       {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List},
       {"reverse", AttrKind::Int}, {"sem", AttrKind::String}, {"scope", AttrKind::String},
-      {"pipelined", AttrKind::Int}, {"align", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int}, {"dim", AttrKind::Int},
-      {"descending", AttrKind::Int}, {"block", AttrKind::String},
+      {"pipelined", AttrKind::Int}, {"align", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int},
+      {"dim", AttrKind::Int}, {"descending", AttrKind::Int}, {"block", AttrKind::String}, {"prefix", AttrKind::String},
+      {"hex", AttrKind::Int}, {"asm", AttrKind::String}, {"constraints", AttrKind::String}, {"pack", AttrKind::Int},
+      {"pure", AttrKind::Int},
   };
   for (const auto& k : kKinds)
     if (k.name == name) return k.kind;

@@ -42,5 +42,7 @@ void checkCombineTypeRule(const Op& op);
 void checkAtomicTypeRule(const Op& op);
 // The same for gather and histogram (verifier_exchange.cpp).
 void checkExchangeTypeRule(const Op& op);
+// The same for inline_asm and print (verifier_asm.cpp).
+void checkAsmTypeRule(const Op& op);
 
 }  // namespace kiln::ir

@@ -395,6 +395,8 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       return checkAtomicTypeRule(op);  // verifier_atomic.cpp
     case Opcode::DebugBarrier:
       return;
+    case Opcode::InlineAsm: case Opcode::Print:
+      return checkAsmTypeRule(op);  // verifier_asm.cpp
     case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
     case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:

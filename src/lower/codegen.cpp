@@ -384,6 +384,7 @@ void Codegen::lowerOp(const ir::Op& op) {
       return lowerSchedule(*this, op);
     case ir::Family::Mma: return lowerTensorCore(*this, op);
     case ir::Family::Partition: return lowerPartition(*this, op);
+    case ir::Family::Asm: return lowerInlineAsm(*this, op);
   }
 }
 

@@ -199,7 +199,7 @@ void lowerShape(Codegen& cg, const ir::Op& op);        // splat, broadcast, expa
                                                        // program_id, num_programs, multiple_of, max_contiguous
 void lowerMemory(Codegen& cg, const ir::Op& op);       // load, store, ptr_add
 void lowerAtomic(Codegen& cg, const ir::Op& op);       // atomic_rmw, atomic_cas (lower_atomic.cpp; via lowerMemory)
-void lowerControl(Codegen& cg, const ir::Op& op);      // for, if, while, yield, condition, return, assert
+void lowerControl(Codegen& cg, const ir::Op& op);      // for, if, while, yield, condition, return, assert, print
 void lowerConvert(Codegen& cg, const ir::Op& op);      // convert_layout (registers, shuffles or shared memory)
 void lowerReduce(Codegen& cg, const ir::Op& op);       // reduce: in-thread, shuffles, shared memory across warps;
                                                        // hands reduce_combine, scan and sort to those below
@@ -214,6 +214,8 @@ void lowerSchedule(Codegen& cg, const ir::Op& op);     // shared buffers, async 
 // (a loop reads its slots in every iteration; lower_schedule.cpp).
 void precomputeSlotOffsets(Codegen& cg, const ir::Block& body);
 void lowerPartition(Codegen& cg, const ir::Op& op);    // warp_partition
+void lowerInlineAsm(Codegen& cg, const ir::Op& op);    // inline_asm: the user's PTX in a { } scope per pack
+void lowerPrint(Codegen& cg, const ir::Op& op);        // print: vprintf per element (lower_print.cpp; via lowerControl)
 
 
 // Emits the PTX module text for a GPU IR function (one entry named after it).

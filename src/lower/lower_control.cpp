@@ -268,6 +268,7 @@ void lowerControl(Codegen& cg, const ir::Op& op) {
       return;  // read by the op that owns the region, after its body is lowered
     case Opcode::Return: return cg.e.ret();
     case Opcode::Assert: return assertOp(cg, op);
+    case Opcode::Print: return lowerPrint(cg, op);
     default:  // not in the families this file lowers (codegen.cpp dispatches on ops.def's family)
       break;
   }

@@ -11,6 +11,8 @@ using ir::Opcode;
 Effect effectOf(const ir::Op& op) {
   // A volatile load must happen exactly as often as the program says: it stays where it is.
   if (op.opcode == Opcode::Load && op.intAttrOr("volatile", 0) != 0) return Effect::Write;
+  // Inline asm is a black box: only the user's is_pure=True lets the passes merge, move or drop it.
+  if (op.opcode == Opcode::InlineAsm) return op.intAttrOr("pure", 0) != 0 ? Effect::Pure : Effect::Write;
   return op.info().effect;
 }
 

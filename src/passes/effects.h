@@ -10,7 +10,7 @@
 namespace kiln::passes {
 
 using ir::Effect;
-// The effect column of ops.def, with a volatile load made Write.
+// The effect column of ops.def, with a volatile load made Write and a pure inline_asm Pure.
 Effect effectOf(const ir::Op& op);
 inline bool isPure(const ir::Op& op) { return effectOf(op) == Effect::Pure; }
 

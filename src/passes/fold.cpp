@@ -80,7 +80,7 @@ ir::Value* foldConstant(ir::Op& op, ir::Builder& b) {
     // The rest never fold to a constant: their values are unknown at compile time or they have effects.
     case ir::Family::Constant: case ir::Family::Pointer: case ir::Family::Memory: case ir::Family::Reduce:
     case ir::Family::Dot: case ir::Family::Exchange: case ir::Family::Hint: case ir::Family::Control: case ir::Family::Terminator:
-    case ir::Family::Assert: case ir::Family::Layout: case ir::Family::Shared: case ir::Family::Async:
+    case ir::Family::Assert: case ir::Family::Asm: case ir::Family::Layout: case ir::Family::Shared: case ir::Family::Async:
     case ir::Family::Sync: case ir::Family::Mma: case ir::Family::Partition:
       return nullptr;
   }

@@ -215,6 +215,28 @@ std::string Entry::addShared(std::string_view name, int64_t bytes, int align) {
   return symbol;
 }
 
+std::string Entry::addLocal(std::string_view name, int64_t bytes, int align) {
+  if (!validIdentifier(name)) bug("bad local array name '" + std::string(name) + "'");
+  if (bytes <= 0 || align <= 0 || (align & (align - 1)) != 0) bug("bad local array size or alignment");
+  std::string symbol = name_ + "_" + std::string(name);
+  std::string decl = ".local .align " + std::to_string(align) + " .b8 " + symbol + "[" + std::to_string(bytes) + "];";
+  for (const std::string& d : sharedDecls_)  // asked for again (every print shares one buffer): the same array
+    if (d == decl) return symbol;
+  sharedDecls_.push_back(decl);
+  return symbol;
+}
+
+std::string Entry::addGlobalString(std::string_view bytes) {
+  for (const auto& [b, sym] : strings_)
+    if (b == bytes) return sym;
+  std::string symbol = name_ + "_str" + std::to_string(strings_.size());
+  std::string decl = ".global .align 1 .b8 " + symbol + "[" + std::to_string(bytes.size() + 1) + "] = {";
+  for (unsigned char c : bytes) decl += std::to_string(unsigned(c)) + ", ";
+  globalDecls_.push_back(decl + "0};");
+  strings_.emplace_back(std::string(bytes), symbol);
+  return symbol;
+}
+
 Reg Entry::dynamicSharedBase() {
   usesDynamicShared_ = true;
   Reg r = reg(RegClass::B32);
@@ -233,6 +255,18 @@ void Entry::inst(std::string_view opcode, const std::vector<Operand>& operands, 
 }
 
 void Entry::comment(std::string_view text) { addLine("    // " + std::string(text)); }
+
+void Entry::verbatim(std::string_view text) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view l = text.substr(start, nl - start);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l.find_first_not_of(" \t") != std::string_view::npos) addLine("    " + std::string(l));
+    start = nl + 1;
+  }
+}
 
 Label Entry::newLabel(std::string_view hint) {
   std::string n = "$L" + std::to_string(labelCount_++);
@@ -300,6 +334,16 @@ std::string Module::str() const {
     if (e->usesDynamicShared()) align = std::max(align, e->dynamicSharedAlign());
   if (align > 0)
     s += "\n.extern .shared .align " + std::to_string(align) + " .b8 " + std::string(Entry::kDynamicShared) + "[];\n";
+  for (const auto& e : entries_) {
+    if (!e->usesVprintf()) continue;
+    s += "\n.extern .func (.param .b32 func_retval0) vprintf\n(\n    .param .b64 vprintf_param_0,\n"
+         "    .param .b64 vprintf_param_1\n);\n";
+    break;
+  }
+  for (const auto& e : entries_) {
+    if (!e->globalDecls().empty()) s += "\n";
+    for (const std::string& d : e->globalDecls()) s += d + "\n";
+  }
   for (const auto& e : entries_) s += "\n" + e->str();
   return s;
 }

@@ -110,6 +110,17 @@ class Entry {
 
   // A static shared array declared in the entry; returns its symbol "<entry>_<name>".
   std::string addShared(std::string_view name, int64_t bytes, int align = 16);
+  // A local-memory array of the entry (a printf argument buffer); returns its symbol "<entry>_<name>".
+  // Asking again with the same name, size and alignment returns the same array.
+  std::string addLocal(std::string_view name, int64_t bytes, int align = 8);
+  // A NUL-terminated byte string in global memory, declared at module scope before the entry; returns
+  // its symbol "<entry>_str<N>". Strings with equal bytes share one symbol.
+  std::string addGlobalString(std::string_view bytes);
+  const std::vector<std::string>& globalDecls() const { return globalDecls_; }
+  // The entry calls vprintf: the module declares it (`.extern .func`).
+  void useVprintf() { usesVprintf_ = true; }
+  bool usesVprintf() const { return usesVprintf_; }
+
   // The dynamic shared memory `smem` (declared once per module, sized at launch): marks it used
   // and returns a fresh .b32 register holding its shared-window address.
   Reg dynamicSharedBase();
@@ -126,6 +137,8 @@ class Entry {
   // `opcode operands;` (operands joined by ", "), optionally guarded.
   void inst(std::string_view opcode, const std::vector<Operand>& operands = {}, Guard guard = {});
   void comment(std::string_view text);
+  // Lines given by the user (inline asm), each indented and written as it is; nothing is checked.
+  void verbatim(std::string_view text);
   Label newLabel(std::string_view hint = "");
   void label(const Label& l);
   void bra(const Label& target, Guard guard = {});  // divergent branch
@@ -142,8 +155,10 @@ class Entry {
   std::vector<Param> params_;
   std::array<int, 3> maxNtid_{0, 0, 0}, reqNtid_{0, 0, 0};
   int minNCtaPerSm_ = 0, maxNReg_ = 0;
-  std::vector<std::string> sharedDecls_;
-  bool usesDynamicShared_ = false;
+  std::vector<std::string> sharedDecls_;  // and local arrays
+  std::vector<std::string> globalDecls_;
+  std::vector<std::pair<std::string, std::string>> strings_;  // bytes -> symbol
+  bool usesDynamicShared_ = false, usesVprintf_ = false;
   int dynamicSharedAlign_ = 16;
   std::array<int, kNumRegClasses> regCount_{};
   int labelCount_ = 0;

@@ -27,7 +27,7 @@ bool recomputable(Opcode op) {
       return op == Opcode::Fma;
     case ir::Family::Memory: case ir::Family::Reduce: case ir::Family::Dot: case ir::Family::Exchange:
     case ir::Family::Control:
-    case ir::Family::Terminator: case ir::Family::Assert: case ir::Family::Layout: case ir::Family::Shared: case ir::Family::Async:
+    case ir::Family::Terminator: case ir::Family::Assert: case ir::Family::Asm: case ir::Family::Layout: case ir::Family::Shared: case ir::Family::Async:
     case ir::Family::Sync: case ir::Family::Mma: case ir::Family::Partition:
       return false;
   }

@@ -193,9 +193,6 @@ SValue decoratorOnly(CallArgs& a) {
 SValue annotationOnly(CallArgs& a) {
   a.fail(a.display + " is a type used in annotations; it cannot be called inside a kernel");
 }
-SValue devicePrint(CallArgs& a) {
-  a.fail(a.display + " is not supported by kiln; use tl.static_print for compile-time values");
-}
 
 constexpr BuiltinDef kCore[] = {
     {"program_id", kTl, "axis", programId},
@@ -214,7 +211,6 @@ constexpr BuiltinDef kCore[] = {
     {"static_assert", kTl, "cond msg?", staticAssert},
     {"static_print", kTl, "*values sep? end? file? flush?", staticPrint},
     {"device_assert", kTl, "cond msg? mask?", deviceAssert},
-    {"device_print", kTl, nullptr, devicePrint},
     {"constexpr", kTl, "value", constexprFn},
     {"cdiv", kTl | kTriton | kMember, "x div", cdiv},
     {"next_power_of_2", kTriton, "n", nextPowerOf2},
@@ -230,8 +226,6 @@ constexpr BuiltinDef kCore[] = {
     {"dtype", kTl, nullptr, annotationOnly},
     {"tensor_descriptor", kTl, nullptr, annotationOnly},
     {"const", kTl, nullptr, annotationOnly},
-    // Known Triton builtins kiln does not implement: named here so the error says so.
-    {"inline_asm_elementwise", kTl, nullptr, unsupportedBuiltin},
 };
 
 }  // namespace

@@ -130,9 +130,6 @@ SValue pyHasattr(CallArgs& a) {
 }
 
 SValue pyRange(CallArgs& a) { a.fail("range() can only be used as the iterable of a for loop"); }
-SValue pyPrint(CallArgs& a) {
-  a.fail("print is not supported in kernels; use tl.static_print for compile-time values");
-}
 // isinstance as Triton answers it (constexprs unwrapped to Python values first): tl.tensor holds
 // the runtime values, tl.dtype every dtype, tl.pointer_type the pointer dtypes, tl.tensor_descriptor
 // the tensor descriptors, int/float/bool
@@ -169,7 +166,6 @@ constexpr BuiltinDef kPython[] = {
     {"len", kPy, "obj", pyLen},
     {"hasattr", kPy, "obj name", pyHasattr},
     {"range", kPy, nullptr, pyRange},
-    {"print", kPy, nullptr, pyPrint},
     {"isinstance", kPy, "obj classinfo", pyIsinstance},
     {"tuple", kPy | kTl, "iterable?", pyTuple},
 };

@@ -26,10 +26,11 @@ std::span<const BuiltinDef> family(size_t i) {
     case 13: return sortBuiltins();
     case 14: return blockPointerBuiltins();
     case 15: return descriptorBuiltins();
+    case 16: return debugBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 16;
+constexpr size_t kFamilies = 17;
 
 struct Param {
   std::string name;

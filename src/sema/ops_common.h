@@ -158,6 +158,7 @@ std::span<const BuiltinDef> exchangeBuiltins();   // gather, histogram (builtins
 std::span<const BuiltinDef> sortBuiltins();       // tl.sort, tl.topk
 std::span<const BuiltinDef> blockPointerBuiltins();  // tl.make_block_ptr, tl.advance (builtins_block_ptr.cpp)
 std::span<const BuiltinDef> descriptorBuiltins();    // tl.make_tensor_descriptor and its methods
+std::span<const BuiltinDef> debugBuiltins();  // tl.inline_asm_elementwise, tl.device_print, print (builtins_debug.cpp)
 
 // The builtin named `name` in the namespace `where` (one BuiltinWhere bit), or null.
 const BuiltinDef* findBuiltin(std::string_view name, unsigned where);

@@ -105,6 +105,10 @@ std::unique_ptr<Module> buildEverything() {
   b.create1(O::Dot, {da, da, acc}, acc->type, {{"input_precision", std::string("ieee")}});
   b.create1(O::Gather, {ld, sel}, vf, {{"axis", int64_t(0)}});
   b.create1(O::Histogram, {r}, Type::tensor({8}, Scalar::I32));
+  b.create(O::InlineAsm, {r, r}, {vi, vf},
+           {{"asm", std::string("{ add.s32 $0, $2, $3;\n  cvt.rn.f32.s32 $1, $0; }")},
+            {"constraints", std::string("=r,=f,r,r")}, {"pack", int64_t(1)}});
+  b.create(O::Print, {r, n}, {}, {{"hex", int64_t(1)}, {"prefix", std::string(" x: ")}});
   b.create1(O::MultipleOf, {r}, vi, {{"values", std::vector<int64_t>{16}}});
   b.create1(O::MaxContiguous, {n}, i32, {{"values", std::vector<int64_t>{1}}});
   // GPU IR: a tile type carrying a layout, and a conversion between two layouts.

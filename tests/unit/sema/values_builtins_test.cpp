@@ -191,8 +191,9 @@ TEST_F(ValuesBuiltins, PythonBuiltins) {
   EXPECT_EQ(call(py("bool"), {I(0)}).kind, K::Bool);
   EXPECT_EQ(call(py("abs"), {I(-4)}).i, 4);
   EXPECT_EQ(call(py("len"), {Tup({I(1), I(2)})}).i, 2);
+  // print in a kernel is tl.device_print: its first argument is the prefix.
   EXPECT_EQ(error([&] { call(py("print"), {I(1)}); }),
-            "print is not supported in kernels; use tl.static_print for compile-time values");
+            "print(): the prefix (the first argument) must be a constexpr string, got the constexpr 1");
   EXPECT_TRUE(has(error([&] { call(py("range"), {I(4)}); }), "iterable of a for loop"));
   EXPECT_TRUE(has(error([&] { call(py("isinstance"), {I(4), I(4)}); }), "isinstance(): kiln knows the classes"));
   EXPECT_TRUE(has(error([&] { call(py("float"), {x}); }), "needs a compile-time value"));
@@ -202,8 +203,8 @@ TEST_F(ValuesBuiltins, PythonBuiltins) {
 }
 
 TEST_F(ValuesBuiltins, UnsupportedBuiltinsSaySo) {
-  std::string e = error([&] { callTl("inline_asm_elementwise", {ptrs({8}, Scalar::F32), I(1)}); });
-  EXPECT_EQ(e, "tl.inline_asm_elementwise is not supported by kiln (docs/language.md lists the supported builtins)");
+  std::string e = error([&] { callTl("dot_scaled", {ptrs({8}, Scalar::F32), I(1)}); });
+  EXPECT_EQ(e, "tl.dot_scaled is not supported by kiln (docs/language.md lists the supported builtins)");
   EXPECT_TRUE(has(error([&] { callTl("range", {I(8)}); }), "iterable of a for loop"));
 }
 
