@@ -131,7 +131,9 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::AsyncCopy, {slot, hpr, mr}, {});
   b.create(O::AsyncCommit, {}, {});
   b.create(O::AsyncWait, {}, {}, {{"pending", int64_t(0)}});
+  b.create(O::FenceAsyncShared, {}, {});
   b.create(O::Barrier, {}, {}, {{"id", int64_t(1)}, {"threads", int64_t(64)}});
+  b.create(O::MmaWait, {}, {}, {{"pending", int64_t(1)}});
   Value* back = b.create1(O::LocalLoad, {slot}, Type::tensor({16}, Scalar::F16).withLayout(cols));
   b.create(O::LocalStore, {slot, back}, {});
   b.create1(O::ExtractSlice, {back}, Type::tensor({8}, Scalar::F16).withLayout(std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(
