@@ -263,15 +263,18 @@ void lowerFma(Codegen& cg, const ir::Op& op) {
 
 // Whether `op` may write its accumulator's registers: nothing else reads that value, and another mma
 // produced it (fresh registers no other value is bound to; a dot split into k-slices chains its mmas so)
-// or, with `loopCarried`, it is an argument of the loop body op is in (the loop's own registers, refilled
-// by its yield: a wgmma accumulates across iterations in them, with no copy of registers in flight).
-bool ownsAccumulator(const ir::Op& op, bool loopCarried = false) {
+// or, with `wgmma`, it is an argument of the loop body op is in (the loop's own registers, refilled by
+// its yield: a wgmma accumulates across iterations in them, with no copy of registers in flight) or an
+// arithmetic op's result in op's block (fresh registers: attention's rescaled accumulator; lowerWgmma
+// still copies them when they are not distinct).
+bool ownsAccumulator(const ir::Op& op, bool wgmma = false) {
   const ir::Value* acc = op.operand(2);
   if (sumsInF32(acc->type.elem)) return false;
-  loopCarried = loopCarried && acc->isBlockArg() && acc->owner == op.parent && op.parent->parentOp &&
-                op.parent->parentOp->opcode == ir::Opcode::For && acc->index > 0;
-  if (!loopCarried && (!acc->def || acc->def->opcode != ir::Opcode::Mma || acc->def->parent != op.parent))
-    return false;
+  const bool loopCarried = wgmma && acc->isBlockArg() && acc->owner == op.parent && op.parent->parentOp &&
+                           op.parent->parentOp->opcode == ir::Opcode::For && acc->index > 0;
+  const bool fresh = acc->def && acc->def->parent == op.parent &&
+                     (acc->def->opcode == ir::Opcode::Mma || (wgmma && ir::familyOf(acc->def->opcode) == ir::Family::Arith));
+  if (!loopCarried && !fresh) return false;
   int uses = 0;
   std::function<void(const ir::Block&)> count = [&](const ir::Block& b) {
     for (const auto& o : b.ops) {

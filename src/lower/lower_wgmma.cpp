@@ -6,6 +6,7 @@
 // once, GPU IR's mma leaves that to its mma_wait.
 #include <bit>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,8 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   // (8((i>>1)&1) + row of the tile, 8(i>>2) + (i&1) + column of the tile) for lane 0 of warp 0.
   RegisterIndex ic(*c->type.layout);
   const std::vector<Reg>& cr = cg.regs(c);
+  std::set<int> seen;
+  for (Reg r : cr) inPlace = inPlace && seen.insert(r.id).second;  // each element its own register
   std::vector<Reg> out(cr.size());
   std::vector<std::vector<Reg>> acc(size_t(numM * numN));
   for (int64_t mi = 0; mi < numM; ++mi)

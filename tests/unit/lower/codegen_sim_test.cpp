@@ -223,10 +223,13 @@ TEST(CodegenSim, FlashAttentionBlock) {
   // one the pipeline puts in the p @ v dot (before its last k-slice: schedule/pipeline_mma.cpp).
   for (const Case& c : {Case{"attn_hints", 32, 16, true, true}, Case{"attn_64_hints", 32, 64, false, true},
                         Case{"attn_16_32_plain", 16, 16, false, false}})
-    for (int stages : {1, 3}) {
-      SCOPED_TRACE(std::string(c.input) + " stages " + std::to_string(stages));
-      SimRun r(lowerInput(c.input, 4, stages));
+    for (int stages : {1, 3})
+    for (ptx::Target target : {ptx::kSm80, ptx::kSm90a}) {
+      // On sm_90a the 64-row block runs both dots on wgmma: q and p from registers, k and v from slots.
+      SCOPED_TRACE(std::string(c.input) + " stages " + std::to_string(stages) + " " + target.name());
+      SimRun r(lowerInput(c.input, 4, stages, target));
       EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, c.aligned && stages > 1);
+      EXPECT_EQ(r.k.ptx.find("wgmma.mma_async") != std::string::npos, target == ptx::kSm90a && c.blockM == 64);
       const int n = 72, d = c.d;  // Z = H = 1: [N_CTX, HEAD_DIM] each
       auto half = [](float f) { return uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(f))); };
       auto value = [](uint16_t h) { return ir::fromBits(ir::Scalar::F16, h).f; };
