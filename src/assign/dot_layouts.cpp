@@ -77,6 +77,7 @@ bool isChainedDot(const ir::Op& dot) {
 
 std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target) {
   if (target.sm != 90 || !target.archSpecific || numWarps % 4) return std::nullopt;
+  if (dot.opcode == ir::Opcode::Mma && !dot.hasAttr("wgmma")) return std::nullopt;  // GPU IR says which
   const ir::Type &a = dot.operand(0)->type, &acc = dot.operand(2)->type;
   if (a.rank() != 2 || acc.rank() != 2 || acc.elem != Scalar::F32) return std::nullopt;
   if (a.elem != Scalar::F16 && a.elem != Scalar::BF16) return std::nullopt;
@@ -86,10 +87,14 @@ std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx:
   int64_t gm = 0, gn = 0;
   if (const ir::AttrValue* w = dot.findAttr("warps")) {  // GPU IR's mma: the grid of the dot it came from
     const auto& grid = std::get<std::vector<int64_t>>(*w);
-    if (grid.at(0) % 4) return std::nullopt;  // an mma.sync grid
+    if (grid.at(0) % 4) return std::nullopt;
     gm = grid.at(0) / 4;
     gn = grid.at(1);
   } else if (isChainedDot(dot)) {
+    // One 64-row block per warpgroup: with two, attention keeps both dots' accumulators and q for
+    // twice the rows in each thread and spills (H200, D128 128x64 on 4 warps: 1,396 bytes, 1.8x
+    // slower than on mma.sync; D64: 108 bytes), so such tiles stay on mma.sync.
+    if (m > 64 * groups) return std::nullopt;
     gm = groups;
     gn = 1;
   } else {

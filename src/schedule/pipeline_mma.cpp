@@ -39,7 +39,8 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
     return p && p->align > 0 ? p->readSlot : v;  // a slot in wgmma's arrangement: read by descriptors
   };
   std::vector<ir::Attr> attrs{
-      ir::Attr{"warps", std::vector<int64_t>{plan.cfg.warpsPerCTA[0], plan.cfg.warpsPerCTA[1]}}};
+      ir::Attr{"warps", std::vector<int64_t>{plan.cfg.warpsPerCTA[0], plan.cfg.warpsPerCTA[1]}},
+      ir::Attr{"wgmma", int64_t(1)}};
   Value* acc = b.create1(Opcode::Mma, {operand(0), operand(1), dot.operand(2)}, dot.operand(2)->type, attrs, dot.loc);
   Value* result = acc;
   if (&dot == loop.asyncDot()) {  // the previous iteration's group is done everywhere: its slots may be refilled
