@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "kiln/kiln.h"
 
 int aotCommand(const std::vector<std::string>& args);  // kiln_aot.cpp
@@ -39,18 +40,6 @@ const char* const kUsage =
 int usageError(const std::string& message) {
   std::fprintf(stderr, "kiln: error: %s\n\n%s", message.c_str(), kUsage);
   return 2;
-}
-
-bool parseInt(const std::string& text, int& out) {
-  try {
-    size_t used = 0;
-    int v = std::stoi(text, &used);
-    if (used != text.size() || v <= 0) return false;
-    out = v;
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
 }
 
 std::vector<std::string> splitCommas(const std::string& s) {
@@ -101,7 +90,7 @@ int compileCommand(const std::vector<std::string>& args) {
     } else if (arg == "--num-warps" || arg == "--num-stages") {
       std::string v;
       int n = 0;
-      if (!takeValue(v) || !parseInt(v, n)) return usageError(arg + " needs a positive integer");
+      if (!takeValue(v) || !kiln::cli::parsePositiveInt(v, n)) return usageError(arg + " needs a positive integer");
       (arg == "--num-warps" ? options.num_warps : options.num_stages) = n;
     } else if (arg == "--dump-after") {
       std::string v;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "kiln/aot.h"
 
 namespace {
@@ -36,18 +37,6 @@ const char* const kAotUsage =
 int usage(const std::string& message) {
   std::fprintf(stderr, "kiln: error: %s\n\n%s", message.c_str(), kAotUsage);
   return 2;
-}
-
-bool positive(const std::string& text, int& out) {
-  try {
-    size_t used = 0;
-    int v = std::stoi(text, &used);
-    if (used != text.size() || v <= 0) return false;
-    out = v;
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
 }
 
 // Writes the files into `dir`; prints why not and returns false on failure.
@@ -172,7 +161,7 @@ int aotCommand(const std::vector<std::string>& args) {
       if (!take(o.arch)) return usage("--arch needs a target (e.g. sm_80, sm_90a; `kiln archs` lists them)");
     } else if (arg == "--num-warps" || arg == "--num-stages") {
       std::string v;
-      if (!take(v) || !positive(v, arg == "--num-warps" ? o.num_warps : o.num_stages))
+      if (!take(v) || !kiln::cli::parsePositiveInt(v, arg == "--num-warps" ? o.num_warps : o.num_stages))
         return usage(arg + " needs a positive integer");
     } else if (arg == "-o") {
       if (!take(output)) return usage("-o needs a directory");
