@@ -88,9 +88,21 @@ class Backend:
         if self.is_cuda:
             torch.cuda.synchronize()
 
+    def launcher(self, kernel):
+        """`kernel` as it runs on this backend when no argument is an array: kiln launches such a kernel
+        on the GPU wherever there is one, so the host backends take its twin decorated with
+        interpret=True, and "cuda" the kernel itself."""
+        if self.is_cuda:
+            return kernel
+        if kernel not in _interpreted:
+            _interpreted[kernel] = kiln.jit(interpret=True)(kernel.fn)
+        return _interpreted[kernel]
+
     def __repr__(self):
         return self.name
 
+
+_interpreted = {}  # a kernel's interpret=True twin, compiled once a session
 
 BACKENDS = [
     "numpy",

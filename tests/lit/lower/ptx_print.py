@@ -6,6 +6,7 @@
 # RUN: kiln compile %s --kernel print_scalar --signature "*fp16" --emit ptx --arch sm_90a | FileCheck %s --check-prefix=SCALAR
 # RUN: kiln compile %s --kernel print_no_arg --signature "" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=NOARG
 # RUN: kiln compile %s --kernel print_two --signature "*i64:16, 4, 8" --emit ptx --arch sm_80 | FileCheck %s --check-prefix=TWO
+# RUN: kiln compile %s --kernel print_bcast --signature "16" --emit ptx --arch sm_80 --num-warps 4 | FileCheck %s --check-prefix=BCAST
 
 # TILE:      .extern .func (.param .b32 func_retval0) vprintf
 # The format "pid (%u, %u, %u) idx (%3u) x: %i\n" as bytes.
@@ -67,3 +68,16 @@ def print_two(X, M: tl.constexpr, N: tl.constexpr):
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     x = tl.load(X + offs)
     tl.device_print("", x, offs, hex=True)
+
+
+# 16 elements in 128 threads: each element is held by 8 of them, and only its owner (lane bit 4 and the
+# warp clear, Codegen::ownerPredicate) prints it: the one call is guarded by that predicate.
+# BCAST:      and.b32 [[LANE:%r[0-9]+]], {{%r[0-9]+}}, 16;
+# BCAST-NEXT: setp.eq.u32 [[P:%p[0-9]+]], [[LANE]], 0;
+# BCAST-NEXT: and.b32 [[WARP:%r[0-9]+]], {{%r[0-9]+}}, 3;
+# BCAST-NEXT: setp.eq.and.u32 [[OWNER:%p[0-9]+]], [[WARP]], 0, [[P]];
+# BCAST:      @[[OWNER]] call (retval0), vprintf, (param0, param1);
+# BCAST-NOT:  vprintf
+@triton.jit
+def print_bcast(BLOCK: tl.constexpr):
+    tl.device_print("x: ", (tl.arange(0, BLOCK) + 128).to(tl.uint8))
