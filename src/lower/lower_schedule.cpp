@@ -47,17 +47,8 @@ void sharedSlot(Codegen& cg, const ir::Op& op) {
 }
 
 void localStore(Codegen& cg, const ir::Op& op) {
-  const ir::Value *slot = op.operand(0), *value = op.operand(1);
-  const ir::Scalar t = value->type.elem;
-  UniqueRegisters src = uniqueRegisters(*value->type.layout);
-  ScratchPlan plan = planWithShared(*slot->type.layout, src.compact, src.compact, memBytes(t));
-  const std::vector<Reg>& regs = cg.regs(value);
-  std::vector<Reg> compact;
-  for (int32_t r : src.original) compact.push_back(regs.at(size_t(r)));
-  // Threads holding the same element (duplicated lanes or warps) store the same bytes: harmless.
-  SharedAddresses at(cg, cg.reg(slot), threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0),
-                     memBytes(t));
-  accessShared(cg, true, t, at, plan.storeOffsets, plan.storeVec, compact);
+  const ir::Value* slot = op.operand(0);
+  storeTile(cg, cg.reg(slot), *slot->type.layout, op.operand(1));
 }
 
 // The registers of the whole tile of a slot, for a local_load of the part of it from `index * size`
@@ -106,7 +97,6 @@ void localLoad(Codegen& cg, const ir::Op& op) {
 // cp.async of each thread's elements into the slot, `vec` at a time: the widest run that the slot's
 // layout keeps contiguous and the pointers' axis info proves contiguous and aligned, up to 16 bytes.
 void asyncCopy(Codegen& cg, const ir::Op& op) {
-  ptx::Entry& e = cg.e;
   const ir::Value *slot = op.operand(0), *ptr = op.operand(1);
   const ir::Value* mask = op.numOperands() > 2 ? op.operand(2) : nullptr;
   const LinearLayout& from = *ptr->type.layout;

@@ -78,20 +78,13 @@ DescribedOperand describe(Codegen& cg, const ir::Op& op, Reg address, const Wgmm
 // B (or A) in registers stored to scratch in wgmma's arrangement, contiguous along `order[0]`, with
 // the proxy fence and barrier the asynchronous reads need. Returns the tile's address.
 Reg stage(Codegen& cg, const ir::Value* v, const WgmmaTile& t, Codegen::Scratch& s) {
-  const Scalar elem = v->type.elem;
   const LinearLayout shared = layout::wgmmaShared(t);
   const int64_t bytes = t.shape[0] * t.shape[1] * t.elemBytes, align = 8 * int64_t(t.swizzleBytes());
   cg.e.alignDynamicShared(int(align));
   s = cg.scratch(bytes + align);
   const int64_t offset = (s.range.begin + align - 1) / align * align;
   Reg base = cg.sharedAddress(offset);
-  UniqueRegisters src = uniqueRegisters(*v->type.layout);
-  ScratchPlan plan = planWithShared(shared, src.compact, src.compact, memBytes(elem));
-  const std::vector<Reg>& regs = cg.regs(v);
-  std::vector<Reg> compact;
-  for (int32_t r : src.original) compact.push_back(regs.at(size_t(r)));
-  SharedAddresses addrs(cg, base, threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0), memBytes(elem));
-  accessShared(cg, true, elem, addrs, plan.storeOffsets, plan.storeVec, compact);
+  storeTile(cg, base, shared, v);
   ptx::fenceProxyAsyncShared(cg.e);
   cg.barrier();
   return base;
@@ -129,13 +122,11 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   if (a->type.isShared()) {
     std::optional<WgmmaTile> t = tileOf(a->type);
     if (!t) throw InternalError(op.loc, "wgmma: A's slot is not in a wgmma arrangement");
-    e.alignDynamicShared(int(8 * t->swizzleBytes()));
     descA = describe(cg, op, cg.reg(a), *t, 1, {64, 0}, wgM);
   }
   if (b->type.isShared()) {
     std::optional<WgmmaTile> t = tileOf(b->type);
     if (!t) throw InternalError(op.loc, "wgmma: B's slot is not in a wgmma arrangement");
-    e.alignDynamicShared(int(8 * t->swizzleBytes()));
     descB = describe(cg, op, cg.reg(b), *t, 0, {0, instrN}, wgN);
   } else {
     WgmmaTile t{b->type.shape, {1, 0}, memBytes(b->type.elem)};

@@ -34,6 +34,11 @@ void copyToShared(Codegen& cg, const CopySource& src, SharedAddresses& storeAt, 
 void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const layout::LinearLayout& offsets,
                   int32_t vec, const std::vector<ptx::Reg>& regs);
 
+// Stores every element of the register tile `value` at `base` (.b32 shared address) in the arrangement
+// `shared` (offset -> coordinates), the widest st.shared the two layouts allow. Threads holding the same
+// element (duplicated lanes or warps) store the same bytes: harmless. No barrier.
+void storeTile(Codegen& cg, ptx::Reg base, const layout::LinearLayout& shared, const ir::Value* value);
+
 // Loads the registers `regs` (compact destination registers) with the ldmatrix plan: instruction q fills
 // registers [q * E, (q + 1) * E), 32-bit word j of it holding the next 32 / bits of them.
 void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm,
