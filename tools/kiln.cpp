@@ -58,23 +58,9 @@ int compileCommand(const std::vector<std::string>& args) {
   std::string file, kernel, signature, emit = "ir", output, arch = "sm_90a";
   bool haveSignature = false;
   kiln::CompileOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i], value;
-    bool inlineValue = false;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      value = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-      inlineValue = true;
-    }
-    auto takeValue = [&](std::string& into) {
-      if (inlineValue) {
-        into = value;
-        return true;
-      }
-      if (i + 1 >= args.size()) return false;
-      into = args[++i];
-      return true;
-    };
+  kiln::cli::ArgReader reader(args);
+  for (std::string arg; reader.next(arg);) {
+    auto takeValue = [&](std::string& into) { return reader.value(into); };
     if (arg == "--kernel") {
       if (!takeValue(kernel)) return usageError("--kernel needs a name");
     } else if (arg == "--signature") {

@@ -74,15 +74,12 @@ bool readText(const std::string& path, std::string& out) {
 int linkCommand(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::string name, output;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
+  kiln::cli::ArgReader reader(args);
+  for (std::string a; reader.next(a);) {
     if (a == "--name" || a == "-o") {
-      if (i + 1 >= args.size()) return usage(a + " needs a value");
-      (a == "--name" ? name : output) = args[++i];
-    } else if (a.rfind("--name=", 0) == 0) {
-      name = a.substr(7);
+      if (!reader.value(a == "--name" ? name : output)) return usage(a + " needs a value");
     } else if (!a.empty() && a[0] == '-') {
-      return usage("unknown option '" + a + "' for aot link");
+      return usage("unknown option '" + reader.raw() + "' for aot link");
     } else {
       inputs.push_back(a);
     }
@@ -134,20 +131,9 @@ int aotCommand(const std::vector<std::string>& args) {
   kiln::aot::Options o;
   std::string file, output;
   bool haveSignature = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i], value;
-    bool inlineValue = false;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      value = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-      inlineValue = true;
-    }
-    auto take = [&](std::string& into) {
-      if (inlineValue) into = value;
-      else if (i + 1 < args.size()) into = args[++i];
-      else return false;
-      return true;
-    };
+  kiln::cli::ArgReader reader(args);
+  for (std::string arg; reader.next(arg);) {
+    auto take = [&](std::string& into) { return reader.value(into); };
     if (arg == "--kernel") {
       if (!take(o.kernel)) return usage("--kernel needs a name");
     } else if (arg == "--signature") {
