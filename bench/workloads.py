@@ -148,6 +148,37 @@ def matmul(m, n, k, dtype, quick=False):
                 quick=quick)
 
 
+# ---- grouped matmul (tutorial 08's problem)
+
+def grouped_gemm(sizes, quick=False):
+    """One launch computing A_g @ B_g for square fp16 problems of the given sizes; every C_g is a view
+    into one flat output, so the check and the NaN pre-fill cover all of them."""
+    def setup(g):
+        return types.SimpleNamespace(a=[randn(g, s, s, dtype=torch.float16) for s in sizes],
+                                     b=[randn(g, s, s, dtype=torch.float16) for s in sizes])
+
+    def reference(t):
+        return torch.cat([torch.matmul(a.float(), b.float()).flatten() for a, b in zip(t.a, t.b)])
+
+    def kernel(mod, t):
+        flat = torch.full((sum(s * s for s in sizes), ), float("nan"), device="cuda", dtype=torch.float16)
+        views, at = [], 0
+        for s in sizes:
+            views.append(flat[at:at + s * s].view(s, s))
+            at += s * s
+        arrays = mod.problem_arrays(t.a, t.b, views)
+        return Launch(flat, lambda: mod.grouped_gemm(arrays), tuned=mod.grouped_gemm_kernel_autotuned,
+                      configs=mod.get_configs(), launch_config=lambda cfg: mod.grouped_gemm_with_config(arrays, cfg))
+
+    def peers(t):
+        return [("torch.matmul per problem (cuBLAS)", lambda: torch.cat([torch.matmul(a, b).flatten()
+                                                                         for a, b in zip(t.a, t.b)]))]
+
+    name = "grouped matmul fp16 " + "+".join(f"{s}^2" for s in sizes)
+    return Case("grouped_gemm", name, setup, reference, kernel, peers,
+                flops=sum(2.0 * s ** 3 for s in sizes), quick=quick)
+
+
 # ---- attention
 
 def sdpa_peers(q, k, v):
@@ -193,7 +224,7 @@ def attention(z, h, n_ctx, d, quick=False):
 
 # The kernel file of each family (bench/kernels/FILE.py).
 KERNEL_FILES = {"vector_add": "vector_add", "softmax": "softmax", "layernorm": "layernorm", "matmul": "matmul",
-                "attention": "attention"}
+                "attention": "attention", "grouped_gemm": "grouped_gemm"}
 
 
 def all_cases(smoke=False):
@@ -206,7 +237,8 @@ def all_cases(smoke=False):
                 + [matmul(m, n, k, dt, quick=dt == torch.float16 and m == 256)
                    for dt in (torch.float16, torch.bfloat16)
                    for m, n, k in ((256, 256, 256), (300, 300, 300), (512, 512, 64), (127, 512, 512))]
-                + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128)])
+                + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128)]
+                + [grouped_gemm((256, 128, 128, 128))])
     cases = [vector_add(1 << 28, quick=True)]
     cases += [softmax(r, c, quick=(r, c) == (4096, 4096))
               for r, c in ((4096, 1024), (4096, 4096), (4096, 16384), (32768, 4096))]
@@ -217,4 +249,5 @@ def all_cases(smoke=False):
             quick = dtype == torch.float16 and (m, n, k) in ((4096, 4096, 4096), (3000, 3000, 3000))
             cases.append(matmul(m, n, k, dtype, quick=quick))
     cases += [attention(4, 32, 4096, 64, quick=True), attention(4, 32, 4096, 128)]
+    cases += [grouped_gemm((1024, 512, 256, 128)), grouped_gemm((4096, 2048, 1024, 512))]
     return cases

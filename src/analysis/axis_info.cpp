@@ -215,7 +215,8 @@ int64_t AxisInfoAnalysis::vectorElements(const ir::Value* ptr, int dim) const {
 }
 
 int64_t AxisInfoAnalysis::maskConstancy(const ir::Value* mask, int dim) const {
-  if (!mask) return std::numeric_limits<int64_t>::max();
+  // No mask, or one predicate for the whole tile (the pipeline's "this iteration exists"): constant.
+  if (!mask || !mask->type.isTensor()) return std::numeric_limits<int64_t>::max();
   const AxisInfo& x = get(mask);
   if (dim < 0 || dim >= x.dims()) throw InternalError({}, "maskConstancy: dim " + std::to_string(dim) + " out of range");
   return x.constancy[size_t(dim)];

@@ -21,7 +21,8 @@ namespace kiln {
 namespace {
 
 // The target-independent optimisation pipeline, in order.
-const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "contract", "dce"};
+const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "dot_accumulate", "contract",
+                                    "dce"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
 const char* const kGpuPassPipeline[] = {"pipeline", "allocate_shared", "insert_barriers"};
 

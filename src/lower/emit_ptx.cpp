@@ -70,6 +70,7 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
   cg.lowerBlock(gpuFn.body);  // ends with `return`, which emits `ret`
   const ir::Op* last = gpuFn.body.terminator();
   if (!last || last->opcode != ir::Opcode::Return) e.ret();
+  e.removeDeadCode();
 
   info.name = gpuFn.name;
   info.numWarps = numWarps;

@@ -14,6 +14,7 @@ constexpr Entry kPasses[] = {
     {"dce", dce},
     {"licm", licm},
     {"contract", contract},
+    {"dot_accumulate", dotAccumulate},
 };
 }  // namespace
 

@@ -257,6 +257,7 @@ void Entry::inst(std::string_view opcode, const std::vector<Operand>& operands, 
 void Entry::comment(std::string_view text) { addLine("    // " + std::string(text)); }
 
 void Entry::verbatim(std::string_view text) {
+  hasVerbatim_ = true;
   size_t start = 0;
   while (start <= text.size()) {
     size_t nl = text.find('\n', start);

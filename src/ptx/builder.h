@@ -147,6 +147,10 @@ class Entry {
 
   std::string str() const;  // the whole `.visible .entry ... { ... }` text
 
+  // Removes the pure instructions whose results nothing with an effect reads, dead cycles through
+  // loops included (ptx/dead_code.cpp). Entries with user PTX (verbatim) are left as they are.
+  void removeDeadCode();
+
  private:
   void addLine(std::string line) { body_.push_back(std::move(line)); }
 
@@ -158,7 +162,7 @@ class Entry {
   std::vector<std::string> sharedDecls_;  // and local arrays
   std::vector<std::string> globalDecls_;
   std::vector<std::pair<std::string, std::string>> strings_;  // bytes -> symbol
-  bool usesDynamicShared_ = false, usesVprintf_ = false;
+  bool usesDynamicShared_ = false, usesVprintf_ = false, hasVerbatim_ = false;
   int dynamicSharedAlign_ = 16;
   std::array<int, kNumRegClasses> regCount_{};
   int labelCount_ = 0;

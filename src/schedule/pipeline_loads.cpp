@@ -69,7 +69,13 @@ std::optional<Advancing> advancingArg(const ir::Block& body, const ir::Op& yield
   const ir::Value* arg = body.arg(k + 1);
   const ir::Value* y = yield.operand(k);
   const ir::Op* d = y->def;
-  if (!d || d->parent != &body || d->operand(0) != arg) return std::nullopt;
+  if (!d || d->parent != &body) return std::nullopt;
+  // The advanced value may start from the argument through hints on it (`tl.multiple_of(ptrs, ...)`
+  // at the top of the body, which the frontend binds the name to).
+  const ir::Value* from = d->operand(0);
+  while (from != arg && from->def && from->def->parent == &body && ir::familyOf(from->def->opcode) == ir::Family::Hint)
+    from = from->def->operand(0);
+  if (from != arg) return std::nullopt;
   if (d->opcode != Opcode::PtrAdd && d->opcode != Opcode::Add) return std::nullopt;
   const ir::Value* step = d->operand(1);
   if (inside(step, body) || !analysis::isUniform(step) || !ir::isInt(step->type.elem) || step->type.elem == ir::Scalar::I1)

@@ -94,6 +94,7 @@ class Lowerer {
   // ---- lower_call.cpp
   SValue callFunction(const ast::FunctionDef& fn, std::vector<SValue> args, Kwargs kwargs, const SourceLoc& loc);
   SValue call(const ast::Expr& e);
+  void attachHint(const SValue& input, const SValue& result);
 
   // RAII: a frame pushed for the lifetime of the guard.
   class FrameGuard {

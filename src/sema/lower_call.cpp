@@ -24,7 +24,12 @@ SValue Lowerer::call(const ast::Expr& e) {
   switch (callee.kind) {
     case SValue::Kind::Function: return callFunction(*callee.fn, std::move(args), std::move(kwargs), e.loc);
     case SValue::Kind::Builtin:
-    case SValue::Kind::Method: return callBuiltin(cx_, callee, std::move(args), std::move(kwargs), e.loc);
+    case SValue::Kind::Method: {
+      SValue hinted = args.empty() ? SValue::none() : args[0];
+      SValue result = callBuiltin(cx_, callee, std::move(args), std::move(kwargs), e.loc);
+      attachHint(hinted, result);
+      return result;
+    }
     case SValue::Kind::IR:
     case SValue::Kind::Int:
     case SValue::Kind::Float:
@@ -38,6 +43,23 @@ SValue Lowerer::call(const ast::Expr& e) {
     case SValue::Kind::Block: break;
   }
   fail(e.elts[0]->loc, typeDescription(callee) + " is not callable");
+}
+
+// `tl.multiple_of(x, ...)` and `tl.max_contiguous(x, ...)` promise something about the value x itself:
+// Triton attaches the hint to x, so a call whose result is dropped (`tl.multiple_of(ptrs, [16, 16])`
+// as a statement, as Triton's tutorials write it) still holds for every later use of x. Here every
+// name of this function bound to x is rebound to the hint's result. The rebinding lives in the current
+// scope, so it follows the function's control flow: inside a loop body or a branch it lasts to the
+// end of that region unless the name is carried out of it, which keeps every use dominated.
+void Lowerer::attachHint(const SValue& input, const SValue& result) {
+  if (!input.isIR() || !result.isIR() || input.ir == result.ir || !result.ir->def) return;
+  const ir::Op& def = *result.ir->def;
+  if (def.opcode != ir::Opcode::MultipleOf && def.opcode != ir::Opcode::MaxContiguous) return;
+  if (def.numOperands() != 1 || def.operand(0) != input.ir) return;
+  std::vector<std::string> names;
+  for (const auto& [name, v] : scope().vars())
+    if (v.isIR() && v.ir == input.ir) names.push_back(name);
+  for (const auto& name : names) scope().set(name, result);
 }
 
 SValue Lowerer::callFunction(const ast::FunctionDef& fn, std::vector<SValue> args, Kwargs kwargs,

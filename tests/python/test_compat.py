@@ -83,3 +83,14 @@ def test_install_registers_kiln_as_triton():
 def test_usage_message():
     r = subprocess.run([sys.executable, "-m", "kiln.compat"], capture_output=True, text=True, env=_env(), timeout=120)
     assert r.returncode == 2 and "usage: python -m kiln.compat" in r.stderr
+
+
+def test_importlib_finds_the_triton_module():
+    # torch asks importlib.util.find_spec("triton") when CUDA initialises; a module without a spec in
+    # sys.modules makes that raise, and torch then fails every CUDA call.
+    code = ("import importlib.util, kiln.compat; kiln.compat.install(); import triton; "
+            "s = importlib.util.find_spec('triton'); assert s is not None and s.name == 'triton', s; "
+            "assert importlib.util.find_spec('triton.language') is not None; print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"

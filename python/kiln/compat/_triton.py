@@ -2,6 +2,7 @@
 each access, so the two never disagree), except __version__, which is the Triton release whose API kiln
 follows. kiln's own version stays kiln.__version__.
 """
+import importlib.machinery
 import types
 
 import kiln
@@ -25,6 +26,9 @@ class _TritonModule(types.ModuleType):
 triton = _TritonModule("triton", kiln.__doc__)
 triton.__version__ = TRITON_VERSION
 triton.__path__ = []  # a package: `import triton.language` finds its submodules in sys.modules
+# importlib.util.find_spec("triton") answers from sys.modules and raises when a module there has no
+# spec; torch asks it when CUDA initialises (to register its Triton kernels).
+triton.__spec__ = importlib.machinery.ModuleSpec("triton", None, is_package=True)
 triton.__kiln__ = kiln
 
 __all__ = ["TRITON_VERSION", "triton"]

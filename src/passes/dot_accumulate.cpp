@@ -1,0 +1,84 @@
+// dot_accumulate: a dot from zeros whose only use is an addition becomes a dot into the addend, as
+// Triton combines them:
+//   add(c, dot(a, b, 0)), add(dot(a, b, 0), c) -> dot(a, b, c)
+// `acc += tl.dot(a, b)` is how many kernels accumulate (Triton's grouped-GEMM tutorial among them);
+// rewritten, the tensor cores accumulate into acc in place, so a loop carries one accumulator and not
+// two, and its MMAs stay in flight across iterations. The rewrite happens in the Tile IR, so the
+// interpreter computes the same dot (docs/semantics.md: a dot adds its products to its accumulator in
+// k order) and the two agree. The new dot stands where the add stood, where a, b and c are all defined;
+// the old dot is left without a use for dce.
+#include "passes/passes.h"
+
+#include <cmath>
+#include <unordered_map>
+#include <variant>
+
+namespace kiln::passes {
+
+using ir::Opcode;
+using ir::Value;
+
+namespace {
+
+// A constant zero (+0 or -0, as Triton's matcher takes either), or a splat or broadcast of one.
+bool isZero(const Value* v) {
+  const ir::Op* d = v->def;
+  while (d && (d->opcode == Opcode::Splat || d->opcode == Opcode::Broadcast)) d = d->operand(0)->def;
+  if (!d || d->opcode != Opcode::Constant) return false;
+  const ir::AttrValue* a = d->findAttr("value");
+  if (!a) return false;
+  if (const int64_t* i = std::get_if<int64_t>(a)) return *i == 0;
+  if (const double* f = std::get_if<double>(a)) return *f == 0.0;
+  return false;
+}
+
+class DotAccumulate {
+ public:
+  explicit DotAccumulate(ir::Function& fn) {
+    ir::walk(fn, [&](ir::Op& op) {
+      for (Value* v : op.operands) ++uses_[v];
+    });
+  }
+
+  void runBlock(ir::Block& b) {
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      ir::Op& op = *b.ops[i];
+      for (auto& r : op.regions) runBlock(*r);
+      if (op.opcode != Opcode::Add) continue;
+      const int k = fromZeros(op, 0) ? 0 : fromZeros(op, 1) ? 1 : -1;
+      if (k < 0) continue;
+      ir::Op& dot = *op.operand(unsigned(k))->def;
+      Value* c = op.operand(unsigned(1 - k));
+      ir::Builder at(b, i);
+      ir::Op* fused = at.create(Opcode::Dot, {dot.operand(0), dot.operand(1), c}, {op.result()->type}, dot.attrs, dot.loc);
+      ++uses_[c];
+      i = at.position();  // op now stands here
+      ir::replaceAllUses(b, op.result(), fused->result(0));
+      --uses_[dot.result()];
+      --uses_[c];
+      removed_.push_back(b.remove(&op));
+      --i;
+    }
+  }
+
+ private:
+  std::unordered_map<const Value*, int> uses_;
+  std::vector<std::unique_ptr<ir::Op>> removed_;  // the replaced adds, freed when the pass ends
+
+  // Operand k of `add` is a dot from zeros with no other use, of the add's type.
+  bool fromZeros(const ir::Op& add, unsigned k) {
+    const Value* v = add.operand(k);
+    const ir::Op* d = v->def;
+    return d && d->opcode == Opcode::Dot && uses_[v] == 1 && isZero(d->operand(2)) && v->type == add.result()->type &&
+           add.operand(1 - k)->type == v->type;
+  }
+};
+
+}  // namespace
+
+void dotAccumulate(ir::Function& fn) {
+  DotAccumulate d(fn);
+  d.runBlock(fn.body);
+}
+
+}  // namespace kiln::passes
