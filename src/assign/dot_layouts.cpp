@@ -70,8 +70,12 @@ bool feeds(const ir::Op& target, const ir::Op& from) {
 }  // namespace
 
 bool isChainedDot(const ir::Op& dot) {
+  // GPU IR's mmas count as dots: once the schedule split one dot of a chain into k-slice mmas, the other
+  // (an f16 accumulator's, which stays whole) is still chained, and keeps the layouts it was given.
   for (const ir::Op* other : opsAround(dot))
-    if (other != &dot && other->opcode == ir::Opcode::Dot && (feeds(*other, dot) || feeds(dot, *other))) return true;
+    if (other != &dot && (other->opcode == ir::Opcode::Dot || other->opcode == ir::Opcode::Mma) &&
+        (feeds(*other, dot) || feeds(dot, *other)))
+      return true;
   return false;
 }
 

@@ -36,9 +36,9 @@ std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::T
 // FMA layouts. opIdx 0 = a [M, K], 1 = b [K, N], 2 = acc/result [M, N]. Also for GPU IR's `mma`.
 layout::LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Target& target);
 
-// Whether data flows between this dot and another of its function (one's result into the other's a
-// or b): chained dots put their warps along M first, so the first's accumulator is the second's A
-// without moving data.
+// Whether data flows between this dot and another of its function, or a GPU IR mma (one's result into
+// the other's a or b): chained dots put their warps along M first, so the first's accumulator is the
+// second's A without moving data.
 bool isChainedDot(const ir::Op& dot);
 
 // Warps over an [M, N] accumulator of 16x8 tiles: doubling along whichever side leaves each warp more

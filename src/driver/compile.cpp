@@ -24,7 +24,7 @@ namespace {
 const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "dot_accumulate", "contract",
                                     "dce"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
-const char* const kGpuPassPipeline[] = {"pipeline", "allocate_shared", "insert_barriers"};
+const char* const kGpuPassPipeline[] = {"pipeline", "split_mma", "allocate_shared", "insert_barriers"};
 
 void verifyOrThrow(const ir::Function& fn, const std::string& after) {
   if (auto problem = ir::verify(fn)) {
@@ -56,7 +56,8 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   for (const std::string& wanted : dumpAfter)
     if (wanted == "assign_layouts") code.dumps["after-assign_layouts"] = ir::print(*fn);
 
-  // b. the schedule: shared buffers placed, barriers where threads share them
+  // b. the schedule: loops pipelined, dots split into k-slice mmas, shared buffers placed, barriers where
+  //    threads share them
   const schedule::GpuContext ctx{*target, numWarps, numStages};
   for (const char* pass : kGpuPassPipeline) {
     schedule::runGpuPass(pass, *fn, ctx);

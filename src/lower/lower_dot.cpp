@@ -134,28 +134,14 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<Sh
     for (int64_t ni = 0; ni < numN; ++ni)
       for (int32_t i = 0; i < 4; ++i)
         acc[size_t(mi * numN + ni)].push_back(f32Sum ? zero : cr.at(size_t(accIndex(mi, ni, i))));
-  // k outermost: consecutive mma.sync are independent, so the tensor cores pipeline them. The fragments
-  // of k-slice ki + 1 are formed before the mmas of slice ki (operands in shared memory are loaded
-  // there), so their ldmatrix latency hides behind those mmas while only two slices of A and B are live
-  // beside the accumulators. (A pipelined loop's dots are split into one mma op per k-slice by the
-  // pipeline pass, which orders the slices itself: schedule/pipeline_mma.cpp.)
-  struct Fragments {
-    std::vector<std::vector<Reg>> a, b;
-  };
-  auto slice = [&](int64_t ki) {
-    Fragments f;
-    for (int64_t mi = 0; mi < numM; ++mi) f.a.push_back(fragA(mi, ki));
-    for (int64_t ni = 0; ni < numN; ++ni) f.b.push_back(fragB(ki, ni));
-    return f;
-  };
-  // A chained dot (attention) shares the registers with the other dot's operands and the softmax state
-  // live across both: there a second slice of fragments spilled (head dim 128: 36 bytes), so each slice
-  // is formed right before its own mmas.
-  const bool ahead = !isChainedDot(op);
-  Fragments cur = slice(0);
+  // k outermost, each k-slice's fragments formed right before its mmas. The order of the slices is the
+  // schedule's: split_mma (schedule/split_mma.cpp) and the pipeline pass make every mma.sync dot one
+  // `mma` per k-slice, so more than one slice comes here only for a dot whose f16 accumulator sums every
+  // k in f32 (one rounding at the end), or an mma that kiln-opt was given whole.
   for (int64_t ki = 0; ki < numK; ++ki) {
-    Fragments next;  // slice ki + 1, when formed ahead
-    if (ahead && ki + 1 < numK) next = slice(ki + 1);
+    std::vector<std::vector<Reg>> fa, fb;
+    for (int64_t mi = 0; mi < numM; ++mi) fa.push_back(fragA(mi, ki));
+    for (int64_t ni = 0; ni < numN; ++ni) fb.push_back(fragB(ki, ni));
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
         std::vector<Reg>& sum = acc[size_t(mi * numN + ni)];
@@ -164,10 +150,9 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<Sh
           for (int i = 0; i < 4; ++i) d.push_back(e.reg(accClass));
         else
           d = sum;
-        ptx::mma(e, cfg.kind, d, cur.a[size_t(mi)], cur.b[size_t(ni)], sum, op.loc);
+        ptx::mma(e, cfg.kind, d, fa[size_t(mi)], fb[size_t(ni)], sum, op.loc);
         sum = d;
       }
-    if (ki + 1 < numK) cur = ahead ? std::move(next) : slice(ki + 1);
   }
 
   const LinearLayout& cl = *c->type.layout;
@@ -286,8 +271,8 @@ bool ownsAccumulator(const ir::Op& op, bool wgmma = false) {
   return uses == 1;
 }
 
-// GPU IR's `mma`: the dot's mma.sync with operands in registers or read from a shared slot (ldmatrix
-// where the slot's layout allows it), each k-slice's fragments right before its mmas.
+// GPU IR's `mma`: the dot's mma.sync (one k-slice, after split_mma) with operands in registers or read
+// from a shared slot (ldmatrix where the slot's layout allows it).
 void lowerMmaOp(Codegen& cg, const ir::Op& op) {
   const ptx::Target& target = cg.e.target();
   std::optional<MmaConfig> cfg = mmaConfig(op, cg.numWarps, target);

@@ -6,6 +6,7 @@
 
 #include "assign/dot_layouts.h"
 #include "schedule/pipeline_rewrite.h"
+#include "schedule/split_mma.h"
 #include "support/diagnostic.h"
 
 namespace kiln::schedule::pipeline {
@@ -76,9 +77,7 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
     if (first_->operand(0) != operand && first_->operand(1) != operand) continue;  // a later dot's
     p.kDim = first_->operand(0) == operand ? 1 : 0;
     p.kTile = kTile;
-    std::vector<int64_t> shape = operand->type.shape;
-    shape[size_t(p.kDim)] = kTile;
-    p.sliceType = Type::tensor(shape, operand->type.elem).withLayout(sliceLayout(*first_, firstPlan, p.kDim == 1 ? 0 : 1));
+    p.sliceType = kSliceType(*first_, firstPlan.cfg, p.kDim == 1 ? 0 : 1);
   }
 }
 

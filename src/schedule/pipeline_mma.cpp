@@ -1,10 +1,7 @@
-// The order of a pipelined loop's dots (see pipeline.cpp): each dot on mma.sync becomes one `mma` per
-// k-slice. The fragments of slice k + 1 are read (from the slot with ldmatrix, or taken from registers)
-// before the mmas of slice k, so their latency hides behind those mmas while only two slices are live
-// beside the accumulators; a chained dot (attention), whose registers are shared with the other dot's
-// operands and the softmax state, reads each slice right before its own mmas (a second slice spilled at
-// head dim 128: 36 bytes). Between the slices the copies of a later iteration issue, one per slice, while
-// the mmas already issued run; before the last slice of the driving dot the iteration synchronises.
+// The dots of a pipelined loop (see pipeline.cpp): each dot on mma.sync becomes one `mma` per k-slice,
+// in the order of split_mma.cpp (createKSliceMmas), its pipelined operands read from their slot one slice
+// at a time. Between the slices the copies of a later iteration issue, one per slice, while the mmas
+// already issued run; before the last slice of the driving dot the iteration synchronises.
 // (Synchronising two slices before the end, with B ordered n-tile first, held two more slices of
 // fragments live and ran at 415-424 TFLOP/s against 455 at 4096^3, H200.)
 // On sm_90a a dot on wgmma stays one `mma` that reads its slots through matrix descriptors, one commit
@@ -13,8 +10,8 @@
 #include <memory>
 
 #include "assign/dot_layouts.h"
-#include "layout/named_layouts.h"
 #include "schedule/pipeline_rewrite.h"
+#include "schedule/split_mma.h"
 
 namespace kiln::schedule::pipeline {
 
@@ -56,58 +53,27 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
   for (Value* v : operands) loop.dropIfUnused(v);
 }
 
-std::shared_ptr<const layout::LinearLayout> sliceLayout(const ir::Op& dot, const DotPlan& plan, int opIdx) {
-  std::vector<int64_t> shape = dot.operand(unsigned(opIdx))->type.shape;
-  shape[opIdx == 0 ? 1 : 0] = plan.cfg.kTile;
-  return std::make_shared<const layout::LinearLayout>(
-      layout::mmaV2Operand(opIdx, shape, plan.cfg.warpsPerCTA, plan.cfg.bitWidth));
-}
-
 void splitDot(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan, bool drives) {
-  const lower::MmaConfig& cfg = plan.cfg;
+  const int64_t kTile = plan.cfg.kTile, numK = dot.operand(0)->type.shape[1] / kTile;
   ir::Builder& b = loop.builder();
-  const int64_t kTile = cfg.kTile, numK = dot.operand(0)->type.shape[1] / kTile;
-  std::vector<ir::Attr> attrs{
-      ir::Attr{"warps", std::vector<int64_t>{cfg.warpsPerCTA[0], cfg.warpsPerCTA[1]}}};
-  if (const ir::AttrValue* p = dot.findAttr("input_precision")) attrs.push_back(ir::Attr{"input_precision", *p});
-  std::array<Type, 2> sliceType;
-  for (int i = 0; i < 2; ++i) {
-    const Type& t = dot.operand(unsigned(i))->type;
-    std::vector<int64_t> shape = t.shape;
-    shape[i == 0 ? 1 : 0] = kTile;
-    sliceType[size_t(i)] = Type::tensor(shape, t.elem).withLayout(sliceLayout(dot, plan, i));
-  }
   auto operandSlice = [&](int i, int64_t j) -> Value* {
     Value* v = dot.operand(unsigned(i));
     const int64_t dim = i == 0 ? 1 : 0;
+    const Type t = kSliceType(dot, plan.cfg, i);
     if (PipelinedLoad* p = loop.operandLoad(v)) {
       if (j == 0 && p->carried && &dot == loop.firstDot()) return p->carried;
-      return b.create1(Opcode::LocalLoad, {p->readSlot}, sliceType[size_t(i)],
+      return b.create1(Opcode::LocalLoad, {p->readSlot}, t,
                        {ir::Attr{"slice_dim", dim}, ir::Attr{"slice_offset", j * kTile}}, dot.loc);
     }
-    return b.create1(Opcode::ExtractSlice, {v}, sliceType[size_t(i)],
-                     {ir::Attr{"dim", dim}, ir::Attr{"offset", j * kTile}}, dot.loc);
+    return b.create1(Opcode::ExtractSlice, {v}, t, {ir::Attr{"dim", dim}, ir::Attr{"offset", j * kTile}}, dot.loc);
   };
-  struct Slice {
-    Value *a = nullptr, *b = nullptr;
-  };
-  auto slice = [&](int64_t j) {
-    Slice s;
-    s.a = operandSlice(0, j);
-    s.b = operandSlice(1, j);
-    return s;
-  };
-  const bool ahead = !plan.chained;
-  Value* acc = dot.operand(2);
-  Slice cur = slice(0);
-  for (int64_t ki = 0; ki < numK; ++ki) {
-    Slice next;
-    if (ahead && ki + 1 < numK) next = slice(ki + 1);
+  // Between the slices, the copies of a later iteration; before the driving dot's last slice, the
+  // iteration's synchronisation.
+  auto beforeMma = [&](int64_t ki) {
     if (ki > 0) loop.issueDeferredCopy();
     if (drives && ki == numK - 1) loop.synchronizeBeforeLastSlice();
-    acc = b.create1(Opcode::Mma, {cur.a, cur.b, acc}, acc->type, attrs, dot.loc);
-    if (ki + 1 < numK) cur = ahead ? next : slice(ki + 1);
-  }
+  };
+  Value* acc = createKSliceMmas(b, dot, plan.cfg, plan.chained, operandSlice, beforeMma);
   ir::Block& body = *dot.parent;
   ir::replaceAllUses(body, dot.result(0), acc);
   std::array<Value*, 2> operands{dot.operand(0), dot.operand(1)};

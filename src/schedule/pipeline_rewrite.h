@@ -104,9 +104,9 @@ class LoopRewrite {
   std::vector<std::pair<const ir::Op*, DotPlan>> dots_;  // the dots split into k-slice mmas
 };
 
-// Splits `dot` (top level of the loop body) into one `mma` per k-slice, each slice's operands read (from
-// the slot, or from registers) one slice ahead unless the dot is chained, and between the slices the
-// loop's deferred copies and, before the last slice of the driving dot, its synchronisation.
+// Splits `dot` (top level of the loop body) into one `mma` per k-slice in split_mma's order, each slice's
+// operands read from the slot or cut from registers, and between the slices the loop's deferred copies
+// and, before the last slice of the driving dot, its synchronisation.
 void splitDot(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan, bool drives);
 // Replaces `dot` (top level of the loop body, on wgmma) by one `mma` reading its pipelined operands from
 // their slots through descriptors, and its wait: when the loop keeps its group in flight
@@ -117,7 +117,5 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan);
 // How splitDot (or issueWgmma) would take `dot`: on mma.sync with an f32 or integer accumulator, or on
 // wgmma; else nothing.
 std::optional<DotPlan> planDot(const ir::Op& dot, const GpuContext& ctx);
-// The register layout of a k-slice of operand `opIdx` of `dot` (mma.sync fragments).
-std::shared_ptr<const layout::LinearLayout> sliceLayout(const ir::Op& dot, const DotPlan& plan, int opIdx);
 
 }  // namespace kiln::schedule::pipeline

@@ -10,6 +10,7 @@ struct Entry {
 };
 constexpr Entry kPasses[] = {
     {"pipeline", pipelineLoops},
+    {"split_mma", splitMma},
     {"allocate_shared", allocateShared},
     {"insert_barriers", insertBarriers},
 };

@@ -24,6 +24,10 @@ struct GpuContext {
 // iteration that reads them, with their waits and barriers; the dots reading them split into k-slice
 // mmas with the copies between (schedule/pipeline.cpp).
 void pipelineLoops(ir::Function& fn, const GpuContext& ctx);
+// Splits every dot and whole mma on mma.sync into one `mma` per k-slice, each slice's operands read one
+// slice ahead of its mmas (chained dots: right before them), the slices accumulating in place
+// (schedule/split_mma.cpp). wgmma issues whole; an f16 accumulator's dot stays one op.
+void splitMma(ir::Function& fn, const GpuContext& ctx);
 // Gives every shared_alloc an offset: buffers whose live ranges overlap get disjoint bytes, others
 // may share them; each starts on a 128-byte boundary. Too much shared memory is a compile error.
 void allocateShared(ir::Function& fn, const GpuContext& ctx);
@@ -32,7 +36,8 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx);
 // `for`, `while` and warp partitions. Needs the offsets of allocate_shared.
 void insertBarriers(ir::Function& fn, const GpuContext& ctx);
 
-// The GPU pass called `name` ("pipeline", "allocate_shared", "insert_barriers"); false if there is none.
+// The GPU pass called `name` ("pipeline", "split_mma", "allocate_shared", "insert_barriers"); false if
+// there is none.
 bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);
 std::vector<std::string> gpuPassNames();  // in the order the driver runs them
 

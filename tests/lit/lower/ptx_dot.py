@@ -35,7 +35,8 @@
 # F16-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # F16-NOT:     ld.shared
 # F16:         bar.sync 0;
-# F16:         // dot: mma.sync 2x4x2 tiles
+# split_mma made the dot one mma op per k-slice: 2x4 tiles each, 16 mma.sync in all.
+# F16:         // dot: mma.sync 2x4x1 tiles
 # F16-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}};
 # F16-NOT:     mma.sync
 # F16:         st.global.v4.f32
@@ -60,7 +61,7 @@
 # WGMMA-NOT:   mma.sync
 
 # f32 operands (default input_precision "tf32"): rounded with cvt.rna.tf32.f32, k = 8 per mma.
-# TF32:        // dot: mma.sync 2x4x4 tiles
+# TF32:        // dot: mma.sync 2x4x1 tiles
 # TF32:        cvt.rna.tf32.f32
 # TF32-COUNT-32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}};
 # TF32-NOT:    mma.sync
