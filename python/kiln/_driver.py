@@ -102,7 +102,17 @@ class _ActiveDriver:
     @staticmethod
     def get_current_target():
         device = _ActiveDriver.get_current_device()
-        return types.SimpleNamespace(backend="cuda", arch=_kiln.device_arch(device), warp_size=32)
+        return _Target("cuda", _kiln.device_arch(device), 32)
+
+
+class _Target(types.SimpleNamespace):
+    """What get_current_target() returns: Triton's GPUTarget fields (backend, arch, warp_size)."""
+
+    def __init__(self, backend, arch, warp_size):
+        super().__init__(backend=backend, arch=arch, warp_size=warp_size)
+
+    def is_cuda_backend(self):
+        return self.backend == "cuda"
 
 
 driver = types.SimpleNamespace(active=_ActiveDriver())

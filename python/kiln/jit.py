@@ -111,7 +111,9 @@ class JITFunction(_kiln.JitFunction):
         """Compile for these arguments without running; returns the CompiledKernel. Strings such as
         "*fp32:16" or "i32" stand for runtime arguments of that type. Compiles for the GPU when there is one."""
         gpu = not self.interpreted and _kiln.has_gpu()[0]
-        return self._warmup(gpu, args, kwargs)
+        compiled = self._warmup(gpu, args, kwargs)
+        _warmed[id(compiled)] = (compiled, self)
+        return compiled
 
     def specialization(self, *args, **kwargs):
         """The signature kernel[grid](*args, **kwargs) compiles for, in Triton's AOT syntax."""
@@ -126,6 +128,34 @@ class JITFunction(_kiln.JitFunction):
 
 
 _kiln.fast_subscript(JITFunction)  # kernel[grid] straight to C++ (see the extension's fast_subscript)
+
+# The kernels warmup() returned, with the JITFunction each came from: Triton launches a compiled kernel
+# with compiled[grid](*args), every parameter of the kernel positional (constexprs too, as compiled).
+_warmed = {}
+
+
+def _launch_compiled(compiled, grid):
+    entry = _warmed.get(id(compiled))
+    if entry is None or entry[0] is not compiled:
+        raise _kiln.KilnError(f"{compiled!r} was not returned by a kernel's warmup(): launch the kernel with "
+                              "kernel[grid](...)")
+    fn = entry[1]
+
+    def runner(*args, stream=None):
+        if stream is not None:
+            raise _kiln.KilnError("compiled_kernel[grid](..., stream=...): kiln launches on the current stream; "
+                                  "select it with torch.cuda.stream(...)")
+        if len(args) != len(fn.arg_names):
+            raise _kiln.ArgumentError(f"{compiled.name}[grid](...) takes the kernel's {len(fn.arg_names)} "
+                                      f"parameters in order ({', '.join(fn.arg_names)}), got {len(args)}")
+        kwargs = dict(zip(fn.arg_names, args))
+        kwargs.setdefault("num_warps", compiled.num_warps)
+        kwargs.setdefault("num_stages", compiled.num_stages)
+        return fn.run(grid=grid, **kwargs)
+    return runner
+
+
+_kiln.CompiledKernel.__getitem__ = _launch_compiled
 
 
 class InterpretedJITFunction(JITFunction):

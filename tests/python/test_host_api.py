@@ -106,7 +106,35 @@ def test_device_properties_on_a_gpu():
         assert props == active.utils.get_device_properties(torch.device("cuda", 0))
 
 
-# ---- CompiledKernel.metadata, _init_handles, n_regs, n_spills
+# ---- CompiledKernel.metadata, _init_handles, n_regs, n_spills, compiled[grid](...)
+
+
+@kiln.jit
+def scale_rows(x_ptr, out_ptr, factor, BLOCK: tl.constexpr, num_stages: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * factor + num_stages)
+
+
+def test_a_warmed_up_kernel_launches_with_every_parameter_in_order():
+    # Triton's softmax tutorial: kernel = fn.warmup(...); kernel[grid](*all parameters, constexprs too),
+    # with a constexpr parameter named like the num_stages option.
+    x = np.arange(4 * 64, dtype=np.float32)
+    out = np.zeros_like(x)
+    k = scale_rows.warmup(x, out, 2.0, BLOCK=64, num_stages=3, num_warps=2, grid=(1,))
+    k[(4, 1, 1)](x, out, 2.0, 64, 3)
+    np.testing.assert_array_equal(out, x * 2 + 3)
+    with pytest.raises(kiln.ArgumentError, match=r"takes the kernel's 5 parameters in order .x_ptr, out_ptr, factor, "
+                                                 r"BLOCK, num_stages., got 2"):
+        k[(4, )](x, out)
+    with pytest.raises(kiln.KilnError, match="launches on the current stream"):
+        k[(4, )](x, out, 2.0, 64, 3, stream=7)
+
+
+def test_the_target_answers_is_cuda_backend():
+    if not HAS_GPU:
+        pytest.skip("get_current_target needs a GPU")
+    t = kiln.runtime.driver.active.get_current_target()
+    assert t.is_cuda_backend() and t.backend == "cuda" and t.warp_size == 32
 
 
 def test_metadata_has_the_fields_tutorials_read():
