@@ -68,12 +68,6 @@ class Propagation {
       const LayoutRule rule = layoutRuleOf(op->opcode);
       if ((rule != LayoutRule::Load && rule != LayoutRule::Store) || !isTile(op->operand(0))) continue;
       LayoutRef l = pool_.intern(coalescedLayout(op->operand(0), axis_, numWarps_));
-      // A store that no layout can vectorize (its pointers' alignment or contiguity allows one element
-      // per instruction) of a value the dots already placed keeps the value's layout: converting it
-      // through shared memory would buy only coalescing, and would leave every thread one element of
-      // each of many rows, each with its own 64-bit address (an MMA layout holds a few rows).
-      if (const LayoutRef* v = rule == LayoutRule::Store ? find(op->operand(1)) : nullptr; v && unvectorizable(*op))
-        l = *v;
       if (rule == LayoutRule::Load) {
         define(op->result(), l);
         for (ir::Value* v : op->operands) assign(v, *l);
@@ -110,14 +104,6 @@ class Propagation {
   }
 
  private:
-  // The pointer tile of a memory op proves no vector wider than one element along any dim.
-  bool unvectorizable(const ir::Op& op) const {
-    const ir::Value* ptr = op.operand(0);
-    for (int d = 0; d < ptr->type.rank(); ++d)
-      if (axis_.vectorElements(ptr, d) > 1) return false;
-    return true;
-  }
-
   // ---- program order, fixed values and control-flow groups
   void collect(ir::Block& b) {
     for (const auto& a : b.args) values_.push_back(a.get());
