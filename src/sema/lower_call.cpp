@@ -101,9 +101,8 @@ SValue Lowerer::callFunction(const ast::FunctionDef& fn, std::vector<SValue> arg
       if (!p.defaultValue) fail(loc, who + " is missing the argument '" + p.name + "'");
       bound[i] = evalInModuleScope(*p.defaultValue);
     }
-    if (isConstexprAnnotation(p.annotation.get()) && !bound[i]->isConstexpr())
-      fail(loc, "argument '" + p.name + "' of '" + fn.name + "' must be a constexpr, got " +
-                    typeDescription(*bound[i]));
+    // A `tl.constexpr` annotation on a helper's parameter does not require a constexpr: as in Triton, a
+    // helper is specialized on what it is called with (a kernel's own constexprs come from its signature).
   }
 
   FrameGuard frame(*this, &fn);
