@@ -94,3 +94,31 @@ def test_importlib_finds_the_triton_module():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+def test_tritons_cublas_binding_computes_through_torch():
+    # The persistent-matmul tutorial imports Triton's cuBLASLt binding as its reference:
+    # CublasLt(workspace).matmul(a, b, c) is c = a @ b.T.
+    code = ("import kiln, kiln.compat; kiln.compat.install(); from triton._C.libtriton import nvidia\n"
+            "import torch\n"
+            "if not torch.cuda.is_available():\n"
+            "    try:\n"
+            "        nvidia.cublas.CublasLt(None)\n"
+            "    except kiln.DeviceError as e:\n"
+            "        print('no gpu:', e)\n"
+            "else:\n"
+            "    blas = nvidia.cublas.CublasLt(torch.empty(1 << 20, device='cuda', dtype=torch.uint8))\n"
+            "    a = torch.randn(64, 32, device='cuda', dtype=torch.float16)\n"
+            "    b = torch.randn(48, 32, device='cuda', dtype=torch.float16)\n"
+            "    c = torch.empty(64, 48, device='cuda', dtype=torch.float16)\n"
+            "    blas.matmul(a, b, c)\n"
+            "    torch.testing.assert_close(c.float(), a.float() @ b.float().T, atol=1e-2, rtol=1e-2)\n"
+            "    try:\n"
+            "        blas.matmul(a, a, c)\n"
+            "    except kiln.ArgumentError as e:\n"
+            "        print('shape error:', e)\n"
+            "print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("ok")
+    assert "no CUDA device" in r.stdout or "do not make c = a @ b.T" in r.stdout

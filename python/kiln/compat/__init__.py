@@ -17,6 +17,7 @@ import sys
 import kiln
 from kiln import compiler, knobs, language, profiler, runtime, testing, tools
 from kiln.language import core, extra, math, random
+from . import _cublas
 from ._triton import TRITON_VERSION, triton
 
 _counter = itertools.count()
@@ -47,6 +48,11 @@ def _triton_modules():
         "triton.language.extra.libdevice": extra.libdevice,
         "triton.language.extra.cuda": extra.cuda,
         "triton.language.extra.cuda.libdevice": extra.libdevice,
+        # Triton's cuBLASLt binding (the persistent-matmul tutorial's reference), computed through torch
+        "triton._C": _cublas._C,
+        "triton._C.libtriton": _cublas.libtriton,
+        "triton._C.libtriton.nvidia": _cublas.nvidia,
+        "triton._C.libtriton.nvidia.cublas": _cublas.cublas,
     }
 
 
