@@ -23,6 +23,7 @@ constexpr DtypeName kTorchDtypes[] = {
     {"int8", "i8"},      {"int16", "i16"},    {"int32", "i32"},          {"int64", "i64"},
     {"uint8", "u8"},     {"uint16", "u16"},   {"uint32", "u32"},         {"uint64", "u64"},
     {"bool", "i1"},      {"float8_e4m3fn", "fp8e4nv"}, {"float8_e5m2", "fp8e5"},
+    {"float8_e4m3fnuz", "fp8e4b8"}, {"float8_e5m2fnuz", "fp8e5b16"},
 };
 
 // A TensorWrapper's dtype by its short name (TensorWrapper._pointee, Triton's canonical names) -> the
@@ -32,6 +33,7 @@ constexpr DtypeName kPointees[] = {
     {"fp32", "fp32"}, {"fp16", "fp16"}, {"bf16", "bf16"}, {"fp64", "fp64"},       {"u1", "i1"},
     {"i8", "i8"},     {"i16", "i16"},   {"i32", "i32"},   {"i64", "i64"},         {"u8", "u8"},
     {"u16", "u16"},   {"u32", "u32"},   {"u64", "u64"},   {"fp8e4nv", "fp8e4nv"}, {"fp8e5", "fp8e5"},
+    {"fp8e4b15", "fp8e4b15"}, {"fp8e4b8", "fp8e4b8"}, {"fp8e5b16", "fp8e5b16"},
 };
 
 
@@ -149,7 +151,7 @@ LaunchArg fromWrapper(ModuleState& s, PyObject* obj, const ArgSite& site) {
   if (!pointee)
     argError(site, "is a TensorWrapper of dtype " + py::str(dtype).cast<std::string>() +
                        ", which kiln kernels cannot point to (kiln's pointers are to fp32, fp16, bf16, fp64, "
-                       "fp8e4nv, fp8e5, i1, i8, i16, i32, i64, u8, u16, u32 or u64)");
+                       "fp8e4nv, fp8e5, fp8e4b15, fp8e4b8, fp8e5b16, i1, i8, i16, i32, i64, u8, u16, u32 or u64)");
   PyObject* b = base.ptr();
   if (!s.torchTensorType) findTorch(s);
   if (s.torchTensorType && PyObject_TypeCheck(b, reinterpret_cast<PyTypeObject*>(s.torchTensorType)))

@@ -37,7 +37,8 @@ bool cTypes(ir::Scalar s, std::string& ctype, std::string& slot) {
     case ir::Scalar::U32: ctype = slot = "uint32_t"; return true;
     case ir::Scalar::U64: ctype = slot = "uint64_t"; return true;
     case ir::Scalar::F8E4M3:
-    case ir::Scalar::F8E5M2: ctype = slot = "uint8_t"; return true;
+    case ir::Scalar::F8E5M2:
+    case ir::Scalar::F8E4B15: case ir::Scalar::F8E4B8: case ir::Scalar::F8E5B16: ctype = slot = "uint8_t"; return true;
     case ir::Scalar::F16:
     case ir::Scalar::BF16: ctype = slot = "uint16_t"; return true;
     case ir::Scalar::F32: ctype = slot = "float"; return true;

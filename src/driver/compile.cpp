@@ -39,6 +39,23 @@ std::vector<Param> paramsOf(const ir::Function& fn) {
   return out;
 }
 
+// Triton's NVIDIA targets take fp8e5, fp8e4b15 and (from sm_89) fp8e4nv; the AMD formats fp8e4b8 and
+// fp8e5b16 run on the interpreter only. Refused at the first value of such a type, in Triton's words.
+void checkTargetTypes(ir::Function& fn, const ptx::Target& target) {
+  auto check = [&](const ir::Type& t, const SourceLoc& loc) {
+    ir::Scalar s = t.isPtr() ? t.pointee : t.elem;
+    if (s != ir::Scalar::F8E4B8 && s != ir::Scalar::F8E5B16) return;
+    std::string supported = target.sm >= 89 ? "('fp8e5', 'fp8e4b15', 'fp8e4nv')" : "('fp8e5', 'fp8e4b15')";
+    throw CompileError(loc, std::string("type ") + (s == ir::Scalar::F8E4B8 ? "fp8e4b8" : "fp8e5b16") +
+                                " not supported in this architecture. The supported fp8 dtypes are " + supported +
+                                " (it runs on kiln's interpreter only)");
+  };
+  ir::walk(fn, [&](ir::Op& op) {
+    for (const auto& r : op.results) check(r->type, op.loc);
+  });
+  for (const auto& arg : fn.body.args) check(arg->type, fn.loc);
+}
+
 }  // namespace
 
 GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages,
@@ -48,6 +65,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   GpuCode code;
   code.arch = arch;
   std::unique_ptr<ir::Function> fn = ir::clone(tileIr);
+  checkTargetTypes(*fn, *target);
 
   // a. layouts: every tile gets a register layout; conversions where an op needs another one
   analysis::AxisInfoAnalysis tileAxis(*fn);
@@ -113,7 +131,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     // 2. sema: specialize for the signature and lower to Tile IR
     // Errors in the signature point into it, shown as a source of its own: "<signature>:1:8".
     sema::Signature sig = sema::parseSignature(signature, makeSource("<signature>", std::string(signature)));
-    impl->module = sema::lowerKernel(*module, kernel, sig);
+    impl->module = sema::lowerKernel(*module, kernel, sig, options.num_warps);
     ir::Function& fn = *impl->module->functions.front();
     verifyOrThrow(fn, "sema");
     impl->irBeforePasses = ir::print(*impl->module);

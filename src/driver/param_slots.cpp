@@ -22,6 +22,9 @@ ParamSlot paramSlotOf(const Param& p) {
     case ir::Scalar::I64: case ir::Scalar::U64: return {K::Int, 8};
     case ir::Scalar::F8E4M3: return {K::F8E4M3, 1};
     case ir::Scalar::F8E5M2: return {K::F8E5M2, 1};
+    case ir::Scalar::F8E4B15: return {K::F8E4B15, 1};
+    case ir::Scalar::F8E4B8: return {K::F8E4B8, 1};
+    case ir::Scalar::F8E5B16: return {K::F8E5B16, 1};
     case ir::Scalar::F16: return {K::F16, 2};
     case ir::Scalar::BF16: return {K::BF16, 2};
     case ir::Scalar::F32: return {K::F32, 4};
@@ -106,6 +109,13 @@ std::optional<std::string> packArgument(ParamSlot s, const LaunchArg& a, uint64_
       if (!realValue(a, f)) break;
       bits = ir::toBits(ir::Scalar::F8E5M2, ir::floatElem(f));
       return std::nullopt;
+    case K::F8E4B15: case K::F8E4B8: case K::F8E5B16: {
+      if (!realValue(a, f)) break;
+      ir::Scalar t = s.kind == K::F8E4B15 ? ir::Scalar::F8E4B15
+                     : s.kind == K::F8E4B8 ? ir::Scalar::F8E4B8 : ir::Scalar::F8E5B16;
+      bits = ir::toBits(t, ir::floatElem(f));
+      return std::nullopt;
+    }
     case K::F32: {
       if (!realValue(a, f)) break;
       float narrow = float(f);

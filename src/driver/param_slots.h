@@ -14,7 +14,7 @@
 namespace kiln {
 
 struct ParamSlot {
-  enum class Kind : uint8_t { Pointer, Int, Bool, F16, BF16, F8E4M3, F8E5M2, F32, F64 };
+  enum class Kind : uint8_t { Pointer, Int, Bool, F16, BF16, F8E4M3, F8E5M2, F8E4B15, F8E4B8, F8E5B16, F32, F64 };
   Kind kind = Kind::Int;
   uint8_t bytes = 4;  // the .param's size, which is also its alignment in the parameter buffer
 };

@@ -66,11 +66,13 @@ std::string annotatedScalarType(const ast::Module& m, const ast::Expr* a) {
     std::string_view annotation, type;
   } kTypes[] = {
       {"float16", "fp16"}, {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float64", "fp64"},
-      {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}, {"int1", "i1"}, {"u1", "i1"},
+      {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"}, {"float8e4b15", "fp8e4b15"}, {"float8e4b8", "fp8e4b8"},
+      {"float8e5b16", "fp8e5b16"}, {"int1", "i1"}, {"u1", "i1"},
       {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"},
       {"uint8", "u8"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"},
       {"fp16", "fp16"}, {"bf16", "bf16"}, {"fp32", "fp32"}, {"fp64", "fp64"}, {"fp8e4nv", "fp8e4nv"},
-      {"fp8e5", "fp8e5"}, {"i1", "i1"}, {"i8", "i8"}, {"i16", "i16"}, {"i32", "i32"}, {"i64", "i64"},
+      {"fp8e5", "fp8e5"}, {"fp8e4b15", "fp8e4b15"}, {"fp8e4b8", "fp8e4b8"}, {"fp8e5b16", "fp8e5b16"},
+      {"i1", "i1"}, {"i8", "i8"}, {"i16", "i16"}, {"i32", "i32"}, {"i64", "i64"},
       {"u8", "u8"}, {"u16", "u16"}, {"u32", "u32"}, {"u64", "u64"},
   };
   for (const auto& t : kTypes)

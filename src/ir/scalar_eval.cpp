@@ -18,27 +18,38 @@ namespace {
 
 enum class Round { NearestEven, TowardZero, NearestAway };
 
-// A binary floating-point format. Formats without inf (fp8 e4m3) saturate on overflow and use
-// the all-ones pattern S.1111.111 as their only NaN.
+// A binary floating-point format and what its top exponent and negative zero mean:
+// - Ieee: inf and NaNs at the top exponent (f16, bf16, f32, f64, fp8 e5m2);
+// - AllOnesNan: no inf, S.1111.111 the only NaNs, overflow saturates (fp8 e4m3, the "fn" variant);
+// - NegZeroNan: no inf, no -0: 0x80 is the one NaN, overflow saturates (the "fnuz" fp8e4b8, fp8e5b16);
+// - NoNan: every pattern a finite number (Triton's fp8e4b15); conversions to it are roundToF8E4B15's.
+enum class Special { Ieee, AllOnesNan, NegZeroNan, NoNan };
 struct Format {
-  int ebits, mant;
-  bool hasInf;
+  int ebits, mant, bias_;
+  Special special;
   double maxFinite;
-  int bias() const { return (1 << (ebits - 1)) - 1; }
-  int emin() const { return 1 - bias(); }
+  bool hasInf() const { return special == Special::Ieee; }
+  int bias() const { return bias_; }
+  int emin() const { return 1 - bias_; }
 };
-constexpr Format kF16{5, 10, true, 65504.0};
-constexpr Format kBF16{8, 7, true, 0x1.FEp127};
-constexpr Format kF32{8, 23, true, 0x1.FFFFFEp127};
-constexpr Format kTF32{8, 10, true, 0x1.FFCp127};
-constexpr Format kE4M3{4, 3, false, 448.0};
-constexpr Format kE5M2{5, 2, true, 57344.0};
-constexpr Format kF64{11, 52, true, 0x1.FFFFFFFFFFFFFp1023};
+constexpr Format kF16{5, 10, 15, Special::Ieee, 65504.0};
+constexpr Format kBF16{8, 7, 127, Special::Ieee, 0x1.FEp127};
+constexpr Format kF32{8, 23, 127, Special::Ieee, 0x1.FFFFFEp127};
+constexpr Format kTF32{8, 10, 127, Special::Ieee, 0x1.FFCp127};
+constexpr Format kE4M3{4, 3, 7, Special::AllOnesNan, 448.0};
+constexpr Format kE5M2{5, 2, 15, Special::Ieee, 57344.0};
+constexpr Format kE4B15{4, 3, 15, Special::NoNan, 1.875};
+constexpr Format kE4B8{4, 3, 8, Special::NegZeroNan, 240.0};
+constexpr Format kE5B16{5, 2, 16, Special::NegZeroNan, 57344.0};
+constexpr Format kF64{11, 52, 1023, Special::Ieee, 0x1.FFFFFFFFFFFFFp1023};
 
 const Format& formatOf(Scalar t) {
   switch (t) {
     case Scalar::F8E4M3: return kE4M3;
     case Scalar::F8E5M2: return kE5M2;
+    case Scalar::F8E4B15: return kE4B15;
+    case Scalar::F8E4B8: return kE4B8;
+    case Scalar::F8E5B16: return kE5B16;
     case Scalar::F16: return kF16;
     case Scalar::BF16: return kBF16;
     case Scalar::F32: return kF32;
@@ -83,7 +94,8 @@ double roundSig(bool neg, uint64_t sig, int exp2, const Format& f, Round mode) {
     mag = std::ldexp(double(keep), q);  // keep <= 2^(mant+1): exact
   }
   if (mag > f.maxFinite)
-    mag = (mode == Round::TowardZero || !f.hasInf) ? f.maxFinite : HUGE_VAL;
+    mag = (mode == Round::TowardZero || !f.hasInf()) ? f.maxFinite : HUGE_VAL;
+  if (mag == 0 && f.special == Special::NegZeroNan) return 0.0;  // no -0: the pattern 0x80 is NaN
   return neg ? -mag : mag;
 }
 
@@ -92,8 +104,8 @@ double decode(uint64_t bits, const Format& f);
 
 double roundDouble(double x, const Format& f, Round mode) {
   if (std::isnan(x)) return decode(encode(x, f), f);  // keeps the payload bits the format holds
-  if (std::isinf(x)) return f.hasInf ? x : std::copysign(f.maxFinite, x);
-  if (x == 0) return x;
+  if (std::isinf(x)) return f.hasInf() ? x : std::copysign(f.maxFinite, x);
+  if (x == 0) return f.special == Special::NegZeroNan ? 0.0 : x;
   uint64_t b = dblBits(x);
   int ef = int((b >> 52) & 0x7FF);
   uint64_t m = b & ((uint64_t(1) << 52) - 1);
@@ -108,21 +120,27 @@ uint64_t encode(double x, const Format& f) {
   uint64_t sign = (b >> 63) << (f.ebits + f.mant);
   uint64_t expOnes = (uint64_t(1) << f.ebits) - 1;
   uint64_t manMask = (uint64_t(1) << f.mant) - 1;
-  if (std::isnan(x) || (std::isinf(x) && !f.hasInf)) {
-    if (!f.hasInf) return sign | (expOnes << f.mant) | manMask;
+  if (std::isnan(x) || (std::isinf(x) && !f.hasInf())) {
+    switch (f.special) {
+      case Special::AllOnesNan: return sign | (expOnes << f.mant) | manMask;
+      case Special::NegZeroNan: return uint64_t(1) << (f.ebits + f.mant);
+      case Special::NoNan: throw InternalError({}, "fp8e4b15 has no NaN or inf to encode");
+      case Special::Ieee: break;
+    }
     uint64_t payload = ((b & ((uint64_t(1) << 52) - 1)) >> (52 - f.mant)) & manMask;
     if (payload == 0) payload = uint64_t(1) << (f.mant - 1);  // keep it a NaN: set the quiet bit
     return sign | (expOnes << f.mant) | payload;
   }
   if (std::isinf(x)) return sign | (expOnes << f.mant);
+  if (f.special == Special::NegZeroNan) sign = 0;  // no negative numbers round to -0 here
   if (x == 0) return sign;
   double a = std::fabs(x);
   int e = std::ilogb(a);
   if (e >= f.emin()) {
     uint64_t man = uint64_t(std::ldexp(a, f.mant - e)) & manMask;
-    return sign | (uint64_t(e + f.bias()) << f.mant) | man;
+    return ((b >> 63) << (f.ebits + f.mant)) | (uint64_t(e + f.bias()) << f.mant) | man;
   }
-  return sign | uint64_t(std::ldexp(a, f.mant - f.emin()));
+  return ((b >> 63) << (f.ebits + f.mant)) | uint64_t(std::ldexp(a, f.mant - f.emin()));
 }
 
 double decode(uint64_t bits, const Format& f) {
@@ -131,11 +149,14 @@ double decode(uint64_t bits, const Format& f) {
   int ef = int((bits >> f.mant) & uint64_t(expOnes));
   uint64_t man = bits & ((uint64_t(1) << f.mant) - 1);
   double mag;
-  if (ef == expOnes && (f.hasInf || man == (uint64_t(1) << f.mant) - 1)) {
-    if (f.hasInf && man == 0) {
+  bool topIsSpecial = f.hasInf() || (f.special == Special::AllOnesNan && man == (uint64_t(1) << f.mant) - 1);
+  if (f.special == Special::NegZeroNan && neg && ef == 0 && man == 0)  // 0x80: the fnuz NaN
+    return dblFromBits((uint64_t(0x7FF) << 52) | (uint64_t(1) << 51));
+  if (ef == expOnes && topIsSpecial) {
+    if (f.hasInf() && man == 0) {
       mag = HUGE_VAL;
     } else {  // NaN: the payload goes to the top of the double's mantissa (as hardware converts)
-      uint64_t payload = f.hasInf ? man << (52 - f.mant) : uint64_t(1) << 51;
+      uint64_t payload = f.hasInf() ? man << (52 - f.mant) : uint64_t(1) << 51;
       return dblFromBits((uint64_t(neg) << 63) | (uint64_t(0x7FF) << 52) | payload);
     }
   } else if (ef == 0) {
@@ -231,9 +252,23 @@ double roundToF32(double x) {
 double roundToTF32(double x) { return roundDouble(x, kTF32, Round::NearestAway); }
 double roundToF8E4M3(double x) { return roundDouble(x, kE4M3, Round::NearestEven); }
 double roundToF8E5M2(double x) { return roundDouble(x, kE5M2, Round::NearestEven); }
+double roundToF8E4B15(double x) {
+  if (std::isnan(x)) return std::signbit(x) ? -1.75 : 1.75;
+  double a = std::min(std::fabs(x), 1.75);  // the clamp comes first: (1.75, 1.875) gives 1.75
+  if (a == 0) return x;
+  uint64_t b = dblBits(a);
+  int ef = int((b >> 52) & 0x7FF);
+  uint64_t m = b & ((uint64_t(1) << 52) - 1);
+  uint64_t sig = ef == 0 ? m : (m | (uint64_t(1) << 52));
+  return roundSig(std::signbit(x), sig, ef == 0 ? -1074 : ef - 1075, kE4B15, Round::NearestAway);
+}
 
 double roundTo(Scalar t, double x, bool rtz) {
   if (t == Scalar::F64) return x;
+  if (t == Scalar::F8E4B15) {  // a value of the type stays (1.875 too); anything else converts (sema refuses rtz)
+    if (std::fabs(x) <= kE4B15.maxFinite && roundDouble(x, kE4B15, Round::NearestEven) == x) return x;
+    return roundToF8E4B15(x);
+  }
   if (t == Scalar::F32 && !rtz) return roundToF32(x);
   return roundDouble(x, formatOf(t), rtz ? Round::TowardZero : Round::NearestEven);
 }
@@ -255,6 +290,7 @@ Elem normalize(Scalar t, Elem v) {
 Elem convert(Scalar from, Scalar to, Elem v, bool rtz) {
   Scalar f = from == Scalar::Ptr ? Scalar::U64 : from;
   if (isFloat(f)) {
+    if (to == Scalar::F8E4B15) return floatElem(roundToF8E4B15(v.f));  // Triton's conversion: clamps first
     if (isFloat(to)) return floatElem(roundTo(to, v.f, rtz));
     return floatToInt(to == Scalar::Ptr ? Scalar::U64 : to, v.f);
   }
@@ -263,6 +299,7 @@ Elem convert(Scalar from, Scalar to, Elem v, bool rtz) {
     uint64_t mag;
     signMagnitude(f, v, neg, mag);
     if (mag == 0) return floatElem(0.0);
+    if (to == Scalar::F8E4B15) return floatElem(roundToF8E4B15(neg ? -double(mag) : double(mag)));  // clamps
     return floatElem(roundSig(neg, mag, 0, formatOf(to), rtz ? Round::TowardZero : Round::NearestEven));
   }
   if (to == Scalar::I1) return intElem(v.u != 0);
@@ -278,6 +315,7 @@ uint64_t toBits(Scalar t, Elem v) {
       return std::bit_cast<uint32_t>(float(v.f));
     }
     case Scalar::F16: case Scalar::BF16: case Scalar::F8E4M3: case Scalar::F8E5M2:
+    case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16:
       return encode(roundTo(t, v.f), formatOf(t));
     case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
     case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr:
@@ -295,6 +333,7 @@ Elem fromBits(Scalar t, uint64_t bits) {
       return floatElem(double(std::bit_cast<float>(b)));
     }
     case Scalar::F16: case Scalar::BF16: case Scalar::F8E4M3: case Scalar::F8E5M2:
+    case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16:
       return floatElem(decode(bits & widthMask(t), formatOf(t)));
     case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
     case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64:
@@ -453,6 +492,25 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& di
     case Opcode::Erf: f(std::erf(a.f)); return;
     case Opcode::Floor: f(std::floor(a.f)); return;
     case Opcode::Ceil: f(std::ceil(a.f)); return;
+    case Opcode::Trunc: f(std::trunc(a.f)); return;
+    case Opcode::Rint: f(std::nearbyint(a.f)); return;  // the default rounding mode: to nearest, ties to even
+    case Opcode::Expm1: f(std::expm1(a.f)); return;
+    case Opcode::Log1p: f(std::log1p(a.f)); return;
+    case Opcode::Log10: f(std::log10(a.f)); return;
+    case Opcode::Exp10: f(std::pow(10.0, a.f)); return;
+    case Opcode::Tan: f(std::tan(a.f)); return;
+    case Opcode::Asin: f(std::asin(a.f)); return;
+    case Opcode::Acos: f(std::acos(a.f)); return;
+    case Opcode::Atan: f(std::atan(a.f)); return;
+    case Opcode::Sinh: f(std::sinh(a.f)); return;
+    case Opcode::Cosh: f(std::cosh(a.f)); return;
+    case Opcode::Asinh: f(std::asinh(a.f)); return;
+    case Opcode::Acosh: f(std::acosh(a.f)); return;
+    case Opcode::Atanh: f(std::atanh(a.f)); return;
+    case Opcode::Cbrt: f(std::cbrt(a.f)); return;
+    case Opcode::Atan2: f(std::atan2(a.f, x[1].f)); return;
+    case Opcode::Hypot: f(std::hypot(a.f, x[1].f)); return;
+    case Opcode::Pow: f(std::pow(a.f, x[1].f)); return;
     case Opcode::Cmp:
       out = intElem(fl ? compareFloats(fn.pred, a.f, x[1].f)
                        : compareInts(fn.pred, t == Scalar::Ptr ? Scalar::U64 : t, a, x[1]));

@@ -20,7 +20,8 @@ inline Elem intElem(int64_t v) { Elem e; e.i = v; return e; }
 inline Elem floatElem(double v) { Elem e; e.f = v; return e; }
 
 // Wraps an integer to `t`'s width and re-extends it; rounds a float to `t` (round to nearest even,
-// overflow to inf, fp8 e4m3 saturating to its max finite value as in the PTX cvt .satfinite form).
+// overflow to inf, fp8 e4m3 and the fnuz fp8e4b8/fp8e5b16 saturating to their max finite value as in
+// the PTX cvt .satfinite form; fp8e4b15 as roundToF8E4B15).
 Elem normalize(Scalar t, Elem v);
 // Numeric conversion from `from` to `to` (int<->int wraps; float->int truncates toward zero and
 // saturates, NaN -> 0; int->float and float->float round to nearest even, or toward zero when
@@ -62,6 +63,9 @@ double roundToF32(double x);
 double roundToTF32(double x);  // round to 10 explicit mantissa bits, nearest, ties away (cvt.rna.tf32)
 double roundToF8E4M3(double x);  // nearest even, saturating to +-448 (inf too); NaN stays NaN
 double roundToF8E5M2(double x);  // nearest even, overflow to inf
+// Triton's conversion to fp8e4b15 (its NVIDIA software conversion from f16): the magnitude clamped to
+// 1.75 (inf and NaN too, keeping the sign), then rounded to nearest with ties away from zero.
+double roundToF8E4B15(double x);
 double roundTo(Scalar t, double x, bool rtz = false);  // float type t; rtz: round toward zero
 // a*b+c rounded once to float type t.
 double fmaTo(Scalar t, double a, double b, double c);

@@ -12,7 +12,8 @@ bool isFloat(Scalar s) { return s >= Scalar::F8E4M3 && s <= Scalar::F64; }
 int bitWidth(Scalar s) {
   switch (s) {
     case Scalar::I1: return 1;
-    case Scalar::I8: case Scalar::U8: case Scalar::F8E4M3: case Scalar::F8E5M2: return 8;
+    case Scalar::I8: case Scalar::U8: case Scalar::F8E4M3: case Scalar::F8E5M2:
+    case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: return 8;
     case Scalar::I16: case Scalar::U16: case Scalar::F16: case Scalar::BF16: return 16;
     case Scalar::I32: case Scalar::U32: case Scalar::F32: return 32;
     case Scalar::I64: case Scalar::U64: case Scalar::F64: case Scalar::Ptr: return 64;
@@ -33,6 +34,9 @@ std::string_view name(Scalar s) {
     case Scalar::U64: return "u64";
     case Scalar::F8E4M3: return "f8e4m3";
     case Scalar::F8E5M2: return "f8e5m2";
+    case Scalar::F8E4B15: return "f8e4b15";
+    case Scalar::F8E4B8: return "f8e4b8";
+    case Scalar::F8E5B16: return "f8e5b16";
     case Scalar::F16: return "f16";
     case Scalar::BF16: return "bf16";
     case Scalar::F32: return "f32";

@@ -22,7 +22,9 @@ namespace kiln::ir {
 enum class Scalar : uint8_t {
   I1, I8, I16, I32, I64,
   U8, U16, U32, U64,
-  F8E4M3, F8E5M2, F16, BF16, F32, F64,
+  F8E4M3, F8E5M2,
+  F8E4B15, F8E4B8, F8E5B16,  // Triton's fp8e4b15 (bias 15, no inf/NaN), and the fnuz fp8e4b8, fp8e5b16
+  F16, BF16, F32, F64,
   Ptr,  // a global-memory pointer; the element it points to is Type::pointee
 };
 

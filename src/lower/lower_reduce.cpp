@@ -35,7 +35,7 @@ Kind kindOf(const ir::Op& op) {
   throw InternalError(op.loc, "unknown reduction kind '" + k + "'");
 }
 
-bool isFp8(Scalar t) { return t == Scalar::F8E4M3 || t == Scalar::F8E5M2; }
+bool isFp8(Scalar t) { return ir::isFloat(t) && ir::bitWidth(t) == 8; }
 
 // A partial result: a value, or for argmax/argmin an order key and the element's index.
 struct Item {

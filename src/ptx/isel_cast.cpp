@@ -21,7 +21,7 @@ std::string cvtType(Scalar t) {
     case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
     case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr:
       return std::string(intSuffix(t == Scalar::Ptr ? Scalar::U64 : t));
-    case Scalar::F8E4M3: case Scalar::F8E5M2: break;
+    case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: break;
   }
   detail::internal({}, "no cvt type for " + std::string(ir::name(t)));
 }
@@ -35,6 +35,8 @@ uint16_t oneBits(Scalar t) {
     case Scalar::BF16: return 0x3F80;
     case Scalar::F8E4M3: return 0x38;
     case Scalar::F8E5M2: return 0x3C;
+    case Scalar::F8E4B15: return 0x78;
+    case Scalar::F8E4B8: case Scalar::F8E5B16: return 0x40;
     case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
     case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr:
     case Scalar::F32: case Scalar::F64:
@@ -46,6 +48,39 @@ uint16_t oneBits(Scalar t) {
 void mov(Entry& e, Reg d, Reg s) {
   static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
   e.inst(kMov[size_t(d.cls)], {d, s});
+}
+
+// fp8e4b15 is an f16's sign and its bits 14..7 with bit 14 clear (the same bias, 15): S.EEEE.MMM ->
+// S.0EEEE.MMM0000000, exact for subnormals too; the format has no inf or NaN.
+Reg fp8e4b15ToF16(Entry& e, Reg src) {
+  Reg m = e.reg(RegClass::B16), sign = e.reg(RegClass::B16), h = e.reg(RegClass::B16);
+  e.inst("and.b16", {m, src, hexImm(0x7F)});
+  e.inst("shl.b16", {m, m, 7});
+  e.inst("and.b16", {sign, src, hexImm(0x80)});
+  e.inst("shl.b16", {sign, sign, 8});
+  e.inst("or.b16", {h, m, sign});
+  return h;
+}
+
+// f16 -> fp8e4b15 as Triton's software conversion does it: the magnitude's bits clamped to 1.75's
+// (0x3F00; inf and NaN are above it), plus half an fp8 ulp (ties away from zero), bits 14..7 kept;
+// the sign comes from `signSrc`'s top bit (`signShift` brings it to bit 7).
+void f16ToFp8e4b15(Entry& e, Reg dst, Reg h, Reg signBits, int signShift) {
+  Reg a = e.reg(RegClass::B16), sign = e.reg(RegClass::B16);
+  e.inst("and.b16", {a, h, hexImm(0x7FFF)});
+  e.inst("min.u16", {a, a, hexImm(0x3F00)});
+  e.inst("shl.b16", {a, a, 1});
+  e.inst("add.u16", {a, a, hexImm(0x80)});
+  e.inst("shr.u16", {a, a, 8});
+  if (signBits.cls == RegClass::B32) {
+    Reg s32 = e.reg(RegClass::B32);
+    e.inst("shr.u32", {s32, signBits, signShift});
+    e.inst("cvt.u16.u32", {sign, s32});
+  } else {
+    e.inst("shr.u16", {sign, signBits, signShift});
+  }
+  e.inst("and.b16", {sign, sign, hexImm(0x80)});
+  e.inst("or.b16", {dst, a, sign});
 }
 
 // Widens t (B16) into the F32 register f, exactly.
@@ -80,7 +115,9 @@ void widenInto(Entry& e, Scalar t, Reg f, Reg src, const SourceLoc& loc) {
       e.inst("setp.eq.b16", {nan, m, hexImm(0x7F)});
       return e.inst("selp.f32", {f, f32Bits(detail::kF32NaN), f, nan});
     }
+    case Scalar::F8E4B15: return e.inst("cvt.f32.f16", {f, fp8e4b15ToF16(e, src)});
     case Scalar::F32: return e.inst("mov.f32", {f, src});
+    case Scalar::F8E4B8: case Scalar::F8E5B16:  // the interpreter's alone: generateGpuCode refuses them
     case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
     case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr: case Scalar::F64:
       break;
@@ -182,6 +219,8 @@ void intToFloat(Entry& e, Scalar from, Scalar to, bool rtz, Reg d, Reg s, const 
 void floatToFloat(Entry& e, Scalar from, Scalar to, bool rtz, Reg d, Reg s, const SourceLoc& loc) {
   // Widening is exact; f16 <-> f64 and f32 <-> f64 have direct cvts.
   if (from == Scalar::F8E5M2 && to == Scalar::F16) return e.inst("shl.b16", {d, s, 8});  // e5m2 = f16's top byte
+  if (from == Scalar::F8E4B15 && to == Scalar::F16) return mov(e, d, fp8e4b15ToF16(e, s));
+  if (from == Scalar::F16 && to == Scalar::F8E4B15) return f16ToFp8e4b15(e, d, s, s, 8);
   if (from == Scalar::F64) {
     if (to == Scalar::F32 || to == Scalar::F16 || (to == Scalar::BF16 && e.target().sm >= 90))
       return e.inst("cvt" + rnd(rtz) + cvtType(to) + ".f64", {d, s});
@@ -210,6 +249,13 @@ Reg widenToF32(Entry& e, Scalar t, Reg src, const SourceLoc& loc) {
 void narrowFromF32(Entry& e, Scalar t, Reg dst, Reg src, bool rtz, const SourceLoc& loc) {
   if (t == Scalar::F16 || t == Scalar::BF16) return e.inst("cvt" + rnd(rtz) + cvtType(t) + ".f32", {dst, src});
   if (!isFp8(t)) detail::internal(loc, "cannot narrow f32 to " + std::string(ir::name(t)));
+  if (t == Scalar::F8E4B15) {  // through f16 toward zero, as Triton: the same result as rounding once
+    Reg h = e.reg(RegClass::B16), bits = e.reg(RegClass::B32);
+    e.inst("cvt.rz.f16.f32", {h, src});
+    e.inst("mov.b32", {bits, src});
+    return f16ToFp8e4b15(e, dst, h, bits, 24);  // the sign of the f32, NaN included
+  }
+  if (t == Scalar::F8E4B8 || t == Scalar::F8E5B16) detail::internal(loc, "no GPU code for " + std::string(ir::name(t)));
   if (e.target().sm < 89)
     throw CompileError(loc, "rounding to " + std::string(ir::name(t)) + " needs sm_89 or newer (target " +
                                 e.target().name() + ")");

@@ -16,7 +16,7 @@ RegClass regClassOf(Scalar t) {
     case Scalar::U8: case Scalar::U16: case Scalar::U32:
       return RegClass::B32;
     case Scalar::I64: case Scalar::U64: case Scalar::Ptr: return RegClass::B64;
-    case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F16: case Scalar::BF16: return RegClass::B16;
+    case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: case Scalar::F16: case Scalar::BF16: return RegClass::B16;
     case Scalar::F32: return RegClass::F32;
     case Scalar::F64: return RegClass::F64;
   }
@@ -34,7 +34,7 @@ ParamType paramTypeOf(Scalar t) {
     case Scalar::I64: return ParamType::S64;
     case Scalar::U64: return ParamType::U64;
     case Scalar::Ptr: return ParamType::Ptr;
-    case Scalar::F8E4M3: case Scalar::F8E5M2: return ParamType::B8;
+    case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: return ParamType::B8;
     case Scalar::F16: case Scalar::BF16: return ParamType::B16;
     case Scalar::F32: return ParamType::F32;
     case Scalar::F64: return ParamType::F64;
@@ -86,7 +86,7 @@ void normalizeInt(Entry& e, Scalar t, Reg r) {
     case Scalar::U8: e.inst("and.b32", {r, r, 255}); return;
     case Scalar::U16: e.inst("and.b32", {r, r, 65535}); return;
     case Scalar::I1: case Scalar::I32: case Scalar::I64: case Scalar::U32: case Scalar::U64:
-    case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F16: case Scalar::BF16: case Scalar::F32:
+    case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: case Scalar::F16: case Scalar::BF16: case Scalar::F32:
     case Scalar::F64: case Scalar::Ptr:
       return;
   }

@@ -27,6 +27,8 @@ constexpr WideRule kWideRules[] = {
     {Opcode::Max, "max.f32", "max.NaN.f32", "max.f64", nullptr},
     {Opcode::Floor, "cvt.rmi.f32.f32", nullptr, "cvt.rmi.f64.f64", nullptr},
     {Opcode::Ceil, "cvt.rpi.f32.f32", nullptr, "cvt.rpi.f64.f64", nullptr},
+    {Opcode::Trunc, "cvt.rzi.f32.f32", nullptr, "cvt.rzi.f64.f64", nullptr},
+    {Opcode::Rint, "cvt.rni.f32.f32", nullptr, "cvt.rni.f64.f64", nullptr},
     {Opcode::Sqrt, "sqrt.approx.f32", "sqrt.rn.f32", "sqrt.rn.f64", "sqrt.rn.f64"},
     {Opcode::Exp2, "ex2.approx.ftz.f32", nullptr, nullptr, nullptr},  // Triton's: subnormal results flush to 0
     {Opcode::Rsqrt, "rsqrt.approx.f32", nullptr, nullptr, nullptr},
@@ -162,7 +164,8 @@ void selectFloatOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s)
   switch (op.type) {
     case Scalar::F32: case Scalar::F64: return selectWide(e, op, d, s);
     case Scalar::F16: case Scalar::BF16: return selectHalf(e, op, d, s);
-    case Scalar::F8E4M3: case Scalar::F8E5M2: return selectFp8(e, op, d, s);
+    case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16:
+      return selectFp8(e, op, d, s);
     case Scalar::I1: case Scalar::I8: case Scalar::I16: case Scalar::I32: case Scalar::I64:
     case Scalar::U8: case Scalar::U16: case Scalar::U32: case Scalar::U64: case Scalar::Ptr:
       break;

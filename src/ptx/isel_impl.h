@@ -9,7 +9,7 @@
 namespace kiln::ptx::detail {
 
 inline bool isHalf(ir::Scalar t) { return t == ir::Scalar::F16 || t == ir::Scalar::BF16; }
-inline bool isFp8(ir::Scalar t) { return t == ir::Scalar::F8E4M3 || t == ir::Scalar::F8E5M2; }
+inline bool isFp8(ir::Scalar t) { return ir::isFloat(t) && ir::bitWidth(t) == 8; }
 inline bool isNarrowInt(ir::Scalar t) { return ir::isInt(t) && t != ir::Scalar::I1 && ir::bitWidth(t) < 32; }
 // 64-bit integer-like (.b64 registers): i64, u64, ptr.
 inline bool isWideInt(ir::Scalar t) {
@@ -34,6 +34,8 @@ void selectFloatOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s)
 void selectFloatMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s);
 // f64 exp, exp2, log, log2, sin, cos, tanh, erf (math_f64.cpp): d = f(x).
 void selectF64Math(Entry& e, const ElementOp& op, Reg d, Reg x);
+// expm1 .. pow (libdevice's functions, math_libdevice.cpp) on f32/f64: false for any other op.
+bool selectLibdeviceMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s);
 
 // x (.f64) rounded toward zero to a fresh .f32 with its last bit set when inexact ("round to
 // odd"): a following rounding to a format of at most 22 significant bits equals one rounding of x.

@@ -219,6 +219,7 @@ void selectFloatMath(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> 
   const bool f64 = op.type == Scalar::F64;
   if (op.type != Scalar::F32 && !f64) internal(op.loc, "float math expects f32 or f64");
   if (op.op == Opcode::Rem) return fmod(e, f64, d, s[0], s[1]);
+  if (selectLibdeviceMath(e, op, d, s)) return;  // math_libdevice.cpp
   if (op.op == Opcode::Rsqrt && f64) {
     e.inst("sqrt.rn.f64", {d, s[0]});  // two correct roundings: within 1 ulp
     return e.inst("rcp.rn.f64", {d, d});

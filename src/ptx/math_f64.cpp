@@ -110,6 +110,10 @@ Reg log2(Seq& s, Reg x) {
 
 }  // namespace
 
+Reg exp2Of(Seq& s, Reg x) { return exp2(s, x); }
+Reg logOf(Seq& s, Reg x) { return log(s, x); }
+Reg log2Of(Seq& s, Reg x) { return log2(s, x); }
+
 Reg scaledExp(Seq& s, Reg k, Reg r, Reg rl) {
   Reg z = s.mul(r, r);
   Reg t = s.fma(z, s.horner(r, kExpQ), r);     // e^r - 1

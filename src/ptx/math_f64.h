@@ -61,6 +61,11 @@ Reg scaledExp(Seq& s, Reg k, Reg r, Reg rl);
 // e^x for all x except NaN (the caller selects NaN through): clamped to [-746, 710] first.
 Reg expNoNan(Seq& s, Reg x);
 
+// 2^x, log(x), log2(x) with every special value (NaN, infinities, zeros, negatives) handled.
+Reg exp2Of(Seq& s, Reg x);
+Reg logOf(Seq& s, Reg x);
+Reg log2Of(Seq& s, Reg x);
+
 // The sequences of math_f64_trig.cpp.
 Reg sin(Seq& s, Reg x);
 Reg cos(Seq& s, Reg x);

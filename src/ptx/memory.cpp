@@ -80,7 +80,7 @@ std::string directType(Scalar t) {
     case Scalar::I16: return ".s16";  // into .b32: extended by the load
     case Scalar::U16: return ".u16";
     case Scalar::I8: return ".s8";
-    case Scalar::U8: case Scalar::I1: case Scalar::F8E4M3: case Scalar::F8E5M2: return ".u8";
+    case Scalar::U8: case Scalar::I1: case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: return ".u8";
   }
   return "";
 }
@@ -100,7 +100,7 @@ void unpackWords(Entry& e, Scalar t, std::span<const Reg> words, std::span<const
       case Scalar::F16: case Scalar::BF16:
         if (bit == 0) unpack16x2(e, w, d, dst[i + 1]);
         continue;
-      case Scalar::F8E4M3: case Scalar::F8E5M2: {
+      case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: {
         Reg b = e.reg(RegClass::B32);
         e.inst("bfe.u32", {b, w, bit, 8});
         e.inst("cvt.u16.u32", {d, b});
@@ -146,7 +146,7 @@ std::vector<Reg> packWords(Entry& e, Scalar t, std::span<const Reg> src) {
         break;
       }
       case Scalar::I8: case Scalar::U8: words.push_back(packBytes(e, g[0], g[1], g[2], g[3])); break;
-      case Scalar::F8E4M3: case Scalar::F8E5M2: {
+      case Scalar::F8E4M3: case Scalar::F8E5M2: case Scalar::F8E4B15: case Scalar::F8E4B8: case Scalar::F8E5B16: {
         Reg a = pack16x2(e, g[0], g[1]), b = pack16x2(e, g[2], g[3]), w = e.reg(RegClass::B32);
         e.inst("prmt.b32", {w, a, b, hexImm(0x6420)});
         words.push_back(w);

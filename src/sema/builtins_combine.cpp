@@ -178,7 +178,91 @@ SValue reduceOr(CallArgs& a) {
   return bitwiseReduce(a, Opcode::Or);
 }
 
+// tl.map_elementwise(scalar_fn, *args, pack=1): the inputs broadcast to one shape; scalar_fn takes pack
+// scalars of each input (input by input) and returns pack scalars of each result (result by result).
+// kiln takes scalar functions without runtime control flow (what a combine function may hold, checked
+// on scalars in a scratch block that is then dropped) and calls them on the whole tensors, every op
+// being element-wise; each of the pack positions of an input is given the whole input, so a function
+// that treats its pack positions alike (Triton's use of pack) computes Triton's result.
+SValue mapElementwise(CallArgs& a) {
+  Context& cx = *a.cx;
+  const std::string who = "tl.map_elementwise";
+  const SValue& fnArg = a.at(0);
+  if (fnArg.kind != K::Function || !fnArg.fn) a.fail(who + ": scalar_fn must be a @jit function, got " + fnArg.describe());
+  const ast::FunctionDef& fn = *fnArg.fn;
+  const int64_t pack = a.has(1) ? a.intArg(1) : 1;
+  if (pack < 1) a.fail(who + ": pack must be >= 1, got " + std::to_string(pack));
+  if (a.rest.empty()) a.fail(who + " needs at least one input tensor");
+  std::vector<ir::Value*> ins;
+  Shape shape;
+  for (const SValue& v : a.rest) {
+    ins.push_back(toTensor(cx, v, a.loc, who + "'s argument"));
+    shape = broadcastShape(shape, ins.back()->type.shape, a.loc);
+  }
+  for (ir::Value*& v : ins) v = broadcastTo(cx, v, shape, a.loc);
+
+  auto leavesOf = [&](const SValue& r) {
+    std::vector<SValue> leaves = r.kind == K::Tuple ? r.elts : std::vector<SValue>{r};
+    if (r.kind == K::None || leaves.empty() || leaves.size() % size_t(pack) != 0)
+      a.fail(who + ": scalar_fn '" + fn.name + "' must return " + (pack > 1 ? std::to_string(pack) + " values per result" : "a value or a tuple of values") + ", got " + r.describe());
+    for (const SValue& l : leaves)
+      if (!l.isIR() && !l.isNumber()) a.fail(who + ": scalar_fn '" + fn.name + "' returns " + l.describe() + ", not a number");
+    return leaves;
+  };
+  // 1. On scalars, in a scratch block: what the function is made of, and its result types.
+  std::vector<Type> resultTypes;
+  {
+    ir::Block scratch;
+    std::vector<SValue> vals;
+    for (ir::Value* x : ins)
+      for (int64_t j = 0; j < pack; ++j) vals.push_back(SValue::irValue(scratch.addArg(Type::scalar(x->type.elem))));
+    ir::Block* outer = cx.b.block();
+    const size_t pos = cx.b.position();
+    cx.b.setInsertionPointToEnd(scratch);
+    std::vector<SValue> leaves;
+    try {
+      leaves = leavesOf(cx.callJit(fn, std::move(vals), a.loc));
+    } catch (...) {
+      cx.b.setInsertionPoint(*outer, pos);
+      throw;
+    }
+    cx.b.setInsertionPoint(*outer, pos);
+    for (const auto& inner : scratch.ops) {
+      std::string why = notCombinable(*inner);
+      if (why.empty()) continue;
+      const std::string from = "a combine function";
+      if (size_t at = why.find(from); at != std::string::npos) why.replace(at, from.size(), "a map_elementwise function");
+      CompileError err(inner->loc, why);
+      err.diag().notes.push_back(Diagnostic{Diagnostic::Kind::Note, a.loc, "in the scalar function '" + fn.name + "' of " + who + " called here", {}});
+      throw err;
+    }
+    for (size_t k = 0; k < leaves.size(); k += size_t(pack)) {
+      Type t = leaves[k].isIR() ? leaves[k].ir->type : literalType(leaves[k]);
+      for (int64_t j = 1; j < pack; ++j) {
+        Type u = leaves[k + size_t(j)].isIR() ? leaves[k + size_t(j)].ir->type : literalType(leaves[k + size_t(j)]);
+        if (u != t) a.fail(who + ": scalar_fn '" + fn.name + "' returns " + t.str() + " and " + u.str() + " for one result (type mismatch in unpacked results)");
+      }
+      resultTypes.push_back(t);
+    }
+  }
+  // 2. On the tensors.
+  std::vector<SValue> vals;
+  for (ir::Value* x : ins)
+    for (int64_t j = 0; j < pack; ++j) vals.push_back(SValue::irValue(x));
+  SValue r = cx.callJit(fn, std::move(vals), a.loc);
+  const bool single = r.kind != K::Tuple;  // Triton: one tensor back when scalar_fn returned one value
+  std::vector<SValue> leaves = leavesOf(r);
+  std::vector<SValue> out;
+  for (size_t k = 0; k < resultTypes.size(); ++k) {
+    const SValue& l = leaves[k * size_t(pack)];
+    ir::Value* v = l.isIR() ? l.ir : constantOf(cx, l, resultTypes[k], a.loc);
+    out.push_back(SValue::irValue(broadcastTo(cx, castTo(cx, v, resultTypes[k].withShape(v->type.shape), a.loc), shape, a.loc)));
+  }
+  return single ? out[0] : SValue::tuple(std::move(out));
+}
+
 constexpr BuiltinDef kCombine[] = {
+    {"map_elementwise", kTl, "scalar_fn *args pack?", mapElementwise},
     {"reduce", kTl | kMember, "input axis combine_fn keep_dims?", reduceFn},
     {"associative_scan", kTl | kMember, "input axis combine_fn reverse?", scanFn},
     {"cumsum", kTl | kMember, "input axis? reverse? dtype?", cumsum},

@@ -44,6 +44,10 @@ void checkFits(const CallArgs& a, const SValue& num, const Type& t) {
   if (!t.isInt()) return;
   if (num.kind == K::Float) a.fail(a.display + "(): the value " + pyRepr(num) + " is not an integer but dtype is " + dtypeExpr(t));
   int w = ir::bitWidth(t.elem);
+  if (num.u64) {  // [2^63, 2^64): only uint64 holds it
+    if (t.elem != Scalar::U64) a.fail(a.display + "(): the value " + pyRepr(num) + " is out of range for " + dtypeExpr(t));
+    return;
+  }
   bool ok = ir::isSigned(t.elem) ? (w == 64 || (num.i >= -(int64_t(1) << (w - 1)) && num.i < (int64_t(1) << (w - 1))))
                                  : (num.i >= 0 && (w >= 63 || num.i < (int64_t(1) << w)));
   if (!ok) a.fail(a.display + "(): the value " + pyRepr(num) + " is out of range for " + dtypeExpr(t));

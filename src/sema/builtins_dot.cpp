@@ -12,7 +12,7 @@ using ir::Type;
 
 namespace {
 
-bool isF8(Scalar s) { return s == Scalar::F8E4M3 || s == Scalar::F8E5M2; }
+bool isF8(Scalar s) { return ir::isFloat(s) && ir::bitWidth(s) == 8; }
 
 std::string dims(const Shape& s) {  // "[64,32]"
   std::string out = "[";
@@ -27,6 +27,12 @@ SValue dot(CallArgs& a) {
       a.fail("tl.dot needs tensor operands, got " + a.at(i).describe());
   ir::Value* x = a.at(0).ir;
   ir::Value* y = a.at(1).ir;
+  // Triton upcasts fp8e4b15 (and, where the target lacks them, fp8e4b8/fp8e5b16) operands to f16.
+  for (ir::Value** v : {&x, &y}) {
+    Scalar e = (*v)->type.elem;
+    if (e == Scalar::F8E4B15 || e == Scalar::F8E4B8 || e == Scalar::F8E5B16)
+      *v = castElem(cx, *v, Type::scalar(Scalar::F16), a.loc);
+  }
   const Shape &sa = x->type.shape, &sb = y->type.shape;
   Scalar ea = x->type.elem, eb = y->type.elem;
   if (!(sa.size() == sb.size() && (sa.size() == 2 || sa.size() == 3)))

@@ -1,8 +1,11 @@
 // Triton's libdevice (triton.language.extra.libdevice, also reached as extra.cuda.libdevice) and the
-// other names of triton.language.extra.cuda. The libdevice functions kiln's language has are the
-// tl.math builtins of the same name and meaning (builtins_math.cpp marks them kLibdevice), and fma_rn
-// is fma; every other Triton 3.6 libdevice name is listed here, so that using one is a located
-// "not supported by kiln" error at compile time (and the Python module can name it: docs/python.md).
+// other names of triton.language.extra.cuda. exp, log, sin, ... are the tl.math builtins of the same
+// name (builtins_math.cpp marks them kLibdevice); the functions here are Tile IR math ops (expm1 ..
+// pow) or compositions of ops (copysign, round, the predicates, fast_*). Every other Triton 3.6 name is
+// listed too, so that using one is a located "not supported by kiln" error (docs/language.md).
+#include <climits>
+#include <cmath>
+
 #include "sema/ops_common.h"
 
 namespace kiln::sema {
@@ -16,6 +19,199 @@ SValue fmaRn(CallArgs& a) {
   return invokeBuiltin(*a.cx, *fma, a.display, a.raw, a.rawKw, a.loc);
 }
 
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+
+// The float types a libdevice function has signatures for (Triton's tables): fp32 and fp64, or one.
+enum class Floats { Both, F32, F64 };
+
+bool allowed(Scalar s, Floats f) {
+  return (s == Scalar::F32 && f != Floats::F64) || (s == Scalar::F64 && f != Floats::F32);
+}
+
+// Triton's extern_elementwise dispatch: every argument becomes a tensor (a number takes its literal
+// type), all broadcast to one shape; when their dtypes are not one of the function's signatures they
+// are first promoted together as by an arithmetic operator. No signature then: a located error.
+std::vector<ir::Value*> externArgs(CallArgs& a, size_t n, Floats floats) {
+  Context& cx = *a.cx;
+  std::vector<ir::Value*> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(toTensor(cx, a.at(i), a.loc, a.display + "'s argument"));
+  auto matches = [&] {
+    for (ir::Value* x : v)
+      if (x->type.elem != v[0]->type.elem || !allowed(x->type.elem, floats)) return false;
+    return true;
+  };
+  if (n == 2) {
+    BinaryRule rule;
+    rule.arithmetic = !matches();
+    auto [x, y] = binaryOperands(cx, SValue::irValue(v[0]), SValue::irValue(v[1]), rule, a.display, a.loc);
+    v = {x, y};
+  }
+  if (!matches()) {
+    std::string got, sig = floats == Floats::F64 ? "fp64" : "fp32";
+    for (ir::Value* x : v) got += (got.empty() ? "" : ", ") + tritonDtypeName(x->type.element());
+    auto tuple = [&](const std::string& t) {
+      std::string r = "(" + t;
+      for (size_t i = 1; i < n; ++i) r += ", " + t;
+      return r + ")";
+    };
+    std::string sigs = floats == Floats::Both ? tuple("fp32") + " or " + tuple("fp64") : tuple(sig);
+    a.fail(a.display + "() takes " + sigs + " arguments, got (" + got + ")");
+  }
+  return v;
+}
+
+ir::Value* num(CallArgs& a, double v, const Type& t) { return constantOf(*a.cx, SValue::real(v), t, a.loc); }
+ir::Value* op1(CallArgs& a, Opcode op, ir::Value* x) { return emit(*a.cx, op, {x}, x->type, a.loc); }
+ir::Value* op2(CallArgs& a, Opcode op, ir::Value* x, ir::Value* y) { return emit(*a.cx, op, {x, y}, x->type, a.loc); }
+ir::Value* cmp(CallArgs& a, const char* pred, ir::Value* x, ir::Value* y) {
+  return emit(*a.cx, Opcode::Cmp, {x, y}, x->type.withElem(Scalar::I1), a.loc, {ir::Attr{"pred", std::string(pred)}});
+}
+ir::Value* select(CallArgs& a, ir::Value* c, ir::Value* x, ir::Value* y) {
+  return emit(*a.cx, Opcode::Select, {c, x, y}, x->type, a.loc);
+}
+SValue asInt32(CallArgs& a, ir::Value* v) { return SValue::irValue(castElem(*a.cx, v, Type::scalar(Scalar::I32), a.loc)); }
+// The bits of a float tensor as the signed integer of its width (i32 or i64).
+ir::Value* bitsOf(CallArgs& a, ir::Value* x) {
+  return bitcastElem(*a.cx, x, Type::scalar(x->type.elem == Scalar::F64 ? Scalar::I64 : Scalar::I32), a.loc);
+}
+ir::Value* intNum(CallArgs& a, int64_t v, const Type& t) { return constantOf(*a.cx, SValue::integer(v), t, a.loc); }
+
+template <Opcode op>
+SValue unaryFn(CallArgs& a) {
+  return SValue::irValue(op1(a, op, externArgs(a, 1, Floats::Both)[0]));
+}
+template <Opcode op>
+SValue binaryFn(CallArgs& a) {
+  auto v = externArgs(a, 2, Floats::Both);
+  return SValue::irValue(op2(a, op, v[0], v[1]));
+}
+
+// pow(x, y), and powi: an int32 exponent (Triton's (fp32, int32) signature) converted to x's type.
+SValue powFn(CallArgs& a) {
+  Context& cx = *a.cx;
+  ir::Value* x = toTensor(cx, a.at(0), a.loc, "libdevice.pow's argument");
+  ir::Value* y = toTensor(cx, a.at(1), a.loc, "libdevice.pow's argument");
+  std::vector<ir::Value*> v;
+  if (allowed(x->type.elem, Floats::Both) && y->type.elem == Scalar::I32) {
+    y = castElem(cx, y, x->type.element(), a.loc);
+    auto [bx, by] = binaryOperands(cx, SValue::irValue(x), SValue::irValue(y), BinaryRule{}, a.display, a.loc);
+    v = {bx, by};
+  } else {
+    v = externArgs(a, 2, Floats::Both);
+  }
+  if (v[0]->type.elem == Scalar::F64)
+    a.fail(a.display + "() on fp64 is not supported by kiln (fp32 is; docs/language.md)");
+  return SValue::irValue(op2(a, Opcode::Pow, v[0], v[1]));
+}
+
+// copysign: x's magnitude bits with y's sign bit.
+SValue copysignFn(CallArgs& a) {
+  auto v = externArgs(a, 2, Floats::Both);
+  ir::Value *xb = bitsOf(a, v[0]), *yb = bitsOf(a, v[1]);
+  bool wide = xb->type.elem == Scalar::I64;
+  int64_t sign = wide ? INT64_MIN : int64_t(INT32_MIN);
+  ir::Value* mag = op2(a, Opcode::And, xb, intNum(a, ~sign, xb->type));
+  ir::Value* sgn = op2(a, Opcode::And, yb, intNum(a, sign, yb->type));
+  return SValue::irValue(bitcastElem(*a.cx, op2(a, Opcode::Or, mag, sgn), v[0]->type.element(), a.loc));
+}
+
+// fdim(x, y) = x - y if x > y, else +0; NaN if either is.
+SValue fdimFn(CallArgs& a) {
+  auto v = externArgs(a, 2, Floats::Both);
+  ir::Value *x = v[0], *y = v[1];
+  ir::Value* r = select(a, cmp(a, "gt", x, y), op2(a, Opcode::Sub, x, y), num(a, 0.0, x->type));
+  ir::Value* nan = op2(a, Opcode::Or, cmp(a, "ne", x, x), cmp(a, "ne", y, y));
+  return SValue::irValue(select(a, nan, op2(a, Opcode::Add, x, y), r));
+}
+
+// The predicates return int32 0 or 1, as libdevice's do.
+SValue isnanFn(CallArgs& a) {
+  ir::Value* x = externArgs(a, 1, Floats::Both)[0];
+  return asInt32(a, cmp(a, "ne", x, x));
+}
+SValue isinfFn(CallArgs& a) {
+  ir::Value* x = externArgs(a, 1, Floats::Both)[0];
+  return asInt32(a, cmp(a, "eq", op1(a, Opcode::Abs, x), num(a, INFINITY, x->type)));
+}
+SValue finite(CallArgs& a, Floats f) {
+  ir::Value* x = externArgs(a, 1, f)[0];
+  return asInt32(a, cmp(a, "lt", op1(a, Opcode::Abs, x), num(a, INFINITY, x->type)));
+}
+SValue finitefFn(CallArgs& a) { return finite(a, Floats::F32); }
+SValue isfinitedFn(CallArgs& a) { return finite(a, Floats::F64); }
+SValue signbitFn(CallArgs& a) {
+  ir::Value* xb = bitsOf(a, externArgs(a, 1, Floats::Both)[0]);
+  int64_t top = xb->type.elem == Scalar::I64 ? 63 : 31;
+  ir::Value* s = op2(a, Opcode::Shr, xb, intNum(a, top, xb->type));
+  return asInt32(a, op2(a, Opcode::And, s, intNum(a, 1, xb->type)));
+}
+
+// round: to the nearest integer, halfway cases away from zero (x - trunc(x) is exact).
+ir::Value* roundHalfAway(CallArgs& a, ir::Value* x) {
+  ir::Value* t = op1(a, Opcode::Trunc, x);
+  ir::Value* half = cmp(a, "ge", op1(a, Opcode::Abs, op2(a, Opcode::Sub, x, t)), num(a, 0.5, x->type));
+  ir::Value* step = select(a, cmp(a, "lt", x, num(a, 0.0, x->type)), num(a, -1.0, x->type), num(a, 1.0, x->type));
+  return select(a, half, op2(a, Opcode::Add, t, step), t);
+}
+SValue roundFn(CallArgs& a) { return SValue::irValue(roundHalfAway(a, externArgs(a, 1, Floats::Both)[0])); }
+SValue toInt64(CallArgs& a, ir::Value* v) { return SValue::irValue(castElem(*a.cx, v, Type::scalar(Scalar::I64), a.loc)); }
+SValue llrintFn(CallArgs& a) { return toInt64(a, op1(a, Opcode::Rint, externArgs(a, 1, Floats::Both)[0])); }
+SValue llroundFn(CallArgs& a) { return toInt64(a, roundHalfAway(a, externArgs(a, 1, Floats::Both)[0])); }
+
+// saturatef: clamped to [0, 1]; NaN gives 0 (CUDA's __saturatef).
+SValue saturatefFn(CallArgs& a) {
+  ir::Value* x = externArgs(a, 1, Floats::F32)[0];
+  ir::Value* m = op2(a, Opcode::Min, x, num(a, 1.0, x->type));
+  return SValue::irValue(select(a, cmp(a, "gt", x, num(a, 0.0, x->type)), m, num(a, 0.0, x->type)));
+}
+
+// The fast_* functions: f32 only, through exp2 (ex2.approx.ftz) and the language's log2, sin, cos and
+// division (div.full), as CUDA's __expf, __logf, __powf, __fdividef are built.
+ir::Value* f32Arg(CallArgs& a) { return externArgs(a, 1, Floats::F32)[0]; }
+ir::Value* scaled(CallArgs& a, Opcode op, ir::Value* x, double k) { return op2(a, Opcode::Mul, op1(a, op, x), num(a, k, x->type)); }
+SValue fastExpf(CallArgs& a) {
+  ir::Value* x = f32Arg(a);
+  return SValue::irValue(op1(a, Opcode::Exp2, op2(a, Opcode::Mul, x, num(a, 1.4426950408889634, x->type))));
+}
+SValue fastExp10f(CallArgs& a) {
+  ir::Value* x = f32Arg(a);
+  return SValue::irValue(op1(a, Opcode::Exp2, op2(a, Opcode::Mul, x, num(a, 3.3219280948873622, x->type))));
+}
+SValue fastLogf(CallArgs& a) { return SValue::irValue(scaled(a, Opcode::Log2, f32Arg(a), 0.6931471805599453)); }
+SValue fastLog2f(CallArgs& a) { return SValue::irValue(op1(a, Opcode::Log2, f32Arg(a))); }
+SValue fastLog10f(CallArgs& a) { return SValue::irValue(scaled(a, Opcode::Log2, f32Arg(a), 0.30102999566398120)); }
+SValue fastSinf(CallArgs& a) { return SValue::irValue(op1(a, Opcode::Sin, f32Arg(a))); }
+SValue fastCosf(CallArgs& a) { return SValue::irValue(op1(a, Opcode::Cos, f32Arg(a))); }
+SValue fastTanf(CallArgs& a) {
+  ir::Value* x = f32Arg(a);
+  return SValue::irValue(op2(a, Opcode::Div, op1(a, Opcode::Sin, x), op1(a, Opcode::Cos, x)));
+}
+SValue fastPowf(CallArgs& a) {
+  auto v = externArgs(a, 2, Floats::F32);
+  return SValue::irValue(op1(a, Opcode::Exp2, op2(a, Opcode::Mul, v[1], op1(a, Opcode::Log2, v[0]))));
+}
+SValue fastDividef(CallArgs& a) {
+  auto v = externArgs(a, 2, Floats::F32);
+  return SValue::irValue(op2(a, Opcode::Div, v[0], v[1]));
+}
+
+// tl.extra.cuda: num_warps and num_threads are constexprs of the compile's num_warps, as in Triton;
+// globaltimer and smid read the special registers through the inline PTX Triton uses (so, as there,
+// the interpreter refuses them).
+SValue numWarpsFn(CallArgs& a) { return SValue::integer(a.cx->numWarps); }
+SValue numThreadsFn(CallArgs& a) { return SValue::integer(int64_t(a.cx->numWarps) * 32); }
+SValue specialRegister(CallArgs& a, const char* asmText, const char* constraint, Scalar t, bool pure) {
+  const BuiltinDef* def = findBuiltin("inline_asm_elementwise", kTl);
+  if (!def) throw InternalError(a.loc, a.display + ": the builtin tl.inline_asm_elementwise is missing");
+  std::vector<SValue> args = {SValue::string(asmText), SValue::string(constraint), SValue::tuple({}),
+                              SValue::dtype(Type::scalar(t)), SValue::boolean(pure), SValue::integer(1)};
+  return invokeBuiltin(*a.cx, *def, a.display, std::move(args), {}, a.loc);
+}
+SValue globaltimerFn(CallArgs& a) { return specialRegister(a, "mov.u64 $0, %globaltimer;", "=l", Scalar::I64, false); }
+SValue smidFn(CallArgs& a) { return specialRegister(a, "mov.u32 $0, %smid;", "=r", Scalar::I32, true); }
+
 constexpr BuiltinDef kLibdeviceDefs[] = {
     {"fma_rn", kLibdevice, nullptr, fmaRn},
     {"clz", kLibdevice, nullptr, unsupportedBuiltin},
@@ -26,12 +222,12 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"brev", kLibdevice, nullptr, unsupportedBuiltin},
     {"sad", kLibdevice, nullptr, unsupportedBuiltin},
     {"rcp64h", kLibdevice, nullptr, unsupportedBuiltin},
-    {"trunc", kLibdevice, nullptr, unsupportedBuiltin},
-    {"saturatef", kLibdevice, nullptr, unsupportedBuiltin},
+    {"trunc", kLibdevice, "arg0", unaryFn<Opcode::Trunc>},
+    {"saturatef", kLibdevice, "arg0", saturatefFn},
     {"fma_rz", kLibdevice, nullptr, unsupportedBuiltin},
     {"fma_rd", kLibdevice, nullptr, unsupportedBuiltin},
     {"fma_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_dividef", kLibdevice, nullptr, unsupportedBuiltin},
+    {"fast_dividef", kLibdevice, "arg0 arg1", fastDividef},
     {"div_rz", kLibdevice, nullptr, unsupportedBuiltin},
     {"div_rd", kLibdevice, nullptr, unsupportedBuiltin},
     {"div_ru", kLibdevice, nullptr, unsupportedBuiltin},
@@ -121,15 +317,15 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"float_as_uint", kLibdevice, nullptr, unsupportedBuiltin},
     {"longlong_as_double", kLibdevice, nullptr, unsupportedBuiltin},
     {"double_as_longlong", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_sinf", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_cosf", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_log2f", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_logf", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_expf", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_tanf", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_exp10f", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_log10f", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fast_powf", kLibdevice, nullptr, unsupportedBuiltin},
+    {"fast_sinf", kLibdevice, "arg0", fastSinf},
+    {"fast_cosf", kLibdevice, "arg0", fastCosf},
+    {"fast_log2f", kLibdevice, "arg0", fastLog2f},
+    {"fast_logf", kLibdevice, "arg0", fastLogf},
+    {"fast_expf", kLibdevice, "arg0", fastExpf},
+    {"fast_tanf", kLibdevice, "arg0", fastTanf},
+    {"fast_exp10f", kLibdevice, "arg0", fastExp10f},
+    {"fast_log10f", kLibdevice, "arg0", fastLog10f},
+    {"fast_powf", kLibdevice, "arg0 arg1", fastPowf},
     {"hadd", kLibdevice, nullptr, unsupportedBuiltin},
     {"rhadd", kLibdevice, nullptr, unsupportedBuiltin},
     {"sub_rn", kLibdevice, nullptr, unsupportedBuiltin},
@@ -138,38 +334,38 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"sub_ru", kLibdevice, nullptr, unsupportedBuiltin},
     {"rsqrt_rn", kLibdevice, nullptr, unsupportedBuiltin},
     {"ffs", kLibdevice, nullptr, unsupportedBuiltin},
-    {"rint", kLibdevice, nullptr, unsupportedBuiltin},
-    {"llrint", kLibdevice, nullptr, unsupportedBuiltin},
-    {"nearbyint", kLibdevice, nullptr, unsupportedBuiltin},
-    {"isnan", kLibdevice, nullptr, unsupportedBuiltin},
-    {"signbit", kLibdevice, nullptr, unsupportedBuiltin},
-    {"copysign", kLibdevice, nullptr, unsupportedBuiltin},
-    {"finitef", kLibdevice, nullptr, unsupportedBuiltin},
-    {"isinf", kLibdevice, nullptr, unsupportedBuiltin},
+    {"rint", kLibdevice, "arg0", unaryFn<Opcode::Rint>},
+    {"llrint", kLibdevice, "arg0", llrintFn},
+    {"nearbyint", kLibdevice, "arg0", unaryFn<Opcode::Rint>},
+    {"isnan", kLibdevice, "arg0", isnanFn},
+    {"signbit", kLibdevice, "arg0", signbitFn},
+    {"copysign", kLibdevice, "arg0 arg1", copysignFn},
+    {"finitef", kLibdevice, "arg0", finitefFn},
+    {"isinf", kLibdevice, "arg0", isinfFn},
     {"nextafter", kLibdevice, nullptr, unsupportedBuiltin},
     {"sinpi", kLibdevice, nullptr, unsupportedBuiltin},
     {"cospi", kLibdevice, nullptr, unsupportedBuiltin},
-    {"tan", kLibdevice, nullptr, unsupportedBuiltin},
-    {"exp10", kLibdevice, nullptr, unsupportedBuiltin},
-    {"cosh", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sinh", kLibdevice, nullptr, unsupportedBuiltin},
-    {"atan2", kLibdevice, nullptr, unsupportedBuiltin},
-    {"atan", kLibdevice, nullptr, unsupportedBuiltin},
-    {"asin", kLibdevice, nullptr, unsupportedBuiltin},
-    {"acos", kLibdevice, nullptr, unsupportedBuiltin},
-    {"log10", kLibdevice, nullptr, unsupportedBuiltin},
-    {"log1p", kLibdevice, nullptr, unsupportedBuiltin},
-    {"acosh", kLibdevice, nullptr, unsupportedBuiltin},
-    {"asinh", kLibdevice, nullptr, unsupportedBuiltin},
-    {"atanh", kLibdevice, nullptr, unsupportedBuiltin},
-    {"expm1", kLibdevice, nullptr, unsupportedBuiltin},
-    {"hypot", kLibdevice, nullptr, unsupportedBuiltin},
+    {"tan", kLibdevice, "arg0", unaryFn<Opcode::Tan>},
+    {"exp10", kLibdevice, "arg0", unaryFn<Opcode::Exp10>},
+    {"cosh", kLibdevice, "arg0", unaryFn<Opcode::Cosh>},
+    {"sinh", kLibdevice, "arg0", unaryFn<Opcode::Sinh>},
+    {"atan2", kLibdevice, "arg0 arg1", binaryFn<Opcode::Atan2>},
+    {"atan", kLibdevice, "arg0", unaryFn<Opcode::Atan>},
+    {"asin", kLibdevice, "arg0", unaryFn<Opcode::Asin>},
+    {"acos", kLibdevice, "arg0", unaryFn<Opcode::Acos>},
+    {"log10", kLibdevice, "arg0", unaryFn<Opcode::Log10>},
+    {"log1p", kLibdevice, "arg0", unaryFn<Opcode::Log1p>},
+    {"acosh", kLibdevice, "arg0", unaryFn<Opcode::Acosh>},
+    {"asinh", kLibdevice, "arg0", unaryFn<Opcode::Asinh>},
+    {"atanh", kLibdevice, "arg0", unaryFn<Opcode::Atanh>},
+    {"expm1", kLibdevice, "arg0", unaryFn<Opcode::Expm1>},
+    {"hypot", kLibdevice, "arg0 arg1", binaryFn<Opcode::Hypot>},
     {"rhypot", kLibdevice, nullptr, unsupportedBuiltin},
     {"norm3d", kLibdevice, nullptr, unsupportedBuiltin},
     {"rnorm3d", kLibdevice, nullptr, unsupportedBuiltin},
     {"norm4d", kLibdevice, nullptr, unsupportedBuiltin},
     {"rnorm4d", kLibdevice, nullptr, unsupportedBuiltin},
-    {"cbrt", kLibdevice, nullptr, unsupportedBuiltin},
+    {"cbrt", kLibdevice, "arg0", unaryFn<Opcode::Cbrt>},
     {"rcbrt", kLibdevice, nullptr, unsupportedBuiltin},
     {"j0", kLibdevice, nullptr, unsupportedBuiltin},
     {"j1", kLibdevice, nullptr, unsupportedBuiltin},
@@ -188,20 +384,20 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"lgamma", kLibdevice, nullptr, unsupportedBuiltin},
     {"ldexp", kLibdevice, nullptr, unsupportedBuiltin},
     {"scalbn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fmod", kLibdevice, nullptr, unsupportedBuiltin},
+    {"fmod", kLibdevice, "arg0 arg1", binaryFn<Opcode::Rem>},
     {"remainder", kLibdevice, nullptr, unsupportedBuiltin},
-    {"pow", kLibdevice, nullptr, unsupportedBuiltin},
+    {"pow", kLibdevice, "arg0 arg1", powFn},
     {"tgamma", kLibdevice, nullptr, unsupportedBuiltin},
-    {"round", kLibdevice, nullptr, unsupportedBuiltin},
-    {"llround", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fdim", kLibdevice, nullptr, unsupportedBuiltin},
+    {"round", kLibdevice, "arg0", roundFn},
+    {"llround", kLibdevice, "arg0", llroundFn},
+    {"fdim", kLibdevice, "arg0 arg1", fdimFn},
     {"ilogb", kLibdevice, nullptr, unsupportedBuiltin},
     {"logb", kLibdevice, nullptr, unsupportedBuiltin},
-    {"isfinited", kLibdevice, nullptr, unsupportedBuiltin},
-    {"globaltimer", kCuda, nullptr, unsupportedBuiltin},
-    {"num_threads", kCuda, nullptr, unsupportedBuiltin},
-    {"num_warps", kCuda, nullptr, unsupportedBuiltin},
-    {"smid", kCuda, nullptr, unsupportedBuiltin},
+    {"isfinited", kLibdevice, "arg0", isfinitedFn},
+    {"globaltimer", kCuda, "", globaltimerFn},
+    {"num_threads", kCuda, "", numThreadsFn},
+    {"num_warps", kCuda, "", numWarpsFn},
+    {"smid", kCuda, "", smidFn},
     {"convert_custom_float8_sm80", kCuda, nullptr, unsupportedBuiltin},
     {"convert_custom_float8_sm90", kCuda, nullptr, unsupportedBuiltin},
 };

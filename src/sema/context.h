@@ -26,6 +26,7 @@ struct Context {
   // Inlines a @jit function at the insertion point, as a call from `loc` would (set by the Lowerer):
   // how builtins that take a function (tl.reduce's combine_fn) call it.
   std::function<SValue(const ast::FunctionDef&, std::vector<SValue>, const SourceLoc&)> callJit;
+  int numWarps = 4;  // the compile's num_warps (tl.extra.cuda.num_warps is a constexpr of it)
 };
 
 using Kwargs = std::vector<std::pair<std::string, SValue>>;

@@ -321,8 +321,9 @@ std::string typeDescription(const SValue& v) {
 namespace kiln::sema {
 
 std::unique_ptr<ir::Module> lowerKernel(const ast::Module& module, std::string_view kernel,
-                                        const Signature& signature) {
+                                        const Signature& signature, int numWarps) {
   Lowerer lowerer(module, kernel);
+  lowerer.cx().numWarps = numWarps;
   return lowerer.run(signature);
 }
 

@@ -79,11 +79,11 @@ SValue subscriptExpr(Lowerer& L, const ast::Expr& e) {
 SValue Lowerer::expr(const ast::Expr& e) {
   switch (e.kind) {
     case ast::ExprKind::Name: return lookup(e.name, e.loc);
-    case ast::ExprKind::Int:
-      if (e.intValue > uint64_t(INT64_MAX))
-        fail(e.loc, "integer literal too large: kiln's constexpr integers are 64-bit signed (at most "
-                    "9223372036854775807)");
-      return SValue::integer(int64_t(e.intValue));
+    case ast::ExprKind::Int: {
+      SValue v = SValue::integer(int64_t(e.intValue));
+      v.u64 = e.intValue > uint64_t(INT64_MAX);  // [2^63, 2^64): uint64, as Triton types it
+      return v;
+    }
     case ast::ExprKind::Float: return SValue::real(e.floatValue);
     case ast::ExprKind::Str: return SValue::string(e.str);
     case ast::ExprKind::Bool: return SValue::boolean(e.intValue != 0);

@@ -21,10 +21,11 @@ struct DtypeName {
 constexpr DtypeName kDtypes[] = {
     {"int1", Scalar::I1},       {"int8", Scalar::I8},         {"int16", Scalar::I16},     {"int32", Scalar::I32},
     {"int64", Scalar::I64},     {"uint8", Scalar::U8},        {"uint16", Scalar::U16},    {"uint32", Scalar::U32},
-    {"uint64", Scalar::U64},    {"float8e4nv", Scalar::F8E4M3}, {"float8e5", Scalar::F8E5M2}, {"float16", Scalar::F16},
+    {"uint64", Scalar::U64},    {"float8e4nv", Scalar::F8E4M3}, {"float8e5", Scalar::F8E5M2}, {"float8e4b15", Scalar::F8E4B15},
+    {"float8e4b8", Scalar::F8E4B8}, {"float8e5b16", Scalar::F8E5B16}, {"float16", Scalar::F16},
     {"bfloat16", Scalar::BF16}, {"float32", Scalar::F32},     {"float64", Scalar::F64},   {"pi32_t", Scalar::Ptr},
 };
-constexpr const char* kUnsupportedDtypes[] = {"float8e4b15", "float8e4b8", "float8e5b16", "void"};
+constexpr const char* kUnsupportedDtypes[] = {"void"};
 
 // Sub-namespaces by their parent, and the BuiltinWhere bit of each namespace's functions.
 struct NsInfo {
@@ -115,7 +116,7 @@ SValue namespaceAttribute(const SValue& ns, const std::string& name, const Sourc
   if (tryMember(ns.str, name, out)) return out;
   if (ns.str == "triton.language")
     for (const char* u : kUnsupportedDtypes)
-      if (name == u) fail(loc, "tl." + name + " is not supported by kiln (fp8 types: tl.float8e4nv, tl.float8e5)");
+      if (name == u) fail(loc, "tl." + name + " is not supported by kiln");
   std::vector<std::string> candidates;
   if (const NsInfo* info = findNs(ns.str)) {
     if (info->where) candidates = builtinNames(info->where);

@@ -19,9 +19,35 @@ ir::Value* truthOf(Context& cx, ir::Value* v, const SourceLoc& loc) {
   return emit(cx, Opcode::Cmp, {v, zero}, t.withElem(Scalar::I1), loc, {ir::Attr{"pred", std::string("ne")}});
 }
 
+void checkFp8e4b15Op(Opcode op, const std::vector<ir::Value*>& operands, const Type& t, const SourceLoc& loc) {
+  bool e4b15 = t.elem == Scalar::F8E4B15;
+  for (const ir::Value* v : operands) e4b15 = e4b15 || (v && v->type.elem == Scalar::F8E4B15);
+  if (!e4b15) return;
+  bool computes = false;
+  switch (ir::familyOf(op)) {
+    case ir::Family::Arith: computes = op != Opcode::Abs; break;
+    case ir::Family::Math: case ir::Family::Reduce: case ir::Family::Dot: computes = true; break;
+    case ir::Family::Compare: computes = op == Opcode::Cmp; break;
+    default: break;
+  }
+  if (computes)
+    fail(loc, std::string("'") + ir::info(op).spelling + "' on tl.float8e4b15 values is not supported (as in Triton, "
+              "fp8e4b15 is a storage type: convert to tl.float16 or tl.float32 first)");
+}
+
 ir::Value* castElem(Context& cx, ir::Value* v, const Type& elem, const SourceLoc& loc, const std::string& rounding) {
   Type src = v->type.element();
   if (src == elem) return v;
+  if (src.elem == Scalar::F8E4B15 || elem.elem == Scalar::F8E4B15) {
+    // Triton converts fp8e4b15 only through its f16 software conversion (convert_custom_types).
+    const Type& other = src.elem == Scalar::F8E4B15 ? elem : src;
+    if (other.elem != Scalar::F16 && other.elem != Scalar::F32)
+      fail(loc, "cannot cast " + SValue::irValue(v).describe() + " to " + dtypeExpr(elem) +
+                    ": tl.float8e4b15 converts only to and from tl.float16 and tl.float32, as in Triton");
+    if (rounding == "rtz")
+      fail(loc, "fp_downcast_rounding='rtz' is not supported for tl.float8e4b15, whose conversion rounds to "
+                "nearest, ties away from zero (Triton ignores the rounding mode there)");
+  }
   bool floatDown = src.isFloat() && elem.isFloat() && ir::bitWidth(elem.elem) < ir::bitWidth(src.elem);
   if (!rounding.empty()) {
     if (rounding != "rtne" && rounding != "rtz")

@@ -42,8 +42,12 @@ ir::Scalar computationType(ir::Scalar a, bool aWeak, ir::Scalar b, bool bWeak, b
 
 // ---- building IR
 
+// fp8e4b15 values are only moved, selected, converted (to and from f16/f32) and given tl.abs, as in
+// Triton, whose GPU code holds them as bytes: arithmetic on them is a located error (ops_cast.cpp).
+void checkFp8e4b15Op(ir::Opcode op, const std::vector<ir::Value*>& operands, const ir::Type& t, const SourceLoc& loc);
 inline ir::Value* emit(Context& cx, ir::Opcode op, std::vector<ir::Value*> operands, const ir::Type& t,
                        const SourceLoc& loc, std::vector<ir::Attr> attrs = {}) {
+  checkFp8e4b15Op(op, operands, t, loc);
   return cx.b.create1(op, operands, t, std::move(attrs), loc);
 }
 // A constant of type `t` (a scalar, or a tile: a splat constant) holding the number `num`, which

@@ -206,7 +206,17 @@ bool pyEqual(const SValue& a, const SValue& b, const SourceLoc& loc) {
   return false;
 }
 
+// A literal in [2^63, 2^64) is a uint64 where it meets a runtime value; kiln's constexpr integers are
+// int64, so arithmetic on it at compile time is refused rather than wrapped.
+void noU64(const SValue& v, const SourceLoc& loc) {
+  if (v.kind == K::Int && v.u64)
+    fail(loc, "the integer " + std::to_string(uint64_t(v.i)) + " is at or above 2^63: kiln takes it as a uint64 "
+              "runtime value (where it meets a tensor, or cast with tl.full/.to), not in constexpr arithmetic");
+}
+
 SValue constexprBinary(ast::BinOp op, const SValue& a, const SValue& b, const SourceLoc& loc) {
+  noU64(a, loc);
+  noU64(b, loc);
   if (numeric(a) && numeric(b))
     return intLike(a) && intLike(b) ? intBinary(op, a, b, loc) : floatBinary(op, a, b, loc);
   bool seqA = a.kind == K::Str || a.kind == K::Tuple, seqB = b.kind == K::Str || b.kind == K::Tuple;
@@ -226,6 +236,7 @@ SValue constexprBinary(ast::BinOp op, const SValue& a, const SValue& b, const So
 }
 
 SValue constexprUnary(ast::UnaryOp op, const SValue& a, const SourceLoc& loc) {
+  if (op != ast::UnaryOp::Not) noU64(a, loc);
   switch (op) {
     case ast::UnaryOp::Not: return SValue::boolean(!pyTruth(a));
     case ast::UnaryOp::Neg:
@@ -247,6 +258,8 @@ SValue constexprUnary(ast::UnaryOp op, const SValue& a, const SourceLoc& loc) {
 }
 
 SValue constexprCompare(ast::CmpOp op, const SValue& a, const SValue& b, const SourceLoc& loc) {
+  noU64(a, loc);
+  noU64(b, loc);
   switch (op) {
     case ast::CmpOp::Eq: return SValue::boolean(pyEqual(a, b, loc));
     case ast::CmpOp::NotEq: return SValue::boolean(!pyEqual(a, b, loc));

@@ -15,7 +15,7 @@ struct Predicate {
   bool (*test)(const Type& t);  // t is a scalar or pointer type
 };
 
-bool isF8(const Type& t) { return t.elem == Scalar::F8E4M3 || t.elem == Scalar::F8E5M2; }
+bool isF8(const Type& t) { return t.isFloat() && ir::bitWidth(t.elem) == 8; }
 bool isStdFloat(const Type& t) {
   return t.elem == Scalar::F16 || t.elem == Scalar::BF16 || t.elem == Scalar::F32 || t.elem == Scalar::F64;
 }
@@ -24,9 +24,9 @@ constexpr Predicate kPredicates[] = {
     {"is_fp8", [](const Type& t) { return isF8(t); }},
     {"is_fp8e4nv", [](const Type& t) { return t.elem == Scalar::F8E4M3; }},
     {"is_fp8e5", [](const Type& t) { return t.elem == Scalar::F8E5M2; }},
-    {"is_fp8e4b15", [](const Type&) { return false; }},
-    {"is_fp8e4b8", [](const Type&) { return false; }},
-    {"is_fp8e5b16", [](const Type&) { return false; }},
+    {"is_fp8e4b15", [](const Type& t) { return t.elem == Scalar::F8E4B15; }},
+    {"is_fp8e4b8", [](const Type& t) { return t.elem == Scalar::F8E4B8; }},
+    {"is_fp8e5b16", [](const Type& t) { return t.elem == Scalar::F8E5B16; }},
     {"is_fp16", [](const Type& t) { return t.elem == Scalar::F16; }},
     {"is_bf16", [](const Type& t) { return t.elem == Scalar::BF16; }},
     {"is_fp32", [](const Type& t) { return t.elem == Scalar::F32; }},
@@ -61,8 +61,8 @@ const Predicate* findPredicate(const std::string& name) {
 
 int mantissaBits(Scalar s) {
   switch (s) {
-    case Scalar::F8E4M3: return 3;
-    case Scalar::F8E5M2: return 2;
+    case Scalar::F8E4M3: case Scalar::F8E4B15: case Scalar::F8E4B8: return 3;
+    case Scalar::F8E5M2: case Scalar::F8E5B16: return 2;
     case Scalar::F16: return 10;
     case Scalar::BF16: return 7;
     case Scalar::F32: return 23;
@@ -74,6 +74,9 @@ int mantissaBits(Scalar s) {
 int exponentBias(Scalar s) {
   switch (s) {
     case Scalar::F8E4M3: return 7;
+    case Scalar::F8E4B8: return 8;
+    case Scalar::F8E5B16: return 16;
+    case Scalar::F8E4B15:
     case Scalar::F8E5M2:
     case Scalar::F16: return 15;
     case Scalar::BF16:

@@ -17,6 +17,7 @@ Type literalType(const SValue& num) {
   switch (num.kind) {
     case K::Bool: return Type::scalar(Scalar::I1);
     case K::Int:
+      if (num.u64) return Type::scalar(Scalar::U64);  // [2^63, 2^64), as Triton
       return Type::scalar(num.i >= std::numeric_limits<int32_t>::min() && num.i <= std::numeric_limits<int32_t>::max()
                               ? Scalar::I32
                               : Scalar::I64);
@@ -42,7 +43,7 @@ Scalar integerPromote(Scalar a, Scalar b) {
   return wb >= wa ? b : a;           // b unsigned, a signed
 }
 
-static bool isF8(Scalar s) { return s == Scalar::F8E4M3 || s == Scalar::F8E5M2; }
+static bool isF8(Scalar s) { return ir::isFloat(s) && ir::bitWidth(s) == 8; }
 
 Scalar computationType(Scalar a, bool aWeak, Scalar b, bool bWeak, bool divOrMod, const std::string& operands,
                        const SourceLoc& loc) {
@@ -81,6 +82,12 @@ void operandError(std::string_view op, const SValue& a, const SValue& b, const S
 // Triton's range check of a Python int combined with a tensor of integer type `r`.
 static void checkWeakRange(const SValue& s, Scalar r, const SValue& other, const SourceLoc& loc) {
   if (!ir::isInt(r) || (s.kind != K::Int && s.kind != K::Bool)) return;
+  if (s.u64) {  // [2^63, 2^64) fits only uint64
+    if (r != Scalar::U64)
+      fail(loc, "the integer " + std::to_string(uint64_t(s.i)) + " is out of range for " + std::string(ir::name(r)) +
+                    ", the type of " + other.describe() + "; cast one of them explicitly");
+    return;
+  }
   int w = ir::bitWidth(r);
   if (s.i < 0 && !ir::isSigned(r))
     fail(loc, "cannot combine " + other.describe() + " (unsigned) with the negative " + s.describe() +
@@ -134,7 +141,7 @@ ir::Value* constantOf(Context& cx, const SValue& num, const Type& t, const Sourc
     int64_t v = ir::normalize(t.elem, ir::intElem(num.i)).i;
     return emit(cx, ir::Opcode::Constant, {}, t, loc, {ir::Attr{"value", v}});
   }
-  double d = num.kind == K::Float ? num.f : double(num.i);
+  double d = num.kind == K::Float ? num.f : num.u64 ? double(uint64_t(num.i)) : double(num.i);
   d = ir::normalize(t.elem, ir::floatElem(d)).f;
   return emit(cx, ir::Opcode::Constant, {}, t, loc, {ir::Attr{"value", d}});
 }

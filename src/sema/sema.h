@@ -13,8 +13,8 @@ namespace kiln::sema {
 
 // Returns a module holding one function named after the kernel. Its parameters are the kernel's
 // non-constexpr parameters, in order (a parameter specialized to the constant 1 stays a parameter
-// whose uses see the constant).
+// whose uses see the constant). `numWarps` is the compile's (tl.extra.cuda.num_warps reads it).
 std::unique_ptr<ir::Module> lowerKernel(const ast::Module& module, std::string_view kernel,
-                                        const Signature& signature);
+                                        const Signature& signature, int numWarps = 4);
 
 }  // namespace kiln::sema

@@ -18,7 +18,8 @@ std::optional<ir::Scalar> dtypeFromTritonName(std::string_view n) {
     std::string_view name;
     S type;
   } kNames[] = {
-      {"fp8e4nv", S::F8E4M3}, {"fp8e5", S::F8E5M2}, {"fp16", S::F16}, {"bf16", S::BF16},
+      {"fp8e4nv", S::F8E4M3}, {"fp8e5", S::F8E5M2}, {"fp8e4b15", S::F8E4B15}, {"fp8e4b8", S::F8E4B8},
+      {"fp8e5b16", S::F8E5B16}, {"fp16", S::F16}, {"bf16", S::BF16},
       {"fp32", S::F32},       {"fp64", S::F64},
   };
   for (const auto& k : kNames)

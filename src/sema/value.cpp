@@ -40,6 +40,9 @@ static const char* tritonScalarName(ir::Scalar s) {
     case ir::Scalar::U64: return "uint64";
     case ir::Scalar::F8E4M3: return "float8e4nv";
     case ir::Scalar::F8E5M2: return "float8e5";
+    case ir::Scalar::F8E4B15: return "float8e4b15";
+    case ir::Scalar::F8E4B8: return "float8e4b8";
+    case ir::Scalar::F8E5B16: return "float8e5b16";
     case ir::Scalar::F16: return "float16";
     case ir::Scalar::BF16: return "bfloat16";
     case ir::Scalar::F32: return "float32";
@@ -61,6 +64,9 @@ std::string tritonDtypeName(const ir::Type& t) {
     switch (s) {
       case ir::Scalar::F8E4M3: return "fp8e4nv";
       case ir::Scalar::F8E5M2: return "fp8e5";
+      case ir::Scalar::F8E4B15: return "fp8e4b15";
+      case ir::Scalar::F8E4B8: return "fp8e4b8";
+      case ir::Scalar::F8E5B16: return "fp8e5b16";
       case ir::Scalar::F16: return "fp16";
       case ir::Scalar::BF16: return "bf16";
       case ir::Scalar::F32: return "fp32";
@@ -120,7 +126,7 @@ static std::string builtinDisplay(const std::string& q) {
 
 std::string pyRepr(const SValue& v) {
   switch (v.kind) {
-    case K::Int: return std::to_string(v.i);
+    case K::Int: return v.u64 ? std::to_string(uint64_t(v.i)) : std::to_string(v.i);
     case K::Float: return floatRepr(v.f);
     case K::Bool: return v.i ? "True" : "False";
     case K::Str: return quote(v.str);

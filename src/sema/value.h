@@ -48,6 +48,9 @@ struct SValue {
   Kind kind = Kind::None;
   ir::Value* ir = nullptr;
   int64_t i = 0;
+  // Int: a literal in [2^63, 2^64), its bits in i. Triton types it uint64 where it meets a tensor; kiln
+  // takes it there (and as a runtime value), not in constexpr arithmetic.
+  bool u64 = false;
   double f = 0;
   std::string str;
   ir::Type type;  // Dtype: the scalar (or pointer) type it denotes

@@ -14,7 +14,7 @@ from . import math
 from . import random
 from . import extra
 
-float8e4b15 = dtype("fp8e4b15")  # Triton names kiln does not compile; present so host code can name them
+float8e4b15 = dtype("fp8e4b15")  # fp8e4b8 and fp8e5b16 run on the interpreter only (docs/language.md)
 float8e4b8 = dtype("fp8e4b8")
 float8e5b16 = dtype("fp8e5b16")
 void = dtype("void")

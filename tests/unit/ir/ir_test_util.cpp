@@ -59,8 +59,10 @@ std::unique_ptr<Module> buildEverything() {
   b.create1(O::Not, {r}, vi);
   b.create1(O::Abs, {r}, vi);
   for (O op : {O::Exp, O::Exp2, O::Log, O::Log2, O::Sqrt, O::Rsqrt, O::Sin, O::Cos, O::Tanh, O::Erf, O::Floor,
-               O::Ceil})
+               O::Ceil, O::Trunc, O::Rint, O::Expm1, O::Log1p, O::Log10, O::Exp10, O::Tan, O::Asin, O::Acos, O::Atan,
+               O::Sinh, O::Cosh, O::Asinh, O::Acosh, O::Atanh, O::Cbrt})
     b.create1(op, {fr}, vf);
+  for (O op : {O::Atan2, O::Hypot, O::Pow}) b.create1(op, {fr, fr}, vf);
   Value* ns = b.create1(O::Splat, {n}, vi);
   Value* mask = b.create1(O::Cmp, {r, ns}, vb, {{"pred", std::string("lt")}});
   Value* sel = b.create1(O::Select, {mask, r, ns}, vi);

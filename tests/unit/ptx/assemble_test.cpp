@@ -89,6 +89,27 @@ TEST_F(Assemble, EveryCast) {
   }
 }
 
+// fp8e4b15's software conversions (to and from f16 and f32; sema refuses the rest), its loads,
+// stores, abs and select.
+TEST_F(Assemble, Fp8e4b15) {
+  for (const Target& target : kTargets) {
+    Module m(target);
+    for (Scalar other : {Scalar::F16, Scalar::F32}) {
+      for (bool up : {true, false}) {
+        Scalar from = up ? Scalar::F8E4B15 : other, to = up ? other : Scalar::F8E4B15;
+        elementKernel(m, "cast_" + tname(from) + "_" + tname(to), {from}, to,
+                      [&](Entry& e, Reg dd, const std::vector<Reg>& ss) { selectCast(e, from, to, false, dd, ss[0], {}); });
+      }
+    }
+    for (Opcode opc : {Opcode::Abs, Opcode::Select}) {
+      ElementOp op{opc, Scalar::F8E4B15};
+      elementKernel(m, std::string(ir::info(opc).spelling) + "_f8e4b15", operandTypes(op), Scalar::F8E4B15,
+                    [&](Entry& e, Reg d, const std::vector<Reg>& s) { selectElementwise(e, op, d, s); });
+    }
+    expectAssembles(m);
+  }
+}
+
 TEST_F(Assemble, EveryBitcastConstantAndPtrAdd) {
   std::vector<Scalar> types = allScalars();
   types.push_back(Scalar::Ptr);

@@ -15,6 +15,15 @@ using ir::Scalar;
 
 CudaDriver* gpu() { return CudaDriver::get(); }
 
+// libdevice's functions that run as f64 sequences (math_libdevice.cpp); trunc and rint are exact.
+bool ptxLibdevice(Opcode o) {
+  for (Opcode l : {Opcode::Expm1, Opcode::Log1p, Opcode::Log10, Opcode::Exp10, Opcode::Tan, Opcode::Asin, Opcode::Acos,
+                   Opcode::Atan, Opcode::Sinh, Opcode::Cosh, Opcode::Asinh, Opcode::Acosh, Opcode::Atanh, Opcode::Cbrt,
+                   Opcode::Atan2, Opcode::Hypot, Opcode::Pow})
+    if (o == l) return true;
+  return false;
+}
+
 // The error bound of an approximate selection (docs/ptx.md), or exact. f16/bf16/fp8 compute in
 // f32 and round, so their approximations are within one ulp of their own type. f64 math is within
 // 1.5 ulp of the exact result; the double-precision reference adds up to ~0.5 ulp of its own.
@@ -25,6 +34,8 @@ Tolerance toleranceFor(const ElementOp& op) {
   auto ulp = [&](double u32, double abs = 0) {
     return Tolerance{false, f32 ? u32 : f64 && o != Opcode::Rsqrt ? 2 : 1, abs};
   };
+  if (ir::familyOf(o) == ir::Family::Math && ptxLibdevice(o))  // f64 inside: docs/ptx.md's bounds + the reference's
+    return Tolerance{false, f32 ? 2.0 : f64 ? 4.0 : 1.0, 0};
   if ((o == Opcode::Div || o == Opcode::Sqrt) && !op.ieee && !f64) return ulp(2);
   if (o == Opcode::Rsqrt || o == Opcode::Exp2) return ulp(2);
   if (o == Opcode::Exp || o == Opcode::Log || o == Opcode::Log2 || o == Opcode::Sin || o == Opcode::Cos ||
@@ -46,6 +57,23 @@ double refDouble(Opcode op, const std::vector<double>& x) {
       {Opcode::Cos, [](const std::vector<double>& v) { return std::cos(v[0]); }},
       {Opcode::Tanh, [](const std::vector<double>& v) { return std::tanh(v[0]); }},
       {Opcode::Erf, [](const std::vector<double>& v) { return std::erf(v[0]); }},
+      {Opcode::Expm1, [](const std::vector<double>& v) { return std::expm1(v[0]); }},
+      {Opcode::Log1p, [](const std::vector<double>& v) { return std::log1p(v[0]); }},
+      {Opcode::Log10, [](const std::vector<double>& v) { return std::log10(v[0]); }},
+      {Opcode::Exp10, [](const std::vector<double>& v) { return std::pow(10.0, v[0]); }},
+      {Opcode::Tan, [](const std::vector<double>& v) { return std::tan(v[0]); }},
+      {Opcode::Asin, [](const std::vector<double>& v) { return std::asin(v[0]); }},
+      {Opcode::Acos, [](const std::vector<double>& v) { return std::acos(v[0]); }},
+      {Opcode::Atan, [](const std::vector<double>& v) { return std::atan(v[0]); }},
+      {Opcode::Sinh, [](const std::vector<double>& v) { return std::sinh(v[0]); }},
+      {Opcode::Cosh, [](const std::vector<double>& v) { return std::cosh(v[0]); }},
+      {Opcode::Asinh, [](const std::vector<double>& v) { return std::asinh(v[0]); }},
+      {Opcode::Acosh, [](const std::vector<double>& v) { return std::acosh(v[0]); }},
+      {Opcode::Atanh, [](const std::vector<double>& v) { return std::atanh(v[0]); }},
+      {Opcode::Cbrt, [](const std::vector<double>& v) { return std::cbrt(v[0]); }},
+      {Opcode::Atan2, [](const std::vector<double>& v) { return std::atan2(v[0], v[1]); }},
+      {Opcode::Hypot, [](const std::vector<double>& v) { return std::hypot(v[0], v[1]); }},
+      {Opcode::Pow, [](const std::vector<double>& v) { return std::pow(v[0], v[1]); }},
   };
   for (const auto& [o, f] : kRefs)
     if (o == op) return f(x);
@@ -75,6 +103,8 @@ std::vector<Case> elementwiseCases(const Target& target) {
         c.approxRef = [opc](const std::vector<double>& x) { return refDouble(opc, x); };
         if (opc == Opcode::Sin || opc == Opcode::Cos)  // promised for |x| <= 1e5
           c.skip = [](const std::vector<ir::Elem>& in) { return !(std::fabs(in[0].f) <= 1e5); };
+        if (opc == Opcode::Tan)  // the f64 reduction is exact for |x| < 2^33
+          c.skip = [](const std::vector<ir::Elem>& in) { return !(std::fabs(in[0].f) <= 1e9); };
         cases.push_back(std::move(c));
       }
     }
@@ -101,6 +131,30 @@ std::vector<Case> castCases(const Target& target) {
       }
     }
   }
+  // fp8e4b15 converts to and from f16 and f32 only (sema refuses the rest, as Triton does), and
+  // bitcasts to and from the 8-bit integers. Its inputs are all 256 patterns, f16's and f32's many.
+  for (Scalar other : {Scalar::F16, Scalar::F32})
+    for (bool up : {true, false}) {
+      Scalar from = up ? Scalar::F8E4B15 : other, to = up ? other : Scalar::F8E4B15;
+      Case c;
+      c.name = "cast_" + tname(from) + "_" + tname(to);
+      c.ins = {from};
+      c.out = to;
+      c.body = [=](Entry& e, Reg d, const std::vector<Reg>& s) { selectCast(e, from, to, false, d, s[0], {}); };
+      c.exact = [=](const std::vector<ir::Elem>& in) { return ir::convert(from, to, in[0], false); };
+      cases.push_back(std::move(c));
+    }
+  for (Scalar other : {Scalar::I8, Scalar::U8})
+    for (bool up : {true, false}) {
+      Scalar from = up ? Scalar::F8E4B15 : other, to = up ? other : Scalar::F8E4B15;
+      Case c;
+      c.name = "bitcast_" + tname(from) + "_" + tname(to);
+      c.ins = {from};
+      c.out = to;
+      c.body = [=](Entry& e, Reg d, const std::vector<Reg>& s) { selectBitcast(e, from, to, d, s[0]); };
+      c.exact = [=](const std::vector<ir::Elem>& in) { return ir::bitcast(from, to, in[0]); };
+      cases.push_back(std::move(c));
+    }
   types.push_back(Scalar::Ptr);
   for (Scalar from : types) {
     for (Scalar to : types) {

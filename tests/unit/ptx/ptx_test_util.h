@@ -123,17 +123,15 @@ inline bool intOnly(ir::Opcode op) {
   return op == ir::Opcode::And || op == ir::Opcode::Or || op == ir::Opcode::Xor || op == ir::Opcode::Shl || op == ir::Opcode::Shr ||
          op == ir::Opcode::Not || op == ir::Opcode::UMulHi;
 }
-inline bool floatOnly(ir::Opcode op) {
-  return op == ir::Opcode::Fma || op == ir::Opcode::Exp || op == ir::Opcode::Exp2 || op == ir::Opcode::Log || op == ir::Opcode::Log2 ||
-         op == ir::Opcode::Sqrt || op == ir::Opcode::Rsqrt || op == ir::Opcode::Sin || op == ir::Opcode::Cos ||
-         op == ir::Opcode::Tanh || op == ir::Opcode::Erf || op == ir::Opcode::Floor || op == ir::Opcode::Ceil;
-}
+inline bool floatOnly(ir::Opcode op) { return ir::familyOf(op) == ir::Family::Math; }  // fma, exp .. pow
 
 // The types the verifier allows for an element-wise op (Cmp and Select also take pointers).
 inline std::vector<ir::Scalar> typesFor(ir::Opcode op) {
   std::vector<ir::Scalar> out;
   for (ir::Scalar t : allScalars())
-    if ((!intOnly(op) || ir::isInt(t)) && (!floatOnly(op) || ir::isFloat(t))) out.push_back(t);
+    if ((!intOnly(op) || ir::isInt(t)) && (!floatOnly(op) || ir::isFloat(t)) &&
+        !(op == ir::Opcode::Pow && t == ir::Scalar::F64))  // sema refuses f64 pow
+      out.push_back(t);
   if (op == ir::Opcode::Cmp || op == ir::Opcode::Select) out.push_back(ir::Scalar::Ptr);
   return out;
 }

@@ -168,7 +168,9 @@ TEST_F(ValuesShape, Namespaces) {
   EXPECT_EQ(tl("bfloat16").type.str(), "bf16");
   EXPECT_EQ(tl("float8e4nv").type.str(), "f8e4m3");
   EXPECT_EQ(error([&] { tl("lod"); }), "module 'triton.language' has no attribute 'lod'; did you mean 'load'?");
-  EXPECT_TRUE(has(error([&] { tl("float8e4b15"); }), "not supported by kiln"));
+  EXPECT_EQ(tl("float8e4b15").type.str(), "f8e4b15");
+  EXPECT_EQ(tl("float8e5b16").type.str(), "f8e5b16");
+  EXPECT_TRUE(has(error([&] { tl("void"); }), "not supported by kiln"));
   EXPECT_TRUE(has(error([&] { attribute(cx, tl("math"), "load", loc); }), "module 'triton.language.math' has no"));
   SValue out;
   ASSERT_TRUE(resolveImportPath("triton.language", out));

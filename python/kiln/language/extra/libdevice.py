@@ -1,11 +1,10 @@
 """kiln.language.extra.libdevice (triton.language.extra.libdevice, also extra.cuda.libdevice).
 
-Every name of Triton 3.6's CUDA libdevice is here, from the compiler's own table. The ones kiln's
-language has are its tl.math builtins of the same name (abs, exp, exp2, log, log2, sin, cos, sqrt,
-sqrt_rn, rsqrt, erf, floor, ceil, fma, fma_rn, div_rn), computed as those are; using any other in a
-kernel is a CompilationError at its line ("libdevice.tanh is not supported by kiln"). Outside a
-kernel each is a stub that says it runs only inside one.
-"""
+Every name of Triton 3.6's CUDA libdevice is here, from the compiler's own table. kiln compiles the
+math functions (exp .. pow, the rounding functions, the predicates, copysign, fdim, the fast_* ones;
+docs/language.md lists them); using any other in a kernel is a CompilationError at its line
+("libdevice.erfc is not supported by kiln"). Outside a kernel each is a stub that says it runs only
+inside one."""
 from ... import _kiln
 from ..core import _stub
 

@@ -1,0 +1,213 @@
+// libdevice's functions (src/ptx/math_libdevice.cpp) in the CTA simulator of the lowering tests, f32 and
+// f64, against the long double C library on edge values, each path's range and random bit patterns: a
+// ulp bound per function (docs/ptx.md prints what this measures), NaN exactly where the reference is
+// NaN, and infinities and signed zeros exact.
+#include <algorithm>
+#include <cfloat>
+#include <cstdio>
+#include <random>
+
+#include "../lower/ops_sim.h"
+#include "ptx_test_util.h"
+
+namespace kiln::ptx::test {
+namespace {
+
+using ir::Opcode;
+using ir::Scalar;
+
+long double ulpAt(long double x, Scalar t) {
+  int mant = t == Scalar::F64 ? 52 : 23, emin = t == Scalar::F64 ? -1022 : -126;
+  int e = x == 0 || !std::isfinite(x) ? emin : std::max(int(std::ilogb(x)), emin);
+  return std::ldexp(1.0L, e - mant);
+}
+
+std::string kernelPtx(Opcode op, Scalar t, size_t arity, const Target& target) {
+  Module m(target);
+  ElementOp o{op, t, CmpPred::Eq, false, false, {}};
+  elementKernel(m, "f", std::vector<Scalar>(arity, t), t,
+                [&](Entry& e, Reg d, const std::vector<Reg>& s) { selectElementwise(e, o, d, s); });
+  return m.str();
+}
+
+// Runs the kernel on the inputs (one vector per operand, all of one length) as doubles of type t.
+std::vector<double> simulate(const std::string& ptx, Scalar t, const std::vector<std::vector<double>>& in) {
+  const size_t w = t == Scalar::F64 ? 8 : 4, total = in[0].size(), kBlock = 1024;
+  std::vector<double> out;
+  for (size_t first = 0; first < total; first += kBlock) {
+    size_t n = std::min(kBlock, total - first);
+    lower::test::CtaSim sim(ptx, int(n), 0);
+    for (size_t k = 0; k < in.size(); ++k) {
+      std::vector<uint8_t> bytes(n * w);
+      for (size_t i = 0; i < n; ++i) {
+        double v = in[k][first + i];
+        float f = float(v);
+        std::memcpy(bytes.data() + i * w, w == 8 ? static_cast<const void*>(&v) : static_cast<const void*>(&f), w);
+      }
+      sim.setParam("f_in" + std::to_string(k), sim.addBuffer(bytes));
+    }
+    uint64_t o = sim.addBuffer(std::vector<uint8_t>(n * w, 0xCD));
+    sim.setParam("f_out", o);
+    sim.setParam("f_n", n);
+    std::string err = sim.run();
+    EXPECT_EQ(err, "");
+    if (!err.empty()) return {};
+    const std::vector<uint8_t>& r = sim.buffer(o);
+    for (size_t i = 0; i < n; ++i) {
+      if (w == 8) {
+        double v;
+        std::memcpy(&v, r.data() + 8 * i, 8);
+        out.push_back(v);
+      } else {
+        float v;
+        std::memcpy(&v, r.data() + 4 * i, 4);
+        out.push_back(v);
+      }
+    }
+  }
+  return out;
+}
+
+using Ref = long double (*)(const std::vector<long double>&);
+
+struct Fn {
+  Opcode op;
+  size_t arity;
+  Ref ref;
+  double boundF32, boundF64;  // ulp; 0: not on that type
+};
+
+long double refPow(const std::vector<long double>& v) { return powl(v[0], v[1]); }
+const Fn kFns[] = {
+    {Opcode::Expm1, 1, [](const std::vector<long double>& v) { return expm1l(v[0]); }, 1, 3},
+    {Opcode::Log1p, 1, [](const std::vector<long double>& v) { return log1pl(v[0]); }, 1, 3},
+    {Opcode::Log10, 1, [](const std::vector<long double>& v) { return log10l(v[0]); }, 1, 2},
+    {Opcode::Exp10, 1, [](const std::vector<long double>& v) { return exp10l(v[0]); }, 1, 2},
+    {Opcode::Tan, 1, [](const std::vector<long double>& v) { return tanl(v[0]); }, 1, 3},
+    {Opcode::Asin, 1, [](const std::vector<long double>& v) { return asinl(v[0]); }, 1, 3},
+    {Opcode::Acos, 1, [](const std::vector<long double>& v) { return acosl(v[0]); }, 1, 3},
+    {Opcode::Atan, 1, [](const std::vector<long double>& v) { return atanl(v[0]); }, 1, 3},
+    {Opcode::Sinh, 1, [](const std::vector<long double>& v) { return sinhl(v[0]); }, 1, 3},
+    {Opcode::Cosh, 1, [](const std::vector<long double>& v) { return coshl(v[0]); }, 1, 3},
+    {Opcode::Asinh, 1, [](const std::vector<long double>& v) { return asinhl(v[0]); }, 1, 3},
+    {Opcode::Acosh, 1, [](const std::vector<long double>& v) { return acoshl(v[0]); }, 1, 3},
+    {Opcode::Atanh, 1, [](const std::vector<long double>& v) { return atanhl(v[0]); }, 1, 3},
+    {Opcode::Cbrt, 1, [](const std::vector<long double>& v) { return cbrtl(v[0]); }, 1, 2},
+    {Opcode::Atan2, 2, [](const std::vector<long double>& v) { return atan2l(v[0], v[1]); }, 1, 3},
+    {Opcode::Hypot, 2, [](const std::vector<long double>& v) { return hypotl(v[0], v[1]); }, 1, 2},
+    {Opcode::Pow, 2, refPow, 1, 0},
+    {Opcode::Trunc, 1, [](const std::vector<long double>& v) { return truncl(v[0]); }, 0.0001, 0.0001},
+    {Opcode::Rint, 1, [](const std::vector<long double>& v) { return nearbyintl(v[0]); }, 0.0001, 0.0001},
+};
+
+std::vector<double> edgeValues(Scalar t) {
+  std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 0.25, 1.5, -1.5, 2.5, -2.5,
+                           10.0, -10.0, 0.1, -0.1, 1e-3, 1e-8, -1e-8, 1e-30, 30.0, 88.0, -88.0, 89.5, -104.0,
+                           700.0, 709.0, 710.0, -745.0, 1e10, -1e10, 1e30, 1e300, INFINITY, -INFINITY, NAN,
+                           0.9999999, -0.9999999, 1.0000001, 0.2679491924311227, 0.57735, 1e5, 0x1p-149, 0x1p-126};
+  if (t == Scalar::F64)
+    for (double x : {DBL_TRUE_MIN, DBL_MIN, DBL_MAX, -DBL_MAX, 1 - 0x1p-53, 1 + 0x1p-52, 0x1p28, 0x1p29})
+      v.push_back(x);
+  return v;
+}
+
+std::vector<double> randomValues(Scalar t, int n, std::mt19937_64& rng) {
+  std::vector<double> v;
+  std::uniform_real_distribution<double> unit(-1, 1);
+  for (int i = 0; i < n; ++i) {
+    switch (i % 4) {
+      case 0: v.push_back(unit(rng)); break;                                      // [-1, 1]
+      case 1: v.push_back(unit(rng) * 8); break;                                  // [-8, 8]
+      case 2: v.push_back(std::ldexp(unit(rng), int(rng() % 60) - 30)); break;    // log-uniform, moderate
+      default: {                                                                  // any bits
+        uint64_t b = rng();
+        double x;
+        if (t == Scalar::F64) {
+          std::memcpy(&x, &b, 8);
+        } else {
+          uint32_t b32 = uint32_t(b);
+          float f;
+          std::memcpy(&f, &b32, 4);
+          x = f;
+        }
+        v.push_back(std::isnan(x) ? 0.0 : x);
+      }
+    }
+  }
+  if (t == Scalar::F32)
+    for (double& x : v) x = double(float(x));
+  return v;
+}
+
+void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
+  double bound = t == Scalar::F64 ? fn.boundF64 : fn.boundF32;
+  if (bound == 0) return;
+  std::vector<double> edges = edgeValues(t);
+  if (t == Scalar::F32)
+    for (double& x : edges) x = double(float(x));
+  std::vector<std::vector<double>> in(fn.arity);
+  if (fn.arity == 1) {
+    in[0] = edges;
+    for (double x : randomValues(t, 6000, rng)) in[0].push_back(x);
+  } else {
+    for (double a : edges)
+      for (double b : edges) in[0].push_back(a), in[1].push_back(b);
+    std::vector<double> ra = randomValues(t, 6000, rng), rb = randomValues(t, 6000, rng);
+    in[0].insert(in[0].end(), ra.begin(), ra.end());
+    in[1].insert(in[1].end(), rb.begin(), rb.end());
+  }
+  if (fn.op == Opcode::Tan)  // the f64 sin/cos reduction is exact for |x| < 2^33 only (docs/ptx.md)
+    in[0].erase(std::remove_if(in[0].begin(), in[0].end(), [](double x) { return std::fabs(x) > 0x1p33; }), in[0].end());
+  for (const Target& target : {kSm80, kSm90a}) {
+    std::vector<double> got = simulate(kernelPtx(fn.op, t, fn.arity, target), t, in);
+    ASSERT_EQ(got.size(), in[0].size());
+    double maxUlp = 0, worst = 0;
+    int failures = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      std::vector<long double> args;
+      for (size_t k = 0; k < fn.arity; ++k) args.push_back(in[k][i]);
+      long double want = fn.ref(args);
+      double wantT = t == Scalar::F64 ? double(want) : double(float(want));
+      bool ok;
+      double ulps = 0;
+      if (std::isnan(wantT) || std::isinf(wantT) || wantT == 0) {
+        ok = std::isnan(wantT) ? std::isnan(got[i])
+                               : (got[i] == wantT && std::signbit(got[i]) == std::signbit(wantT)) ||
+                                     (wantT == 0 && std::fabs(got[i]) <= double(ulpAt(0, t)) &&
+                                      std::fabs(want) > 0);  // a tiny result may round either way
+      } else {
+        ulps = double(std::fabs((long double)got[i] - want) / ulpAt(want, t));
+        ok = ulps <= bound && std::signbit(got[i]) == std::signbit(wantT);
+        if (ulps > maxUlp) maxUlp = ulps, worst = in[0][i];
+      }
+      if (!ok && ++failures <= 5) {
+        std::string xs;
+        for (size_t k = 0; k < fn.arity; ++k) xs += (k ? ", " : "") + std::to_string(in[k][i]);
+        char hx[64];
+        std::snprintf(hx, sizeof hx, "%a", in[0][i]);
+        ADD_FAILURE() << ir::info(fn.op).spelling << "(" << xs << " [" << hx << "]) " << ir::name(t) << " on "
+                      << target.name() << ": got " << got[i] << ", want " << double(want) << " (" << ulps << " ulp)";
+      }
+    }
+    if (target == kSm90a)
+      std::printf("  %s %-6s %6zu inputs  max %.3f ulp (at %.9g)\n", std::string(ir::name(t)).c_str(),
+                  ir::info(fn.op).spelling, got.size(), maxUlp, worst);
+  }
+}
+
+class SimLibdeviceMath : public ::testing::TestWithParam<Fn> {};
+
+TEST_P(SimLibdeviceMath, F32) {
+  std::mt19937_64 rng(7);
+  check(GetParam(), Scalar::F32, rng);
+}
+TEST_P(SimLibdeviceMath, F64) {
+  std::mt19937_64 rng(11);
+  check(GetParam(), Scalar::F64, rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, SimLibdeviceMath, ::testing::ValuesIn(kFns),
+                         [](const ::testing::TestParamInfo<Fn>& i) { return std::string(ir::info(i.param.op).spelling); });
+
+}  // namespace
+}  // namespace kiln::ptx::test
