@@ -197,6 +197,70 @@ SValue fastDividef(CallArgs& a) {
   return SValue::irValue(op2(a, Opcode::Div, v[0], v[1]));
 }
 
+// ldexp / scalbn (x, int32 n): x 2^n. f32 is exact (x in f64 times 2^n, n clamped to [-320, 320], then one
+// rounding); f64 multiplies by 2^n1 and 2^n2 (n1 = n clamped to the normal exponents), exact but where n
+// < -1022 and the result is subnormal (rounded twice: at most one subnormal ulp from C's ldexp).
+ir::Value* clampInt(CallArgs& a, ir::Value* v, int64_t lo, int64_t hi) {
+  return op2(a, Opcode::Min, op2(a, Opcode::Max, v, intNum(a, lo, v->type)), intNum(a, hi, v->type));
+}
+ir::Value* pow2Of(CallArgs& a, ir::Value* k, Scalar t) {  // k an i32 within t's normal exponents
+  const bool wide = t == Scalar::F64;
+  ir::Value* kk = castElem(*a.cx, k, Type::scalar(wide ? Scalar::I64 : Scalar::I32), a.loc);
+  ir::Value* biased = op2(a, Opcode::Add, kk, intNum(a, wide ? 1023 : 127, kk->type));
+  return bitcastElem(*a.cx, op2(a, Opcode::Shl, biased, intNum(a, wide ? 52 : 23, kk->type)), Type::scalar(t), a.loc);
+}
+SValue ldexpFn(CallArgs& a) {
+  Context& cx = *a.cx;
+  ir::Value* x = toTensor(cx, a.at(0), a.loc, a.display + "'s argument");
+  ir::Value* n = toTensor(cx, a.at(1), a.loc, a.display + "'s argument");
+  if (!allowed(x->type.elem, Floats::Both) || n->type.elem != Scalar::I32)
+    a.fail(a.display + "() takes (fp32, int32) or (fp64, int32) arguments, got (" + tritonDtypeName(x->type.element()) +
+           ", " + tritonDtypeName(n->type.element()) + ")");
+  auto [bx, bn] = binaryOperands(cx, SValue::irValue(x), SValue::irValue(n), BinaryRule{false, false, false, false},
+                                 a.display, a.loc);
+  if (bx->type.elem == Scalar::F32) {
+    ir::Value* xd = castElem(cx, bx, Type::scalar(Scalar::F64), a.loc);
+    ir::Value* r = op2(a, Opcode::Mul, xd, pow2Of(a, clampInt(a, bn, -320, 320), Scalar::F64));
+    return SValue::irValue(castElem(cx, r, Type::scalar(Scalar::F32), a.loc));
+  }
+  ir::Value* nc = clampInt(a, bn, -2200, 2200);
+  ir::Value* n1 = clampInt(a, nc, -1022, 1023);
+  ir::Value* n2 = clampInt(a, op2(a, Opcode::Sub, nc, n1), -1022, 1023);
+  ir::Value* r = op2(a, Opcode::Mul, op2(a, Opcode::Mul, bx, pow2Of(a, n1, Scalar::F64)), pow2Of(a, n2, Scalar::F64));
+  return SValue::irValue(r);
+}
+
+// ilogb: the unbiased exponent as int32 (subnormals scaled by 2^64 first); INT_MIN for 0 and NaN, INT_MAX
+// for inf, as CUDA's. logb: the same as a float; -inf for 0, inf for inf, NaN for NaN.
+ir::Value* exponentOf(CallArgs& a, ir::Value* x) {
+  const bool wide = x->type.elem == Scalar::F64;
+  ir::Value* ax = op1(a, Opcode::Abs, x);
+  ir::Value* tiny = cmp(a, "lt", ax, num(a, wide ? 0x1p-1022 : 0x1p-126, x->type));
+  ir::Value* scaled = select(a, tiny, op2(a, Opcode::Mul, ax, num(a, 0x1p64, x->type)), ax);
+  ir::Value* b = bitsOf(a, scaled);
+  ir::Value* field = op2(a, Opcode::And, op2(a, Opcode::Shr, b, intNum(a, wide ? 52 : 23, b->type)),
+                         intNum(a, wide ? 0x7FF : 0xFF, b->type));
+  ir::Value* e = castElem(*a.cx, op2(a, Opcode::Sub, field, intNum(a, wide ? 1023 : 127, b->type)),
+                          Type::scalar(Scalar::I32), a.loc);
+  return select(a, tiny, op2(a, Opcode::Sub, e, intNum(a, 64, e->type)), e);
+}
+SValue ilogbFn(CallArgs& a) {
+  ir::Value* x = externArgs(a, 1, Floats::Both)[0];
+  ir::Value* e = exponentOf(a, x);
+  ir::Value* ax = op1(a, Opcode::Abs, x);
+  e = select(a, cmp(a, "eq", ax, num(a, INFINITY, x->type)), intNum(a, INT32_MAX, e->type), e);
+  ir::Value* zeroOrNan = op2(a, Opcode::Or, cmp(a, "eq", ax, num(a, 0.0, x->type)), cmp(a, "ne", x, x));
+  return SValue::irValue(select(a, zeroOrNan, intNum(a, INT32_MIN, e->type), e));
+}
+SValue logbFn(CallArgs& a) {
+  ir::Value* x = externArgs(a, 1, Floats::Both)[0];
+  ir::Value* r = castElem(*a.cx, exponentOf(a, x), x->type.element(), a.loc);
+  ir::Value* ax = op1(a, Opcode::Abs, x);
+  r = select(a, cmp(a, "eq", ax, num(a, INFINITY, x->type)), ax, r);
+  r = select(a, cmp(a, "eq", ax, num(a, 0.0, x->type)), num(a, -INFINITY, x->type), r);
+  return SValue::irValue(select(a, cmp(a, "ne", x, x), x, r));
+}
+
 // tl.extra.cuda: num_warps and num_threads are constexprs of the compile's num_warps, as in Triton;
 // globaltimer and smid read the special registers through the inline PTX Triton uses (so, as there,
 // the interpreter refuses them).
@@ -382,8 +446,8 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"normcdfinv", kLibdevice, nullptr, unsupportedBuiltin},
     {"normcdf", kLibdevice, nullptr, unsupportedBuiltin},
     {"lgamma", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ldexp", kLibdevice, nullptr, unsupportedBuiltin},
-    {"scalbn", kLibdevice, nullptr, unsupportedBuiltin},
+    {"ldexp", kLibdevice, "arg0 arg1", ldexpFn},
+    {"scalbn", kLibdevice, "arg0 arg1", ldexpFn},
     {"fmod", kLibdevice, "arg0 arg1", binaryFn<Opcode::Rem>},
     {"remainder", kLibdevice, nullptr, unsupportedBuiltin},
     {"pow", kLibdevice, "arg0 arg1", powFn},
@@ -391,8 +455,8 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"round", kLibdevice, "arg0", roundFn},
     {"llround", kLibdevice, "arg0", llroundFn},
     {"fdim", kLibdevice, "arg0 arg1", fdimFn},
-    {"ilogb", kLibdevice, nullptr, unsupportedBuiltin},
-    {"logb", kLibdevice, nullptr, unsupportedBuiltin},
+    {"ilogb", kLibdevice, "arg0", ilogbFn},
+    {"logb", kLibdevice, "arg0", logbFn},
     {"isfinited", kLibdevice, "arg0", isfinitedFn},
     {"globaltimer", kCuda, "", globaltimerFn},
     {"num_threads", kCuda, "", numThreadsFn},
