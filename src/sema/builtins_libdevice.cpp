@@ -275,6 +275,17 @@ SValue specialRegister(CallArgs& a, const char* asmText, const char* constraint,
 }
 SValue globaltimerFn(CallArgs& a) { return specialRegister(a, "mov.u64 $0, %globaltimer;", "=l", Scalar::I64, false); }
 SValue smidFn(CallArgs& a) { return specialRegister(a, "mov.u32 $0, %smid;", "=r", Scalar::I32, true); }
+// Grid dependency control (programmatic dependent launch, sm_90 and later): griddepcontrol through the
+// same inline PTX as Triton's. Both are safe without PDL: wait returns once the previous grid is done,
+// which a launch without PDL already waits for; launch_dependents is a hint.
+SValue gdcWaitFn(CallArgs& a) {
+  specialRegister(a, "griddepcontrol.wait; // dummy $0", "=r", Scalar::I32, false);
+  return SValue::none();
+}
+SValue gdcLaunchDependentsFn(CallArgs& a) {
+  specialRegister(a, "griddepcontrol.launch_dependents; // dummy $0", "=r", Scalar::I32, false);
+  return SValue::none();
+}
 
 constexpr BuiltinDef kLibdeviceDefs[] = {
     {"fma_rn", kLibdevice, nullptr, fmaRn},
@@ -462,6 +473,8 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"num_threads", kCuda, "", numThreadsFn},
     {"num_warps", kCuda, "", numWarpsFn},
     {"smid", kCuda, "", smidFn},
+    {"gdc_wait", kCuda, "", gdcWaitFn},
+    {"gdc_launch_dependents", kCuda, "", gdcLaunchDependentsFn},
     {"convert_custom_float8_sm80", kCuda, nullptr, unsupportedBuiltin},
     {"convert_custom_float8_sm90", kCuda, nullptr, unsupportedBuiltin},
 };
