@@ -17,7 +17,7 @@ bool isLaunchOption(std::string_view k) {
   return k == "num_warps" || k == "num_stages" || k == "num_ctas" || k == "maxnreg" || k == "enable_fp_fusion" ||
          k == "launch_cooperative_grid" || k == "launch_pdl" || k == "debug" || k == "sanitize_overflow" ||
          k == "num_buffers_warp_spec" || k == "num_consumer_groups" || k == "reg_dec_producer" ||
-         k == "reg_inc_consumer" || k == "stream" || k == "device";
+         k == "reg_inc_consumer" || k == "stream" || k == "device" || k == "extern_libs";
 }
 
 int64_t optionInt(PyObject* v, const char* name) {

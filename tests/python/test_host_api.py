@@ -207,3 +207,10 @@ def test_python_m_kiln_compat_prints_no_runtime_warning(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["3.6.0", "True"]
     assert "RuntimeWarning" not in r.stderr, r.stderr
+
+
+def test_extern_libs_is_accepted_as_tutorial_07_passes_it():
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros_like(x)
+    scale_rows[(1, )](x, out, 1.0, BLOCK=64, num_stages=0, extern_libs={"libdevice": "/nonexistent/libdevice.10.bc"})
+    np.testing.assert_array_equal(out, x)
