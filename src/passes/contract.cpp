@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "passes/effects.h"
 #include "passes/passes.h"
 
 namespace kiln::passes {
@@ -30,11 +31,7 @@ bool contractible(const ir::Type& t) {
 
 class Contract {
  public:
-  explicit Contract(ir::Function& fn) {
-    ir::walk(fn, [&](ir::Op& op) {
-      for (Value* v : op.operands) ++uses_[v];
-    });
-  }
+  explicit Contract(ir::Function& fn) : uses_(countUses(fn)) {}
 
   void runBlock(ir::Block& b) {
     for (size_t i = 0; i < b.ops.size(); ++i) {
@@ -74,7 +71,7 @@ class Contract {
   }
 
  private:
-  std::unordered_map<const Value*, int> uses_;
+  UseCounts uses_;
   std::vector<std::unique_ptr<ir::Op>> removed_;  // the replaced adds/subs, freed when the pass ends
 
   // v is a float mul of block b whose operands have its type, with no use but the one at hand.

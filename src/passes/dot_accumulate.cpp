@@ -7,6 +7,7 @@
 // interpreter computes the same dot (docs/semantics.md: a dot adds its products to its accumulator in
 // k order) and the two agree. The new dot stands where the add stood, where a, b and c are all defined;
 // the old dot is left without a use for dce.
+#include "passes/effects.h"
 #include "passes/passes.h"
 
 #include <cmath>
@@ -34,11 +35,7 @@ bool isZero(const Value* v) {
 
 class DotAccumulate {
  public:
-  explicit DotAccumulate(ir::Function& fn) {
-    ir::walk(fn, [&](ir::Op& op) {
-      for (Value* v : op.operands) ++uses_[v];
-    });
-  }
+  explicit DotAccumulate(ir::Function& fn) : uses_(countUses(fn)) {}
 
   void runBlock(ir::Block& b) {
     for (size_t i = 0; i < b.ops.size(); ++i) {
@@ -62,7 +59,7 @@ class DotAccumulate {
   }
 
  private:
-  std::unordered_map<const Value*, int> uses_;
+  UseCounts uses_;
   std::vector<std::unique_ptr<ir::Op>> removed_;  // the replaced adds, freed when the pass ends
 
   // Operand k of `add` is a dot from zeros with no other use, of the add's type.

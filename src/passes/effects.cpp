@@ -75,16 +75,17 @@ void eraseOps(ir::Block& b, const std::vector<bool>& dead) {
   b.ops.resize(kept);
 }
 
+UseCounts countUses(ir::Function& fn) {
+  UseCounts uses;
+  ir::walk(fn, [&](ir::Op& op) {
+    for (ir::Value* v : op.operands) ++uses[v];
+  });
+  return uses;
+}
+
 // ---- removal of unused pure ops
 
 namespace {
-using UseCounts = std::unordered_map<const ir::Value*, int>;
-
-void countUses(ir::Block& b, UseCounts& uses) {
-  ir::walk(b, [&](ir::Op& op) {
-    for (ir::Value* v : op.operands) ++uses[v];
-  });
-}
 
 // Backward over the block: every use of a result lies after its op (or inside a later op's
 // regions), so a single backward sweep sees an op only after all its users were decided.
@@ -107,8 +108,7 @@ bool sweep(ir::Block& b, UseCounts& uses) {
 }  // namespace
 
 bool removeUnusedPureOps(ir::Function& fn) {
-  UseCounts uses;
-  countUses(fn.body, uses);
+  UseCounts uses = countUses(fn);
   return sweep(fn.body, uses);
 }
 

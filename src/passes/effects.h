@@ -2,6 +2,7 @@
 // read and create `constant` ops. Shared by canonicalize, cse, dce and licm so they agree.
 #pragma once
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/ir.h"
@@ -30,6 +31,10 @@ bool isAllOnesConstant(const ir::Value* v);             // integer constant with
 bool isFloatConstant(const ir::Value* v, double k);     // float constant, bit-identical sign: -0.0 != 0.0
 // Creates `constant` of type t (a scalar or a splat tensor) holding e.
 ir::Value* makeConstant(ir::Builder& b, const ir::Type& t, ir::Elem e, SourceLoc loc);
+
+// How many operands of ops in the function name each value (regions included).
+using UseCounts = std::unordered_map<const ir::Value*, int>;
+UseCounts countUses(ir::Function& fn);
 
 // Erases the ops of `b` whose entry in `dead` is set, in one pass (a block may hold thousands).
 void eraseOps(ir::Block& b, const std::vector<bool>& dead);
