@@ -10,10 +10,6 @@
 #include "passes/effects.h"
 #include "passes/passes.h"
 
-#include <cmath>
-#include <unordered_map>
-#include <variant>
-
 namespace kiln::passes {
 
 using ir::Opcode;
@@ -23,14 +19,8 @@ namespace {
 
 // A constant zero (+0 or -0, as Triton's matcher takes either), or a splat or broadcast of one.
 bool isZero(const Value* v) {
-  const ir::Op* d = v->def;
-  while (d && (d->opcode == Opcode::Splat || d->opcode == Opcode::Broadcast)) d = d->operand(0)->def;
-  if (!d || d->opcode != Opcode::Constant) return false;
-  const ir::AttrValue* a = d->findAttr("value");
-  if (!a) return false;
-  if (const int64_t* i = std::get_if<int64_t>(a)) return *i == 0;
-  if (const double* f = std::get_if<double>(a)) return *f == 0.0;
-  return false;
+  while (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Broadcast)) v = v->def->operand(0);
+  return isIntConstant(v, 0) || isFloatConstant(v, 0.0) || isFloatConstant(v, -0.0);
 }
 
 class DotAccumulate {
@@ -48,11 +38,9 @@ class DotAccumulate {
       Value* c = op.operand(unsigned(1 - k));
       ir::Builder at(b, i);
       ir::Op* fused = at.create(Opcode::Dot, {dot.operand(0), dot.operand(1), c}, {op.result()->type}, dot.attrs, dot.loc);
-      ++uses_[c];
       i = at.position();  // op now stands here
       ir::replaceAllUses(b, op.result(), fused->result(0));
       --uses_[dot.result()];
-      --uses_[c];
       removed_.push_back(b.remove(&op));
       --i;
     }
