@@ -22,7 +22,7 @@ namespace {
 
 // The target-independent optimisation pipeline, in order.
 const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "dot_accumulate", "contract",
-                                    "dce"};
+                                    "dce", "remat"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
 const char* const kGpuPassPipeline[] = {"pipeline", "split_mma", "allocate_shared", "insert_barriers"};
 

@@ -15,8 +15,9 @@ void dce(ir::Function& fn);           // dead code elimination
 void licm(ir::Function& fn);          // loop-invariant code motion out of `for`/`while`
 void contract(ir::Function& fn);      // float mul + add/sub -> fma (Triton's enable_fp_fusion)
 void dotAccumulate(ir::Function& fn); // add(c, dot(a, b, 0)) -> dot(a, b, c), as Triton combines them
+void remat(ir::Function& fn);         // cheap tiles read after a loop are computed again there
 
-// The pass called `name` ("canonicalize", "cse", "dce", "licm", "contract", "dot_accumulate"); false if
+// The pass called `name` ("canonicalize", "cse", "dce", "licm", "contract", "dot_accumulate", "remat"); false if
 // there is none.
 bool runPass(std::string_view name, ir::Function& fn);
 std::vector<std::string> passNames();

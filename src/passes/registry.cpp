@@ -15,6 +15,7 @@ constexpr Entry kPasses[] = {
     {"licm", licm},
     {"contract", contract},
     {"dot_accumulate", dotAccumulate},
+    {"remat", remat},
 };
 }  // namespace
 
