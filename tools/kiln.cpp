@@ -32,6 +32,7 @@ const char* const kUsage =
     "                      `kiln archs` lists them; default sm_90a)\n"
     "  --num-warps N       warps per program (default 4)\n"
     "  --num-stages S      software pipelining depth (default 3)\n"
+    "  --maxnreg N         at most N registers per thread, 24 to 255 (PTX .maxnreg; default: no limit)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
     "  --no-fp-fusion      keep float mul and add apart (no fma contraction)\n"
@@ -78,6 +79,12 @@ int compileCommand(const std::vector<std::string>& args) {
       int n = 0;
       if (!takeValue(v) || !kiln::cli::parsePositiveInt(v, n)) return usageError(arg + " needs a positive integer");
       (arg == "--num-warps" ? options.num_warps : options.num_stages) = n;
+    } else if (arg == "--maxnreg") {
+      std::string v;
+      int n = 0;
+      if (!takeValue(v) || !kiln::cli::parsePositiveInt(v, n)) return usageError("--maxnreg needs a positive integer");
+      if (std::optional<std::string> why = kiln::checkMaxNReg(n)) return usageError("--maxnreg: " + *why);
+      options.maxnreg = n;
     } else if (arg == "--dump-after") {
       std::string v;
       if (!takeValue(v)) return usageError("--dump-after needs pass names");

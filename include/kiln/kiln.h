@@ -78,6 +78,9 @@ struct CompileOptions {
   // Contract a float mul and the add/sub that takes it into one fma (pass "contract"), as Triton's
   // enable_fp_fusion does by default. The interpreter runs the fused IR too, so both round alike.
   bool enable_fp_fusion = true;
+  // The most registers a thread may use (PTX's .maxnreg, Triton's maxnreg): ptxas spills what does not
+  // fit, or fails when an instruction needs more. 0: no limit; otherwise 24 to 255 (checkMaxNReg).
+  int maxnreg = 0;
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
   // Also generate GPU code for this target ("sm_80", "sm_89", "sm_90a", "sm_100", ...; see
   // supportedArchs): stages "gpu-ir" and "ptx".
@@ -89,6 +92,9 @@ struct CompileOptions {
 // The one check of the user's value: compile, the kiln CLI and the Python binding all report it
 // (64-bit so that a binding can check a value before narrowing it to CompileOptions' int).
 std::optional<std::string> checkNumWarps(int64_t numWarps);
+// Why `maxnreg` cannot be used ("maxnreg must be 0 (no limit) or from 24 to 255, got 8"), or nullopt:
+// ptxas raises anything under 24 to 24 and ignores anything over 255, so kiln refuses both.
+std::optional<std::string> checkMaxNReg(int64_t maxnreg);
 
 // The GPU targets kiln compiles for on this machine: every real target from sm_80 up that the installed
 // ptxas assembles for ("sm_80", "sm_86", ..., "sm_90", "sm_90a", "sm_100", ...), asked once; empty when

@@ -159,6 +159,12 @@ struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;
   bool enable_fp_fusion = true;  // CompileOptions::enable_fp_fusion (Triton's launch option)
+  int maxnreg = 0;               // CompileOptions::maxnreg: registers per thread, 0 for no limit
+  // GPU launches (Triton's launch options of these names): the kernel may start before the previous one
+  // on the stream has finished, overlapping up to its tl.extra.cuda.gdc_wait (programmatic dependent
+  // launch, sm_90 and later); every program resident at once, or the launch fails (cooperative).
+  bool launch_pdl = false;
+  bool launch_cooperative_grid = false;
   int device = 0;           // CUDA ordinal, when no pointer argument names one
   void* stream = nullptr;   // a CUstream of the device's primary context (nullptr: the legacy default stream)
   bool interpret = false;   // run on the interpreter (every pointer must be a host buffer)

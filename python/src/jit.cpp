@@ -11,13 +11,15 @@ namespace kiln::python {
 
 namespace {
 
-// Launch options Triton accepts as keywords; kiln uses num_warps, num_stages and enable_fp_fusion and
-// checks num_ctas.
+// Launch options Triton 3.6 accepts as keywords (CUDAOptions), as far as kiln takes them: num_warps,
+// num_stages, enable_fp_fusion, maxnreg, launch_pdl and launch_cooperative_grid are used; num_ctas must
+// be 1 and sanitize_overflow false (both checked where they are read); debug changes nothing, since kiln
+// checks device_assert always; extern_libs names libdevice bitcode, which kiln does not link (its
+// libdevice functions are its own code). Triton refuses stream, device and device_type; so does kiln.
 bool isLaunchOption(std::string_view k) {
   return k == "num_warps" || k == "num_stages" || k == "num_ctas" || k == "maxnreg" || k == "enable_fp_fusion" ||
          k == "launch_cooperative_grid" || k == "launch_pdl" || k == "debug" || k == "sanitize_overflow" ||
-         k == "num_buffers_warp_spec" || k == "num_consumer_groups" || k == "reg_dec_producer" ||
-         k == "reg_inc_consumer" || k == "stream" || k == "device" || k == "extern_libs";
+         k == "extern_libs";
 }
 
 int64_t optionInt(PyObject* v, const char* name) {
@@ -29,6 +31,13 @@ int64_t optionInt(PyObject* v, const char* name) {
   if (overflow != 0)
     raiseArgumentError(std::string(name) + " is " + py::str(v).cast<std::string>() + ", which is out of range");
   return x;
+}
+
+// A flag option's truth, as Python's bool() gives it.
+bool truth(PyObject* v) {
+  int t = PyObject_IsTrue(v);
+  if (t < 0) throw py::error_already_set();
+  return t == 1;
 }
 
 // An int option that the compiler keeps as an int: past int's range the compiler would only see what it
@@ -182,9 +191,26 @@ void PyJit::bind(PyObject* const* args, size_t nargs, const Keywords& kw, Bound&
     else if (name == "num_ctas" && optionInt(value, k) != 1)
       raiseArgumentError("kernel '" + fn_->name() + "': kiln launches one CTA per program (num_ctas=1)");
     if (i == n) {
+      if (name == "stream" || name == "device" || name == "device_type")
+        raiseArgumentError("kernel '" + fn_->name() + "': the " + std::string(name) +
+                           " option is deprecated (as in Triton): kiln launches on the current torch device and "
+                           "stream, or on the device the tensor arguments live on");
       if (!isLaunchOption(name))
         raiseArgumentError("kernel '" + fn_->name() + "' got an unexpected keyword argument '" +
                            std::string(name) + "'");
+      if (name == "maxnreg") {
+        b.options.maxnreg = value == Py_None ? 0 : smallOptionInt(value, k);
+        if (std::optional<std::string> why = checkMaxNReg(b.options.maxnreg))
+          raiseArgumentError("kernel '" + fn_->name() + "': " + *why);
+      } else if (name == "launch_pdl") {
+        b.options.launch_pdl = truth(value);
+      } else if (name == "launch_cooperative_grid") {
+        b.options.launch_cooperative_grid = truth(value);
+      } else if (name == "sanitize_overflow" && truth(value)) {
+        raiseArgumentError("kernel '" + fn_->name() + "': sanitize_overflow=True is not supported: kiln does not put "
+                           "overflow checks into GPU code; its interpreter checks int32 overflow "
+                           "(kiln.jit(check_overflow=True) or KILN_CHECK_OVERFLOW=1 with KILN_INTERPRET=1)");
+      }
       if (!b.extra) b.extra = py::dict();
       b.extra[key] = value;
       return;

@@ -58,8 +58,9 @@ void checkTargetTypes(ir::Function& fn, const ptx::Target& target) {
 
 }  // namespace
 
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages,
-                        const std::vector<std::string>& dumpAfter) {
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, const CompileOptions& options) {
+  const int numWarps = options.num_warps;
+  const std::vector<std::string>& dumpAfter = options.dump_after;
   std::optional<ptx::Target> target = ptx::Target::parse(arch);
   if (!target) throw CompileError(SourceLoc{}, "unknown GPU target '" + arch + "' (expected sm_<capability>[a] from sm_80)");
   GpuCode code;
@@ -76,7 +77,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
 
   // b. the schedule: loops pipelined, dots split into k-slice mmas, shared buffers placed, barriers where
   //    threads share them
-  const schedule::GpuContext ctx{*target, numWarps, numStages};
+  const schedule::GpuContext ctx{*target, numWarps, options.num_stages};
   for (const char* pass : kGpuPassPipeline) {
     schedule::runGpuPass(pass, *fn, ctx);
     verifyOrThrow(*fn, std::string("pass '") + pass + "'");
@@ -86,7 +87,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int
   code.gpuIr = ir::print(*fn);
 
   // c. PTX: per-thread code for every op
-  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry);
+  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, options.maxnreg);
   return code;
 }
 
@@ -94,7 +95,7 @@ std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch) co
   std::lock_guard<std::mutex> lock(gpuMutex_);
   auto it = gpu_.find(arch);
   if (it != gpu_.end()) return it->second;
-  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options.num_warps, options.num_stages, options.dump_after));
+  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options));
   gpu_[arch] = code;
   return code;
 }
@@ -103,6 +104,11 @@ std::optional<std::string> checkNumWarps(int64_t numWarps) {
   // Layouts spread a tile over the warps by halving: a power of two; 32 warps are a CTA's 1,024 threads.
   if (numWarps >= 1 && numWarps <= 32 && (numWarps & (numWarps - 1)) == 0) return std::nullopt;
   return "num_warps must be a power of two from 1 to 32, got " + std::to_string(numWarps);
+}
+
+std::optional<std::string> checkMaxNReg(int64_t maxnreg) {
+  if (maxnreg == 0 || (maxnreg >= 24 && maxnreg <= 255)) return std::nullopt;
+  return "maxnreg must be 0 (no limit) or from 24 to 255 registers per thread, got " + std::to_string(maxnreg);
 }
 
 Result<Kernel> compile(const Source& source, std::string_view kernel, std::string_view signature,
@@ -121,6 +127,7 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     // Checked here for the interpreter's sake too: the same launch must fail alike wherever it runs.
     if (options.num_stages < 0)
       throw CompileError(SourceLoc{}, "num_stages must be 0 or more, got " + std::to_string(options.num_stages));
+    if (std::optional<std::string> why = checkMaxNReg(options.maxnreg)) throw CompileError(SourceLoc{}, *why);
 
     // 1. front end: Python source -> AST
     auto file = makeSource(source.name, source.text, source.block);

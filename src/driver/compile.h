@@ -56,9 +56,8 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
 // caller that has checked them (the launcher, which reports it as an argument error).
 Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args, const InterpretOptions& options);
 
-// Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a"); numStages pipelines the loads that feed
-// tl.dot (lower/pipeline.h). Throws CompileError/InternalError.
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, int numWarps, int numStages,
-                        const std::vector<std::string>& dumpAfter = {});
+// Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a") with the options' num_warps, num_stages
+// (the pipelining depth), maxnreg and dump_after. Throws CompileError/InternalError.
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, const CompileOptions& options);
 
 }  // namespace kiln

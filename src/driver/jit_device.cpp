@@ -161,7 +161,7 @@ LaunchStatus JitFunction::Impl::interpret(const Variant& v, Grid grid, std::span
 }
 
 LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid,
-                                    std::span<const LaunchArg> launchArgs, void* stream) {
+                                    std::span<const LaunchArg> launchArgs, const LaunchOptions& o) {
   std::vector<LaunchArg> flat;  // stays empty (no allocation) unless a tuple was passed
   std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
   const size_t n = v.argIndex.size();
@@ -187,7 +187,8 @@ LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid
     pointers[k] = &slots[k];
   }
   try {
-    l.prepared->launch(runtime::Dim3{grid.x, grid.y, grid.z}, static_cast<runtime::cu::Stream>(stream), pointers);
+    l.prepared->launch(runtime::Dim3{grid.x, grid.y, grid.z}, static_cast<runtime::cu::Stream>(o.stream), pointers,
+                       runtime::LaunchAttributes{o.launch_cooperative_grid, o.launch_pdl});
   } catch (const runtime::CudaError& e) {
     return failure(e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
                                                                          : LaunchErrorKind::Device,

@@ -95,9 +95,10 @@ struct JitFunction::Impl {
   // check and long-run notice.
   LaunchStatus interpret(const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs, const LaunchOptions& o);
 
-  // Packs the arguments and launches l on `stream` (cuLaunchKernel, no synchronisation).
+  // Packs the arguments and launches l on the options' stream, with their launch attributes
+  // (cuLaunchKernel, or cuLaunchKernelEx with attributes; no synchronisation).
   LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
-                   void* stream);
+                   const LaunchOptions& o);
 
   // Where a launch runs: the interpreter (true) or the GPU (false, on `device`).
   LaunchStatus placement(std::span<const LaunchArg> args, const LaunchOptions& o, bool& interp, int& device);

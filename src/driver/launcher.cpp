@@ -48,6 +48,7 @@ LaunchStatus JitFunction::Impl::buildKey(std::span<const LaunchArg> args, const 
   key.append("|w", 2);
   key.append(options, st.ptr);
   if (!o.enable_fp_fusion) key += "|nofma";
+  if (o.maxnreg) key += "|r" + std::to_string(o.maxnreg);
   return {};
 }
 
@@ -68,6 +69,7 @@ LaunchStatus JitFunction::Impl::variant(const std::string& key, size_t signature
   options.num_warps = o.num_warps;
   options.num_stages = o.num_stages;
   options.enable_fp_fusion = o.enable_fp_fusion;
+  options.maxnreg = o.maxnreg;
   std::string signature = key.substr(0, signatureEnd);
   Result<Kernel> kernel = imports.empty() ? kiln::compile(source, name, signature, options)
                                           : compileLinked(source, imports, name, signature, options);
@@ -186,7 +188,7 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
   const Loaded* l = nullptr;
   if (LaunchStatus s = f.load(*v, device, l); !s) return s;
   if (used) *used = l->compiled;
-  return empty ? LaunchStatus{} : f.run(*l, *v, grid, args, options.stream);
+  return empty ? LaunchStatus{} : f.run(*l, *v, grid, args, options);
 }
 
 LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchOptions& options, bool gpu,

@@ -219,6 +219,8 @@ void lowerPrint(Codegen& cg, const ir::Op& op);        // print: vprintf per ele
 
 
 // Emits the PTX module text for a GPU IR function (one entry named after it).
-std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info);
+// maxNReg: the entry's .maxnreg (0: none).
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
+                    int maxNReg = 0);
 
 }  // namespace kiln::lower

@@ -31,7 +31,8 @@ int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const ana
 
 }  // namespace
 
-std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info) {
+std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
+                    int maxNReg) {
   if (!validIdentifier(gpuFn.name))
     throw CompileError(gpuFn.loc, "kernel name '" + gpuFn.name + "' is not a valid PTX identifier");
   analysis::AxisInfoAnalysis axis(gpuFn);
@@ -55,6 +56,7 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
       params.push_back(e.addParam(name, ptx::paramTypeOf(a->type.elem)));
   }
   e.setMaxNtid(numWarps * 32);
+  e.setMaxNReg(maxNReg);
 
   std::vector<ptx::Reg> values;
   for (size_t i = 0; i < params.size(); ++i) {

@@ -35,8 +35,13 @@ void lowerPartition(Codegen& cg, const ir::Op& op) {
       throw CompileError(op.loc, "warp_partition: register budgets (setmaxnreg) need an arch-specific target from sm_90a "
                                  "(sm_90a, sm_100a, sm_120a, ...), not " + e.target().name());
     // ptxas ignores setmaxnreg unless it knows the budget at entry (C7508): .maxntid alone does not say it
-    // below 384 threads, .maxnreg does.
-    e.setMaxNReg(int(launchBudget(32 * cg.numWarps)));
+    // below 384 threads, .maxnreg does. A maxnreg the user asked for would contradict the budgets.
+    const int budget = int(launchBudget(32 * cg.numWarps));
+    if (e.maxNReg() != 0 && e.maxNReg() != budget)
+      throw CompileError(op.loc, "warp_partition: register budgets (setmaxnreg) start from the launch budget of " +
+                                     std::to_string(budget) + " registers, which the entry declares as its .maxnreg: "
+                                     "maxnreg=" + std::to_string(e.maxNReg()) + " cannot be used with them");
+    e.setMaxNReg(budget);
   }
   int64_t first = 0;
   for (size_t i = 0; i < warps.size(); ++i) {

@@ -107,6 +107,7 @@ class Entry {
   void setReqNtid(int x, int y = 1, int z = 1);
   void setMinNCtaPerSm(int n) { minNCtaPerSm_ = n; }
   void setMaxNReg(int n) { maxNReg_ = n; }
+  int maxNReg() const { return maxNReg_; }
 
   // A static shared array declared in the entry; returns its symbol "<entry>_<name>".
   std::string addShared(std::string_view name, int64_t bytes, int align = 16);

@@ -81,7 +81,11 @@ constexpr int kJitInputPtx = 1;
 constexpr int kJitAcceleratedTargetBase = 0x10000;  // CU_TARGET_COMPUTE_90A = base + 90
 
 // CUlaunchAttributeID
+constexpr int kLaunchAttrCooperative = 2;
 constexpr int kLaunchAttrClusterDimension = 4;
+constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
+// CUresult of a cooperative launch whose programs cannot all be resident at once
+constexpr Result kErrorCooperativeLaunchTooLarge = 720;
 
 // cuGetProcAddress flags: kiln asks for the legacy default-stream variants, like the plain symbols.
 constexpr std::uint64_t kGetProcAddressLegacyStream = 1;
@@ -91,6 +95,8 @@ union LaunchAttributeValue {  // CUlaunchAttributeValue: 64 bytes, pointer-align
   struct {
     unsigned x, y, z;
   } clusterDim;
+  int cooperative;
+  int programmaticStreamSerializationAllowed;
   void* alignAsPointer;
 };
 

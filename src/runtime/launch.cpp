@@ -181,6 +181,36 @@ void PreparedLaunch::retry(cu::Result r, Dim3 grid, cu::Stream stream, void* con
   driver_->check(r, "cuLaunchKernel", kernel_->name());
 }
 
+void PreparedLaunch::launchWithAttributes(Dim3 grid, cu::Stream stream, void* const* args,
+                                          LaunchAttributes attributes) const {
+  const auto launchEx = driver_->api().launchKernelEx;
+  if (!launchEx)
+    throw CudaError(CudaError::Kind::CallFailed,
+                    "this CUDA driver has no cuLaunchKernelEx, which launch_pdl and launch_cooperative_grid need",
+                    kernel_->name());
+  cu::LaunchAttribute attrs[2] = {};
+  unsigned n = 0;
+  if (attributes.cooperative) {
+    attrs[n].id = cu::kLaunchAttrCooperative;
+    attrs[n++].value.cooperative = 1;
+  }
+  if (attributes.programmaticSerialization) {
+    attrs[n].id = cu::kLaunchAttrProgrammaticStreamSerialization;
+    attrs[n++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  cu::LaunchConfig config{grid.x, grid.y, grid.z, blockThreads_, 1, 1, sharedBytes_, stream, attrs, n};
+  driver_->makeCurrentAssumed(device_);
+  cu::Result r = launchEx(&config, function_, const_cast<void**>(args), nullptr);
+  if (r != cu::kSuccess && r != cu::kErrorCooperativeLaunchTooLarge && driver_->makeCurrent(device_))
+    r = launchEx(&config, function_, const_cast<void**>(args), nullptr);
+  if (r == cu::kErrorCooperativeLaunchTooLarge)
+    throw invalid(*kernel_, "a cooperative launch (launch_cooperative_grid=True) needs all " +
+                                std::to_string(uint64_t(grid.x) * grid.y * grid.z) +
+                                " programs resident at once, which is more than " +
+                                driver_->device(device_).name + " holds of this kernel: launch fewer programs");
+  driver_->check(r, "cuLaunchKernelEx", kernel_->name());
+}
+
 void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes,
             cu::Stream stream, const std::vector<void*>& args) {
   checkGrid(kernel, kernel.driver().device(kernel.device()), grid);

@@ -80,20 +80,34 @@ class LoadedKernel {
 void launch(LoadedKernel& kernel, Dim3 grid, unsigned blockThreads, size_t dynamicSharedBytes,
             cu::Stream stream, const std::vector<void*>& args);
 
+// What a launch may ask of the scheduler beyond grid and block (cuLaunchKernelEx's attributes).
+struct LaunchAttributes {
+  // Every program is resident at once, or the launch fails (CU_LAUNCH_ATTRIBUTE_COOPERATIVE; Triton's
+  // launch_cooperative_grid): programs may then wait for each other.
+  bool cooperative = false;
+  // The kernel may start before the previous kernel on the stream has finished: its griddepcontrol.wait
+  // waits for that kernel, whose griddepcontrol.launch_dependents lets it start early
+  // (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION; Triton's launch_pdl).
+  bool programmaticSerialization = false;
+  bool any() const { return cooperative || programmaticSerialization; }
+};
+
 // A launch configuration of one kernel (block size, dynamic shared memory, argument count) checked
 // against the device and the kernel once, with the shared-memory limit raised once, so that each launch
 // through it checks only the grid and calls the driver: kiln's cached-launch path (JitFunction). It
-// launches with cuLaunchKernel, which takes no launch attributes; a launch that needs some (thread
-// block clusters) must go through cuLaunchKernelEx. Holds the kernel by reference: keep it alive.
+// launches with cuLaunchKernel, or with cuLaunchKernelEx when the launch asks for attributes. Holds the
+// kernel by reference: keep it alive.
 class PreparedLaunch {
  public:
   // Throws CudaError(InvalidArgument) with launch's messages when the configuration cannot run.
   PreparedLaunch(LoadedKernel& kernel, unsigned blockThreads, size_t dynamicSharedBytes, size_t argCount);
 
   // args[i] points at the value of parameter i (argCount of them, none null: the caller's contract).
-  // Throws CudaError: InvalidArgument for a grid the device cannot launch, CallFailed from the driver.
-  void launch(Dim3 grid, cu::Stream stream, void* const* args) const {
+  // Throws CudaError: InvalidArgument for a grid the device cannot launch (a cooperative one included),
+  // CallFailed from the driver.
+  void launch(Dim3 grid, cu::Stream stream, void* const* args, LaunchAttributes attributes = {}) const {
     if (grid.x - 1u >= maxGrid_[0] || grid.y - 1u >= maxGrid_[1] || grid.z - 1u >= maxGrid_[2]) badGrid(grid);
+    if (attributes.any()) return launchWithAttributes(grid, stream, args, attributes);
     driver_->makeCurrentAssumed(device_);
     cu::Result r = launchKernel_(function_, grid.x, grid.y, grid.z, blockThreads_, 1, 1, sharedBytes_, stream,
                                  const_cast<void**>(args), nullptr);
@@ -109,6 +123,7 @@ class PreparedLaunch {
   // After a failed launch: makes the context current for real (it may have been switched behind kiln's
   // back) and launches again if that changed anything; otherwise throws the driver's error.
   void retry(cu::Result r, Dim3 grid, cu::Stream stream, void* const* args) const;
+  void launchWithAttributes(Dim3 grid, cu::Stream stream, void* const* args, LaunchAttributes attributes) const;
 
   LoadedKernel* kernel_;
   CudaDriver* driver_;

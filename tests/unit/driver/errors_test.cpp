@@ -75,6 +75,27 @@ TEST(DriverErrors, NumWarpsMustBeAPowerOfTwoUpTo32) {
   EXPECT_EQ(r.error().message, "num_warps must be a power of two from 1 to 32, got 3");
 }
 
+// maxnreg: ptxas raises a limit under 24 to 24 and ignores one over 255, so both are refused; a valid one
+// is the entry's .maxnreg.
+TEST(DriverErrors, MaxNRegIsZeroOrFrom24To255) {
+  for (int64_t ok : {0, 24, 32, 128, 255}) EXPECT_EQ(kiln::checkMaxNReg(ok), std::nullopt) << ok;
+  for (int64_t bad : {int64_t(-1), int64_t(8), int64_t(23), int64_t(256), int64_t(1) << 33})
+    EXPECT_EQ(kiln::checkMaxNReg(bad),
+              "maxnreg must be 0 (no limit) or from 24 to 255 registers per thread, got " + std::to_string(bad));
+  kiln::CompileOptions options;
+  options.maxnreg = 16;
+  kiln::Result<kiln::Kernel> r = kiln::compile(kiln::Source::fromString(kKernel, "kernel.py"), "k", "*fp32, i32, 64",
+                                               options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(r.error().internal);
+  options.maxnreg = 40;
+  options.arch = "sm_90a";
+  r = kiln::compile(kiln::Source::fromString(kKernel, "kernel.py"), "k", "*fp32, i32, 64", options);
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  const std::string ptx = r.value().stage("ptx");
+  EXPECT_NE(ptx.find(".maxnreg 40\n"), std::string::npos) << ptx;
+}
+
 TEST(DriverErrors, UnknownKernelNamesTheFileAndItsKernels) {
   kiln::Error e = compileError(kKernel, "i32", "kk");
   EXPECT_EQ(e.file, "kernel.py");

@@ -129,6 +129,9 @@ static_assert(cu::kJitGenerateLineInfo == CU_JIT_GENERATE_LINE_INFO);
 static_assert(cu::kJitInputPtx == CU_JIT_INPUT_PTX);
 static_assert(cu::kJitAcceleratedTargetBase + 90 == CU_TARGET_COMPUTE_90A);
 static_assert(cu::kLaunchAttrClusterDimension == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+static_assert(cu::kLaunchAttrCooperative == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+static_assert(cu::kLaunchAttrProgrammaticStreamSerialization == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+static_assert(cu::kErrorCooperativeLaunchTooLarge == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
 static_assert(cu::kGetProcAddressLegacyStream == CU_GET_PROC_ADDRESS_LEGACY_STREAM);
 
 static_assert(cu::kNvJitLinkSuccess == NVJITLINK_SUCCESS);
@@ -148,6 +151,9 @@ static_assert(alignof(cu::LaunchAttribute) == alignof(CUlaunchAttribute));
 static_assert(offsetof(cu::LaunchAttribute, value) == offsetof(CUlaunchAttribute, value));
 static_assert(sizeof(cu::LaunchAttributeValue) == sizeof(CUlaunchAttributeValue));
 static_assert(offsetof(cu::LaunchAttributeValue, clusterDim) == offsetof(CUlaunchAttributeValue, clusterDim));
+static_assert(offsetof(cu::LaunchAttributeValue, cooperative) == offsetof(CUlaunchAttributeValue, cooperative));
+static_assert(offsetof(cu::LaunchAttributeValue, programmaticStreamSerializationAllowed) ==
+              offsetof(CUlaunchAttributeValue, programmaticStreamSerializationAllowed));
 
 TEST(CudaApi, MatchesToolkitHeaders) {
   // Everything is checked by the static_asserts above; reaching here means they held.
