@@ -32,6 +32,7 @@ const char* const kAotUsage =
     "  --arch ARCH         GPU target of the cubin (default sm_90a; `kiln archs` lists them)\n"
     "  --num-warps N       warps per program (default 4)\n"
     "  --num-stages S      software pipelining depth (default 3)\n"
+    "  --maxnreg N         at most N registers per thread, 24 to 255 (PTX .maxnreg; default: no limit)\n"
     "  -o DIR              the output directory (created if missing)\n";
 
 int usage(const std::string& message) {
@@ -149,6 +150,10 @@ int aotCommand(const std::vector<std::string>& args) {
       std::string v;
       if (!take(v) || !kiln::cli::parsePositiveInt(v, arg == "--num-warps" ? o.num_warps : o.num_stages))
         return usage(arg + " needs a positive integer");
+    } else if (arg == "--maxnreg") {
+      std::string v;
+      if (!take(v) || !kiln::cli::parsePositiveInt(v, o.maxnreg)) return usage("--maxnreg needs a positive integer");
+      if (std::optional<std::string> why = kiln::checkMaxNReg(o.maxnreg)) return usage("--maxnreg: " + *why);
     } else if (arg == "-o") {
       if (!take(output)) return usage("-o needs a directory");
     } else if (!arg.empty() && arg[0] == '-') {

@@ -19,6 +19,7 @@ struct Options {
   std::string arch = "sm_90a";
   int num_warps = 4;
   int num_stages = 3;
+  int maxnreg = 0;  // registers per thread, 24 to 255 (PTX .maxnreg); 0: no limit
 };
 
 // A generated file: its name (no directory) and its text.

@@ -125,17 +125,20 @@ Result<std::vector<File>> compileVariant(const Source& source, const Options& o)
   v.arch = o.arch;
   v.numWarps = o.num_warps;
   v.numStages = o.num_stages;
+  v.maxNReg = o.maxnreg;
   v.gridText = o.grid;
   if (!validName(v.name))
     return aotError("--name '" + v.name + "' is not a C identifier that C and C++ leave free (letters, digits, _)");
   if (std::optional<std::string> why = checkNumWarps(o.num_warps)) return aotError("--num-warps: " + *why);
   if (std::optional<std::string> why = checkArch(o.arch)) return aotError("--arch: " + *why);
+  if (std::optional<std::string> why = checkMaxNReg(o.maxnreg)) return aotError("--maxnreg: " + *why);
 
   // The variant itself: exactly what the JIT builds for arguments with these properties.
   CompileOptions options;
   options.arch = o.arch;
   options.num_warps = o.num_warps;
   options.num_stages = o.num_stages;
+  options.maxnreg = o.maxnreg;
   Result<Kernel> kernel = compile(source, o.kernel, o.signature, options);
   if (!kernel.ok()) return kernel.error();
   Result<std::vector<KernelParameter>> params = kernelParameters(source, o.kernel);

@@ -38,6 +38,7 @@ std::string header(const Variant& v, const std::string& origin) {
   h += "/* " + n + ".h: kernel '" + v.kernel + "' of " + commentSafe(origin) + ", compiled ahead of time by kiln.\n";
   h += "   signature: " + commentSafe(v.signature) + "\n";
   h += "   " + v.arch + ", " + std::to_string(v.numWarps) + " warps, " + std::to_string(v.numStages) + " stages, " +
+       (v.maxNReg ? "at most " + std::to_string(v.maxNReg) + " registers per thread, " : std::string()) +
        std::to_string(v.sharedBytes) + " bytes of dynamic shared memory\n";
   h += "   grid: " + (v.grid.empty() ? std::string("given to the launch function") : commentSafe(v.gridText)) + "\n";
   h += "   It needs only the CUDA driver: compile " + n + ".c with this header and link with -lcuda. */\n";

@@ -25,6 +25,7 @@ struct Variant {
   std::string signature;  // as given
   std::string arch;
   int numWarps = 4, numStages = 3;
+  int maxNReg = 0;  // 0: no limit
   int64_t sharedBytes = 0;  // dynamic shared memory
   std::string entry;        // the PTX entry's name
   std::vector<CParam> params;
