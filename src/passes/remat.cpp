@@ -13,9 +13,9 @@
 // - Only loops in the same block as the definition count: a use inside a loop body would compute the
 //   copy every iteration (what licm undoes).
 // Runs after cse, which would merge the copies back.
-#include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -65,15 +65,20 @@ class Rematerializer {
   explicit Rematerializer(ir::Block& b) : block_(b) {}
 
   void run() {
-    // Which top-level op (by index) each value is read in, and where the loops are.
+    // Which top-level op (by index) reads each tile, itself or in its regions (once per op), and where
+    // the loops are.
     std::vector<size_t> loops;
     std::vector<std::pair<ir::Value*, size_t>> reads;  // (value, index of the reading top-level op)
     for (size_t p = 0; p < block_.ops.size(); ++p) {
       ir::Op& top = *block_.ops[p];
       if (top.opcode == Opcode::For || top.opcode == Opcode::While) loops.push_back(p);
-      std::vector<ir::Value*> seen;
-      collect(top, seen);
-      for (ir::Value* v : seen) reads.emplace_back(v, p);
+      std::unordered_set<const ir::Value*> seen;
+      auto add = [&](ir::Op& op) {
+        for (ir::Value* v : op.operands)
+          if (v->type.isTensor() && seen.insert(v).second) reads.emplace_back(v, p);
+      };
+      add(top);
+      for (auto& r : top.regions) ir::walk(*r, add);
     }
     std::vector<ir::Op*> tops;  // indices shift as copies go in: the ops and positions from before
     std::unordered_map<const ir::Op*, size_t> position;
@@ -94,16 +99,6 @@ class Rematerializer {
  private:
   ir::Block& block_;
   std::map<std::pair<size_t, const ir::Value*>, ir::Value*> copies_;  // (segment, original) -> copy
-
-  // The values an op and the ops in its regions read, each once.
-  static void collect(ir::Op& top, std::vector<ir::Value*>& out) {
-    auto add = [&](ir::Op& op) {
-      for (ir::Value* v : op.operands)
-        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-    };
-    add(top);
-    for (auto& r : top.regions) ir::walk(*r, add);
-  }
 
   // v's copy for `segment`, made before `reader` (the first read in the segment) if there is none yet.
   ir::Value* copyOf(ir::Value* v, size_t segment, ir::Op* reader) {
