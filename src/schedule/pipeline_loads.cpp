@@ -16,8 +16,12 @@ using ir::Opcode;
 namespace {
 
 // Ops a load's address and mask may be computed with, to be lowered again for a later iteration: pure
-// and cheap. Loads, stores, dots, reductions, conversions and control flow are not.
+// and cheap. Loads, stores, dots, reductions and control flow are not. A layout conversion is: layout
+// assignment puts one into an address where two loads share an index tile in different layouts (a
+// 1x64 column index broadcast over A's 128 rows and B's 256 at 8 warps), and the slice's op limit keeps
+// it to small tiles.
 bool recomputable(Opcode op) {
+  if (op == Opcode::ConvertLayout) return true;
   switch (ir::familyOf(op)) {
     case ir::Family::Constant: case ir::Family::Index: case ir::Family::Shape: case ir::Family::Cast:
     case ir::Family::Arith: case ir::Family::Bitwise: case ir::Family::Compare: case ir::Family::Pointer:

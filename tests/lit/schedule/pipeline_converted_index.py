@@ -1,0 +1,31 @@
+# The pipeline pass takes a load whose address slice holds a layout conversion. Two descriptor loads of
+# different row counts share the column index `k * BK + arange(BK)`; at 8 warps layout assignment gives
+# it one layout for A's 128 rows and another for B's 256, so A's address and mask read it through
+# convert_layouts. They are lowered again for the iteration being fetched, and A is copied ahead into
+# slots with cp.async (B, transposed before its dot, is not taken: only loads that reach a dot through a
+# convert_layout are).
+# RUN: kiln compile %s --kernel tma_matmul --signature "TensorDescriptor(base=*fp16:16, shape=(i32:16, i32:16), strides=(i32:16, 1), block_shape=(128, 64), padding='zero'), TensorDescriptor(base=*fp16:16, shape=(i32:16, i32:16), strides=(i32:16, 1), block_shape=(256, 64), padding='zero'), TensorDescriptor(base=*fp16:16, shape=(i32:16, i32:16), strides=(i32:16, 1), block_shape=(128, 256), padding='zero'), i32:16, 128, 256, 64" --num-warps 8 --num-stages 3 --arch sm_90a --emit ptx --dump-after=assign_layouts,pipeline -o %t.ptx 2>&1 | FileCheck %s
+# CHECK:      // ----- IR after assign_layouts -----
+# CHECK:      for
+# CHECK:      convert_layout {{.*}} : tensor<1x64xi32
+# CHECK:      load {{.*}}block = "tensor_descriptor"{{.*}} : tensor<128x64xf16
+# CHECK:      // ----- IR after pipeline -----
+# CHECK:      shared_alloc {{.*}}pipelined = 1
+# CHECK:      async_copy
+# CHECK:      for
+# CHECK:      convert_layout {{.*}} : tensor<1x64xi32
+# CHECK:      async_copy
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tma_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK])
+        b = b_desc.load([pid_n * BN, k * BK])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
