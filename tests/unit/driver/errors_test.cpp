@@ -31,6 +31,11 @@ kiln::Error compileError(const std::string& source, const std::string& signature
   return r.error();
 }
 
+// kKernel compiled for "*fp32, i32, 64" with `options`.
+kiln::Result<kiln::Kernel> compileWith(const kiln::CompileOptions& options) {
+  return kiln::compile(kiln::Source::fromString(kKernel, "kernel.py"), "k", "*fp32, i32, 64", options);
+}
+
 TEST(DriverErrors, KernelErrorCarriesLocationAndCaret) {
   kiln::Error e = compileError(kKernel, "*fp32, i32, 100");
   EXPECT_EQ(e.file, "kernel.py");
@@ -68,8 +73,7 @@ TEST(DriverErrors, NumWarpsMustBeAPowerOfTwoUpTo32) {
     EXPECT_EQ(kiln::checkNumWarps(bad), "num_warps must be a power of two from 1 to 32, got " + std::to_string(bad));
   kiln::CompileOptions options;
   options.num_warps = 3;
-  kiln::Result<kiln::Kernel> r = kiln::compile(kiln::Source::fromString(kKernel, "kernel.py"), "k", "*fp32, i32, 64",
-                                               options);
+  kiln::Result<kiln::Kernel> r = compileWith(options);
   ASSERT_FALSE(r.ok());
   EXPECT_FALSE(r.error().internal);
   EXPECT_EQ(r.error().message, "num_warps must be a power of two from 1 to 32, got 3");
@@ -84,13 +88,12 @@ TEST(DriverErrors, MaxNRegIsZeroOrFrom24To255) {
               "maxnreg must be 0 (no limit) or from 24 to 255 registers per thread, got " + std::to_string(bad));
   kiln::CompileOptions options;
   options.maxnreg = 16;
-  kiln::Result<kiln::Kernel> r = kiln::compile(kiln::Source::fromString(kKernel, "kernel.py"), "k", "*fp32, i32, 64",
-                                               options);
+  kiln::Result<kiln::Kernel> r = compileWith(options);
   ASSERT_FALSE(r.ok());
   EXPECT_FALSE(r.error().internal);
   options.maxnreg = 40;
   options.arch = "sm_90a";
-  r = kiln::compile(kiln::Source::fromString(kKernel, "kernel.py"), "k", "*fp32, i32, 64", options);
+  r = compileWith(options);
   ASSERT_TRUE(r.ok()) << r.error().text;
   const std::string ptx = r.value().stage("ptx");
   EXPECT_NE(ptx.find(".maxnreg 40\n"), std::string::npos) << ptx;
