@@ -29,7 +29,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
       {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List},
       {"reverse", AttrKind::Int}, {"sem", AttrKind::String}, {"scope", AttrKind::String},
-      {"pipelined", AttrKind::Int}, {"align", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int},
+      {"pipelined", AttrKind::Int}, {"scratch", AttrKind::List}, {"align", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int},
       {"dim", AttrKind::Int}, {"descending", AttrKind::Int}, {"block", AttrKind::String}, {"prefix", AttrKind::String},
       {"hex", AttrKind::Int}, {"asm", AttrKind::String}, {"constraints", AttrKind::String}, {"pack", AttrKind::Int},
       {"pure", AttrKind::Int}, {"wgmma", AttrKind::Int},
@@ -193,6 +193,11 @@ class Verifier {
       if (!v && !optional) fail(op, "needs attribute '" + std::string(word) + "'");
       if (v && !hasKind(*v, *kind))
         fail(op, "attribute '" + std::string(word) + "' must be " + kindName(*kind));
+    }
+    if (const AttrValue* v = op.findAttr("scratch"); v && hasKind(*v, AttrKind::List)) {
+      const std::vector<int64_t>& s = op.listAttr("scratch");
+      if (s.size() != 2 || s[0] < 0 || s[0] % 16 != 0 || s[1] <= 0)
+        fail(op, "attribute 'scratch' must be [offset, bytes]: a multiple of 16 and a positive size");
     }
     for (size_t i = 0; i < op.attrs.size(); ++i) {
       const std::string& name = op.attrs[i].name;

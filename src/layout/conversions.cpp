@@ -104,6 +104,17 @@ std::optional<LinearLayout> registerOnlyConversion(const LinearLayout& src, cons
   return m->sublayout({std::string(kRegister)}, {std::string(kRegister)});
 }
 
+bool shufflesCanConvert(const LinearLayout& m) {
+  if (!m.hasInDim(kLane) || !m.hasOutDim(kRegister)) return true;
+  const size_t reg = size_t(m.outDimIndex(kRegister));
+  for (int b = 0; b < m.getInDimSizeLog2(kLane); ++b) {
+    std::vector<int32_t> in;
+    for (const InDim& d : m.ins()) in.push_back(d.name == kLane ? int32_t(1) << b : 0);
+    if (m.apply(in)[reg] != 0) return false;
+  }
+  return true;
+}
+
 std::optional<LinearLayout> warpLocalConversion(const LinearLayout& src, const LinearLayout& dst) {
   std::optional<LinearLayout> m = conversionKeeping(src, dst, {std::string(kWarp)});
   if (!m) return m;

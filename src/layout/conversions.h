@@ -50,5 +50,8 @@ inline bool needsNoDataMovement(const LinearLayout& src, const LinearLayout& dst
 // (register, lane) of dst -> (register, lane) of src, the same warp: a conversion that warp shuffles can
 // do without shared memory; nullopt when data crosses warps.
 std::optional<LinearLayout> warpLocalConversion(const LinearLayout& src, const LinearLayout& dst);
+// Whether shuffles can do such a map `m`: the source register index does not depend on the lane (each
+// shfl.sync moves one register index of every lane).
+bool shufflesCanConvert(const LinearLayout& m);
 
 }  // namespace kiln::layout

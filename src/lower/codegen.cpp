@@ -9,7 +9,6 @@
 #include "lower/shared_tile.h"
 #include "ptx/isel.h"
 #include "ptx/warp.h"
-#include "schedule/buffer_liveness.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {
@@ -39,7 +38,6 @@ Codegen::Codegen(ptx::Entry& entry, const ir::Function& fn, const analysis::Axis
   e.inst("and.b32", {lane_, tid_, 31});
   warp_ = e.reg(RegClass::B32);
   e.inst("shr.u32", {warp_, tid_, 5});
-  for (const schedule::BufferLiveRange& r : schedule::bufferLiveRanges(fn)) buffersDeadAfter_.emplace(r.lastUser, r.alloc);
 }
 
 // ---------------------------------------------------------------- values
@@ -274,23 +272,15 @@ Reg Codegen::firstThread() {
 
 // ---------------------------------------------------------------- shared memory
 
-Codegen::Scratch Codegen::scratch(int64_t bytes) {
-  if (bytes <= 0) bug({}, "scratch of " + std::to_string(bytes) + " bytes");
-  auto at = [&](int64_t begin) { return SharedHazards::Range{begin, begin + bytes}; };
-  SharedHazards::Range r = at(reserved_);
-  if (bytes <= kMovableScratch && hazards_.conflicts(r)) {
-    // The lowest 16-byte aligned place past a pending read that overlaps none, within a few times the
-    // size (a chain of reductions alternates between two places).
-    for (const SharedHazards::Range& p : hazards_.pending()) {
-      SharedHazards::Range c = at((p.end + 15) / 16 * 16);
-      if (!hazards_.conflicts(c) && c.end <= reserved_ + 4 * kMovableScratch && (hazards_.conflicts(r) || c.begin < r.begin))
-        r = c;
-    }
-  }
-  if (hazards_.conflicts(r)) barrier();
-  hazards_.wrote(r);
-  scratchBytes_ = std::max(scratchBytes_, r.end);
-  return Scratch{sharedAddress(r.begin), r};
+Codegen::Scratch Codegen::scratch(const ir::Op& op, int64_t bytes) {
+  if (bytes <= 0) codegenBug(op, "scratch of " + std::to_string(bytes) + " bytes");
+  if (!op.hasAttr("scratch")) codegenBug(op, "no scratch placed for the op (allocate_shared places it)");
+  const std::vector<int64_t>& placed = op.listAttr("scratch");
+  if (placed.size() != 2 || bytes > placed[1])
+    codegenBug(op, "the op needs " + std::to_string(bytes) + " bytes of scratch, more than allocate_shared placed");
+  const Scratch s{sharedAddress(placed[0]), placed[0], placed[0] + placed[1]};
+  scratchBytes_ = std::max(scratchBytes_, s.end);
+  return s;
 }
 
 Reg Codegen::sharedAddress(int64_t offset) {
@@ -306,29 +296,7 @@ Reg Codegen::sharedAddress(int64_t offset) {
 void Codegen::reserveBuffer(const ir::Op& alloc) {
   if (!alloc.hasAttr("offset")) codegenBug(alloc, "a buffer without an offset (allocate_shared places every buffer)");
   const ir::Type& t = alloc.result(0)->type;
-  const int64_t begin = alloc.intAttr("offset");
-  const SharedHazards::Range r{begin, begin + t.slots * t.slotStride()};
-  // Its first writes (cp.async in a loop's prologue) must not overwrite scratch still read.
-  if (hazards_.conflicts(r)) barrier();
-  hazards_.wrote(r);
-  if (liveBuffers_.empty()) belowBuffers_ = reserved_;
-  liveBuffers_.push_back({&alloc, r});
-  reserved_ = std::max(reserved_, (r.end + 15) / 16 * 16);
-  scratchBytes_ = std::max(scratchBytes_, reserved_);
-}
-
-void Codegen::releaseBuffersDeadAfter(const ir::Op& op) {
-  auto [from, to] = buffersDeadAfter_.equal_range(&op);
-  if (from == to) return;
-  for (auto it = from; it != to; ++it) {
-    auto live = std::find_if(liveBuffers_.begin(), liveBuffers_.end(),
-                             [&](const LiveBuffer& b) { return b.alloc == it->second; });
-    if (live == liveBuffers_.end()) continue;
-    hazards_.read(live->range);  // threads may still read it: scratch over it waits for a barrier
-    liveBuffers_.erase(live);
-  }
-  reserved_ = belowBuffers_;
-  for (const LiveBuffer& b : liveBuffers_) reserved_ = std::max(reserved_, (b.range.end + 15) / 16 * 16);
+  scratchBytes_ = std::max(scratchBytes_, (alloc.intAttr("offset") + t.slots * t.slotStride() + 15) / 16 * 16);
 }
 
 void Codegen::noteSum(Reg r, Reg base, int64_t constant) {
@@ -345,7 +313,6 @@ std::optional<Codegen::Sum> Codegen::sumOf(Reg r) const {
 
 void Codegen::barrier() {
   ptx::barSync(e, barrierId_, barrierId_ ? numWarps * 32 : 0);
-  hazards_.barrier();
 }
 
 // ---------------------------------------------------------------- dispatch
@@ -357,10 +324,7 @@ void Codegen::lowerBlock(const ir::Block& b) {
                                 std::to_string(kMaxNesting) + " deep");
   }
   auto outer = coordCache_;
-  for (const auto& op : b.ops) {
-    lowerOp(*op);
-    releaseBuffersDeadAfter(*op);
-  }
+  for (const auto& op : b.ops) lowerOp(*op);
   coordCache_ = std::move(outer);
   --depth_;
 }
@@ -391,8 +355,6 @@ void Codegen::lowerOp(const ir::Op& op) {
 void Codegen::lowerPartitionBlock(const ir::Block& b, int firstWarp, int warps, int barrierId) {
   const Reg tid = tid_, warp = warp_;
   const int outerWarps = numWarps, outerBarrier = barrierId_;
-  const int64_t outerReserved = reserved_;
-  reserved_ = (scratchBytes_ + 15) / 16 * 16;
   barrierId_ = barrierId;
   auto outerCache = std::move(coordCache_);
   coordCache_.clear();  // coordinates computed from the CTA's warp index mean nothing here
@@ -406,7 +368,6 @@ void Codegen::lowerPartitionBlock(const ir::Block& b, int firstWarp, int warps, 
   lowerBlock(b);
   numWarps = outerWarps;
   barrierId_ = outerBarrier;
-  reserved_ = outerReserved;
   tid_ = tid;
   warp_ = warp;
   coordCache_ = std::move(outerCache);

@@ -16,7 +16,6 @@
 #include "analysis/axis_info.h"
 #include "ir/ir.h"
 #include "layout/linear_layout.h"
-#include "lower/shared_hazards.h"
 #include "ptx/builder.h"
 
 namespace kiln::lower {
@@ -109,24 +108,18 @@ class Codegen {
   ptx::Reg firstThread();
 
   // ---- shared memory
-  // An op that stages data through shared memory asks for `bytes` right before it writes them, and
-  // says when it has read them back (scratchRead) instead of passing a barrier: the next write to those
-  // bytes waits for one (lower/shared_hazards.h). Scratch starts above the reserved buffers; a small one
-  // (up to kMovableScratch bytes) moves past ranges other threads may still read rather than wait. The
-  // entry needs the highest end. `address` is the .b32 shared-window address of the first byte.
+  // An op that stages data through shared memory (schedule/scratch_size.h) uses the bytes allocate_shared
+  // placed for it (its `scratch = [offset, bytes]`); `bytes` is what the lowering needs, at most those.
+  // insert_barriers put the barrier before it where earlier accesses could race its writes; the op
+  // passes its own between its writes and its reads. `address` is the .b32 shared-window address of the
+  // first byte.
   struct Scratch {
     ptx::Reg address;
-    SharedHazards::Range range;
+    int64_t begin = 0, end = 0;  // bytes of the dynamic shared memory
   };
-  static constexpr int64_t kMovableScratch = 512;
-  Scratch scratch(int64_t bytes);
-  void scratchRead(const Scratch& s) { hazards_.read(s.range); }
-  SharedHazards& hazards() { return hazards_; }
+  Scratch scratch(const ir::Op& op, int64_t bytes);
   int64_t scratchBytes() const { return scratchBytes_; }
-  // A shared buffer (GPU IR's shared_alloc, placed by allocate_shared) holds its bytes from its
-  // shared_alloc to its last use (schedule/buffer_liveness.h): scratch lies above the buffers live at
-  // the time and takes their bytes once they are dead. Called where the alloc is lowered; lowerBlock
-  // releases the buffer after its last user.
+  // A shared buffer (GPU IR's shared_alloc, placed by allocate_shared): the entry's shared memory covers it.
   void reserveBuffer(const ir::Op& alloc);
   // The .b32 shared-window address of byte `offset` of the dynamic shared memory (a fresh register).
   ptx::Reg sharedAddress(int64_t offset);
@@ -149,8 +142,7 @@ class Codegen {
   void lowerBlock(const ir::Block& b);
   // Lowers `b` as the code of warps [firstWarp, firstWarp + warps) alone (a warp partition): the thread
   // and warp indices, numWarps and the cached coordinates are those of the partition inside it.
-  // Its barriers are named barrier `barrierId` of the partition's threads, and its scratch lies above
-  // every byte of shared memory used so far (partitions run at the same time).
+  // Its barriers are named barrier `barrierId` of the partition's threads.
   void lowerPartitionBlock(const ir::Block& b, int firstWarp, int warps, int barrierId);
   void lowerOp(const ir::Op& op);
 
@@ -175,16 +167,7 @@ class Codegen {
   static size_t cacheHash(Cached kind, int dim, const layout::LinearLayout& l);
   const std::vector<ptx::Reg>* findCached(Cached kind, int dim, const layout::LinearLayout& l) const;
   void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);
-  int64_t scratchBytes_ = 0, reserved_ = 0;
-  struct LiveBuffer {
-    const ir::Op* alloc;
-    SharedHazards::Range range;
-  };
-  std::vector<LiveBuffer> liveBuffers_;
-  int64_t belowBuffers_ = 0;  // reserved_ before the oldest live buffer was reserved
-  std::unordered_multimap<const ir::Op*, const ir::Op*> buffersDeadAfter_;  // last user -> its allocs
-  void releaseBuffersDeadAfter(const ir::Op& op);
-  SharedHazards hazards_;
+  int64_t scratchBytes_ = 0;  // the highest byte of shared memory used
   std::unordered_map<int, Sum> sums_;  // by .b32 register id
   int barrierId_ = 0;  // the named barrier of the warps running the code (0: the CTA's)
   int depth_ = 0;  // region nesting of lowerBlock (bounded: the input is user-controlled)

@@ -146,7 +146,8 @@ Rows rowsOf(Codegen& cg, const LinearLayout& l, int axis, const layout::AxisBits
   return rows;
 }
 
-std::vector<std::vector<std::vector<Tuple>>> exchangeWarps(Codegen& cg, const std::vector<ir::Scalar>& types,
+std::vector<std::vector<std::vector<Tuple>>> exchangeWarps(Codegen& cg, const ir::Op& op,
+                                                           const std::vector<ir::Scalar>& types,
                                                            const Rows& rows, Reg slot, int slots,
                                                            const std::vector<std::vector<Tuple>>& values, Reg guard) {
   ptx::Entry& e = cg.e;
@@ -158,7 +159,7 @@ std::vector<std::vector<std::vector<Tuple>>> exchangeWarps(Codegen& cg, const st
     offsets.push_back(bytes);
     bytes += (elems * memBytes(t) + 15) / 16 * 16;
   }
-  const Codegen::Scratch scratch = cg.scratch(bytes);
+  const Codegen::Scratch scratch = cg.scratch(op, bytes);
   e.comment("combine across warps through shared memory");
   std::vector<std::vector<std::vector<Tuple>>> out(static_cast<size_t>(groups));
   std::vector<SharedAddresses> stores, loads;
@@ -193,7 +194,6 @@ std::vector<std::vector<std::vector<Tuple>>> exchangeWarps(Codegen& cg, const st
         out[size_t(g)][size_t(w)].push_back(std::move(t));
       }
   }
-  cg.scratchRead(scratch);
   return out;
 }
 

@@ -64,8 +64,10 @@ Rows rowsOf(Codegen& cg, const layout::LinearLayout& l, int axis, const layout::
 
 // Warp slot `slot` (.b32, one of `slots`) stores values[g][s] (group g, row s) where `guard` holds (always
 // when invalid) at [(g * slots + slot) * rows.count + row]; after a barrier every thread loads every slot
-// of its rows: result[g][w][s]. No barrier follows the loads (the scratch's later writers wait for one).
-std::vector<std::vector<std::vector<Tuple>>> exchangeWarps(Codegen& cg, const std::vector<ir::Scalar>& types,
+// of its rows: result[g][w][s], through `op`'s scratch. No barrier follows the loads (insert_barriers puts
+// one before a later write to those bytes).
+std::vector<std::vector<std::vector<Tuple>>> exchangeWarps(Codegen& cg, const ir::Op& op,
+                                                           const std::vector<ir::Scalar>& types,
                                                            const Rows& rows, ptx::Reg slot, int slots,
                                                            const std::vector<std::vector<Tuple>>& values,
                                                            ptx::Reg guard);

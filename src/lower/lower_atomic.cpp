@@ -44,11 +44,11 @@ Reg zeroed(Codegen& cg, ir::Scalar t, bool pair) {
 // The value `owner`'s thread holds in `regs` (the layout's copies in other lanes and warps hold nothing
 // yet), for every thread: the owners write each element to its row-major place in a scratch tile, and
 // after a barrier every thread reads its elements back.
-void shareFromOwners(Codegen& cg, const layout::LinearLayout& l, ir::Scalar t, Reg owner, std::vector<Reg>& regs,
+void shareFromOwners(Codegen& cg, const ir::Op& op, const layout::LinearLayout& l, ir::Scalar t, Reg owner, std::vector<Reg>& regs,
                      const std::vector<int32_t>& canon) {
   const int bytes = memBytes(t);
   const layout::LinearLayout flat = l.reshapeOuts({{"dim0", int32_t(l.totalOutSize())}});
-  const Codegen::Scratch s = cg.scratch(l.totalOutSize() * bytes);
+  const Codegen::Scratch s = cg.scratch(op, l.totalOutSize() * bytes);
   SharedAddresses at(cg, s.address, threadPart(cg, flat, 0), threadMask(flat, 0), bytes);
   for (size_t r = 0; r < regs.size(); ++r) {
     if (size_t(canon[r]) != r) continue;
@@ -62,7 +62,6 @@ void shareFromOwners(Codegen& cg, const layout::LinearLayout& l, ir::Scalar t, R
     regs[r] = cg.e.reg(ptx::regClassOf(t));
     ptx::loadVector(cg.e, ptx::Space::Shared, t, std::span(&regs[r], 1), a.reg, a.offset);
   }
-  cg.scratchRead(s);
   for (size_t r = 0; r < regs.size(); ++r) regs[r] = regs[size_t(canon[r])];
 }
 
@@ -75,12 +74,11 @@ void lowerScalar(Codegen& cg, const ir::Op& op, const ptx::AtomicOp& a, bool use
   ptx::atomic(cg.e, a, old, cg.reg(op.operand(0)), 0, cg.reg(op.operand(cas ? 2 : 1)),
               cas ? cg.reg(op.operand(1)) : Reg{}, ptx::when(guard));
   if (!used) return;
-  const Codegen::Scratch s = cg.scratch(memBytes(a.type));
+  const Codegen::Scratch s = cg.scratch(op, memBytes(a.type));
   ptx::storeVector(cg.e, ptx::Space::Shared, a.type, std::span(&old, 1), s.address, 0, {}, ptx::when(first));
   cg.barrier();
   Reg all = cg.e.reg(ptx::regClassOf(a.type));
   ptx::loadVector(cg.e, ptx::Space::Shared, a.type, std::span(&all, 1), s.address, 0);
-  cg.scratchRead(s);
   cg.bind(op.result(0), {all});
 }
 
@@ -123,7 +121,7 @@ void lowerTile(Codegen& cg, const ir::Op& op, const ptx::AtomicOp& a, bool used)
   }
   if (!used) return;
   if (owner.valid()) {
-    shareFromOwners(cg, l, a.type, owner, out, canon);
+    shareFromOwners(cg, op, l, a.type, owner, out, canon);
   } else {
     for (size_t r = 0; r < n; ++r) out[r] = out[size_t(canon[r])];
   }

@@ -158,14 +158,7 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   e.label(top);
   cg.bind(body.arg(0), {iv});
   for (size_t k = 0; k < n; ++k) bindCarried(cg, body.arg(unsigned(k + 1)), carried[k]);
-  // Shared-memory hazards across the back edge (lower/shared_hazards.h): the body is lowered with
-  // what is pending at the loop's entry; what is pending at its end reaches its start too.
-  SharedHazards& hazards = cg.hazards();
-  const SharedHazards::Pending atEntry = hazards.save();
-  hazards.openRegion();
   cg.lowerBlock(body);
-  if (hazards.backEdgeNeedsBarrier()) cg.barrier();
-  hazards.closeRegion();
   assignPhis(cg, op, carried, operandsOf(&yield, 0));
   Reg next = e.reg(iv.cls), again = e.reg(RegClass::Pred), noWrap = e.reg(RegClass::Pred);
   e.inst(wide ? "add.s64" : "add.s32", {next, iv, step});
@@ -174,7 +167,6 @@ void forLoop(Codegen& cg, const ir::Op& op) {
   mov(e, iv, next);
   e.inst("bra.uni", {ptx::sym(top.name)}, ptx::when(noWrap));
   e.label(done);
-  hazards.merge(atEntry);  // the loop may have run no iteration
   for (size_t k = 0; k < n; ++k) bindCarried(cg, op.result(unsigned(k)), carried[k]);
 }
 
@@ -186,24 +178,15 @@ void ifOp(Codegen& cg, const ir::Op& op) {
   std::vector<Carried> phis = plainPhis(cg, types);
   ptx::Label otherwise = e.newLabel("else"), done = e.newLabel("endif");
   e.inst("bra.uni", {ptx::sym(otherwise.name)}, ptx::unless(c));
-  // Each branch starts with what is pending before the if; after it, what either leaves pending is.
-  SharedHazards& hazards = cg.hazards();
-  const SharedHazards::Pending before = hazards.save();
-  SharedHazards::Pending afterThen;
   for (unsigned i = 0; i < 2; ++i) {
     const ir::Block& b = op.region(i);
-    hazards.openRegion();
     cg.lowerBlock(b);
-    hazards.closeRegion();
     assignPhis(cg, op, phis, operandsOf(&terminator(op, b, Opcode::Yield), 0));
     if (i == 0) {
-      afterThen = hazards.save();
-      hazards.restore(before);
       e.braUni(done);
       e.label(otherwise);
     }
   }
-  hazards.merge(afterThen);
   e.label(done);
   for (size_t k = 0; k < phis.size(); ++k) bindCarried(cg, op.result(unsigned(k)), phis[k]);
 }
@@ -219,29 +202,20 @@ void whileLoop(Codegen& cg, const ir::Op& op) {
   for (const auto& a : before.args) types.push_back(&a->type);
   std::vector<Carried> phis = plainPhis(cg, types);
   assignPhis(cg, op, phis, std::vector<const ir::Value*>(op.operands.begin(), op.operands.end()));
-  // Nothing is pending where an iteration starts (lower/shared_hazards.h): a barrier before the loop
-  // and at the end of the body when there is.
-  SharedHazards& hazards = cg.hazards();
-  if (!hazards.pending().empty()) cg.barrier();
   ptx::Label top = e.newLabel("while"), done = e.newLabel("while_end");
   e.label(top);
-  hazards.openRegion();
   for (size_t k = 0; k < phis.size(); ++k) bindCarried(cg, before.arg(unsigned(k)), phis[k]);
   cg.lowerBlock(before);
   const ir::Op& cond = terminator(op, before, Opcode::Condition);
   if (cond.numOperands() != op.numResults() + 1) codegenBug(op, "the condition passes the wrong number of values");
   e.inst("bra.uni", {ptx::sym(done.name)}, ptx::unless(scalarCondition(cg, op, cond.operand(0))));
-  const SharedHazards::Pending atExit = hazards.save();
   // The condition's values are registers of this iteration, read only until the yield below: the
   // after region's arguments and the results can be those registers.
   for (size_t k = 0; k < op.numResults(); ++k) alias(cg, after.arg(unsigned(k)), cond.operand(unsigned(k + 1)));
   cg.lowerBlock(after);
-  if (!hazards.pending().empty()) cg.barrier();
-  hazards.closeRegion();
   assignPhis(cg, op, phis, operandsOf(&terminator(op, after, Opcode::Yield), 0));
   e.braUni(top);
   e.label(done);
-  hazards.restore(atExit);
   for (size_t k = 0; k < op.numResults(); ++k) alias(cg, op.result(unsigned(k)), cond.operand(unsigned(k + 1)));
 }
 

@@ -11,6 +11,7 @@
 #include "lower/linear_emit.h"
 #include "layout/scratch_layout.h"
 #include "lower/shared_tile.h"
+#include "schedule/scratch_size.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "ptx/warp.h"
@@ -32,9 +33,9 @@ struct Move {
   int64_t numel;
 };
 
-// m: (register, lane) of dst -> (register, lane) of src. Returns the destination registers after the
-// shuffles, or nullopt (emitting nothing) when the source register index depends on the lane.
-std::optional<std::vector<Reg>> convertWithShuffles(Codegen& cg, const ir::Op& op, const Move& mv, const LinearLayout& m) {
+// m: (register, lane) of dst -> (register, lane) of src, with the source register index independent of
+// the lane (layout::shufflesCanConvert). Returns the destination registers after the shuffles.
+std::vector<Reg> convertWithShuffles(Codegen& cg, const ir::Op& op, const Move& mv, const LinearLayout& m) {
   const bool hasReg = m.hasInDim(layout::kRegister), hasLane = m.hasInDim(layout::kLane);
   auto part = [&](const std::vector<int32_t>& image, std::string_view dim) {
     return m.hasOutDim(dim) ? image[size_t(m.outDimIndex(dim))] : 0;
@@ -49,7 +50,7 @@ std::optional<std::vector<Reg>> convertWithShuffles(Codegen& cg, const ir::Op& o
   if (hasLane) {
     for (int b = 0; b < m.getInDimSizeLog2(layout::kLane); ++b) {
       std::vector<int32_t> img = imageOf(0, int32_t(1) << b);
-      if (part(img, layout::kRegister) != 0) return std::nullopt;
+      if (part(img, layout::kRegister) != 0) codegenBug(op, "convert_layout: shuffles cannot do this conversion");
       laneColumns.push_back(part(img, layout::kLane));
       identityLanes = identityLanes && laneColumns.back() == (int32_t(1) << b);
     }
@@ -92,18 +93,17 @@ std::optional<std::vector<Reg>> convertWithShuffles(Codegen& cg, const ir::Op& o
   return out;
 }
 
-// Conversions whose scratch would pass kSplitAbove bytes go in rounds of at most kRoundBytes when the
-// layouts allow (ScratchRounds), at two barriers per round.
-constexpr int64_t kSplitAbove = 32 * 1024, kRoundBytes = 16 * 1024;
-
 std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move& mv) {
   const ir::Scalar t = mv.t;
   const int bytes = memBytes(t);
   UniqueRegisters src = uniqueRegisters(mv.from), dst = uniqueRegisters(mv.to);
-  ScratchRounds rounds =
-      splitIntoRounds(src.compact, dst.compact, mv.numel * bytes > kSplitAbove ? kRoundBytes / bytes : mv.numel);
+  // Rounds of at most kScratchRoundBytes when the whole tile would pass kScratchSplitAbove bytes and the
+  // layouts allow (ScratchRounds), at two barriers per round.
+  ScratchRounds rounds = splitIntoRounds(src.compact, dst.compact,
+                                         mv.numel * bytes > schedule::kScratchSplitAbove
+                                             ? schedule::kScratchRoundBytes / bytes : mv.numel);
   ScratchPlan plan = planScratch(rounds.src, rounds.dst, bytes);
-  const Reg base = cg.scratch(rounds.src.totalOutSize() * bytes).address;
+  const Reg base = cg.scratch(op, rounds.src.totalOutSize() * bytes).address;
 
   cg.e.comment("convert_layout through shared memory" +
                (rounds.numRounds() > 1 ? " in " + std::to_string(rounds.numRounds()) + " rounds" : std::string()));
@@ -121,7 +121,7 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
     for (int32_t r = 0; r < dstRegs; ++r) part.push_back(cg.e.reg(ptx::regClassOf(t)));
     if (plan.ldmatrix) loadWithLdmatrix(cg, t, loadAt, *plan.ldmatrix, part);
     else accessShared(cg, false, t, loadAt, plan.loadOffsets, plan.loadVec, part);
-    // A barrier right after the reads, not left to the next write (lower/shared_hazards.h): for tiles
+    // A barrier right after the reads, not left to the next write (insert_barriers): for tiles
     // this large the next write is usually the next round or the loop's next conversion, and a barrier
     // that waits until then (after a dot's mma) left ptxas more to keep live (a 16x128 one-warp matmul
     // spilled).
@@ -146,7 +146,7 @@ std::vector<Reg> convertRegisters(Codegen& cg, const ir::Op& op, const Move& mv)
     return out;
   }
   if (std::optional<LinearLayout> m = layout::warpLocalConversion(mv.from, mv.to))
-    if (std::optional<std::vector<Reg>> out = convertWithShuffles(cg, op, mv, *m)) return *out;
+    if (layout::shufflesCanConvert(*m)) return convertWithShuffles(cg, op, mv, *m);
   return convertThroughShared(cg, op, mv);
 }
 

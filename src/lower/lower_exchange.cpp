@@ -56,7 +56,7 @@ void gather(Codegen& cg, const ir::Op& op) {
   const int axis = int(op.intAttr("axis"));
   const ir::Scalar t = src->type.isPtr() ? ir::Scalar::U64 : src->type.elem;
   const int bytes = memBytes(t);
-  const Codegen::Scratch s = cg.scratch(src->type.numel() * bytes);
+  const Codegen::Scratch s = cg.scratch(op, src->type.numel() * bytes);
   cg.e.comment("gather through shared memory");
   storeRowMajor(cg, sl, t, cg.regs(src), s.address);
   cg.barrier();
@@ -90,7 +90,6 @@ void gather(Codegen& cg, const ir::Op& op) {
     out[r] = cg.e.reg(ptx::regClassOf(t));
     ptx::loadVector(cg.e, ptx::Space::Shared, t, std::span(&out[r], 1), addr, a.offset);
   }
-  cg.scratchRead(s);
   cg.bind(res, std::move(out));
 }
 
@@ -98,7 +97,7 @@ void histogram(Codegen& cg, const ir::Op& op) {
   const ir::Value *x = op.operand(0), *res = op.result(0);
   const LinearLayout &xl = *x->type.layout, &rl = *res->type.layout;
   const int64_t bins = res->type.numel();
-  const Codegen::Scratch s = cg.scratch(bins * 4);
+  const Codegen::Scratch s = cg.scratch(op, bins * 4);
   ptx::Entry& e = cg.e;
   e.comment("histogram through shared memory");
 
@@ -151,7 +150,6 @@ void histogram(Codegen& cg, const ir::Op& op) {
     out[r] = e.reg(RegClass::B32);
     e.inst("ld.shared.b32", {out[r], ptx::addr(a.reg, a.offset)});
   }
-  cg.scratchRead(s);
   cg.bind(res, std::move(out));
 }
 

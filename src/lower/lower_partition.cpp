@@ -1,8 +1,9 @@
 // warp_partition: region i runs on its own warps (after those of the regions before it), so the code
 // differs between warps but stays uniform inside each one; a branch on the warp index skips the regions
 // of other partitions. Inside a region the thread and warp indices count from the partition's first
-// warp, its barriers are a named barrier of its own threads (id 1 + i), and its scratch lies above every
-// byte used before, so concurrent partitions never share it. A CTA barrier follows the op.
+// warp, and its barriers are a named barrier of its own threads (id 1 + i); allocate_shared put its
+// scratch above every byte placed before, so concurrent partitions never share it. A CTA barrier follows
+// the op.
 #include <numeric>
 
 #include "lower/codegen.h"

@@ -298,7 +298,7 @@ void lowerReduce(Codegen& cg, const ir::Op& op) {
 
     const int vb = memBytes(red.type());
     const int64_t valueBytes = (int64_t(slots) * numel * vb + 15) / 16 * 16;
-    const Codegen::Scratch scratch = cg.scratch(valueBytes + (red.isArg() ? int64_t(slots) * numel * 4 : 0));
+    const Codegen::Scratch scratch = cg.scratch(op, valueBytes + (red.isArg() ? int64_t(slots) * numel * 4 : 0));
     Reg base = scratch.address;
     Reg idxBase;
     if (red.isArg()) {
@@ -342,7 +342,6 @@ void lowerReduce(Codegen& cg, const ir::Op& op) {
       }
       partials[s] = red.tree(std::move(items));
     }
-    cg.scratchRead(scratch);  // no barrier here: the next write to these bytes waits for one
   }
 
   std::vector<Reg> out;

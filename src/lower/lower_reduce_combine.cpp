@@ -51,7 +51,7 @@ void lowerReduceCombine(Codegen& cg, const ir::Op& op) {
     const int slots = 1 << bits.warps;
     Reg slot = e.reg(RegClass::B32);
     e.inst("bfe.u32", {slot, cg.warp(), bits.warpFirst, bits.warps});
-    auto loaded = exchangeWarps(cg, comb.types(), rowsOf(cg, *in.layout, in.axis, bits), slot, slots, partial, Reg{});
+    auto loaded = exchangeWarps(cg, op, comb.types(), rowsOf(cg, *in.layout, in.axis, bits), slot, slots, partial, Reg{});
     for (int32_t s = 0; s < rows; ++s)
       for (int32_t g = 0; g < groups; ++g)
         for (int w = 0; w < slots; ++w) {

@@ -86,7 +86,7 @@ void lowerScan(Codegen& cg, const ir::Op& op) {
     const int slots = 1 << bits.warps;
     Reg slot = positionOf(e, cg.warp(), bits.warpFirst, bits.warps, reverse);
     Rows rowInfo = rowsOf(cg, *in.layout, in.axis, bits);
-    auto loaded = exchangeWarps(cg, comb.types(), rowInfo, slot, slots, totals, lastLane);
+    auto loaded = exchangeWarps(cg, op, comb.types(), rowInfo, slot, slots, totals, lastLane);
     std::vector<Reg> after;  // after[w]: this warp comes after warp w (slot >= w + 1)
     for (int w = 0; w + 1 < slots; ++w) after.push_back(atLeast(e, slot, w + 1));
     const Reg hasPrev = after.at(0);

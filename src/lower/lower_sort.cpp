@@ -14,6 +14,7 @@
 #include "layout/named_layouts.h"
 #include "lower/codegen.h"
 #include "lower/linear_emit.h"
+#include "schedule/scratch_size.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "ptx/warp.h"
@@ -137,15 +138,27 @@ class SortEmitter {
   }
 
   // Every thread stores its elements at their row-major offsets; after a barrier it loads the partners
-  // (offset with the axis bit flipped). Copies of an element store the same value.
+  // (offset with the axis bit flipped). Copies of an element store the same value. A small tile
+  // alternates between the two halves of the op's scratch (schedule/scratch_size.h), so a round need not
+  // wait for the previous round's reads (its own barrier came after the round before that read this
+  // half); a larger one waits for them.
   std::vector<Reg> throughShared(int j) {
     const int64_t numel = op_.operand(0)->type.numel();
     const LinearLayout flat = l_.reshapeOuts({{std::string(layout::kOffset), int32_t(numel)}});
     const Reg thread = threadPart(cg_, flat, 0);
     const int32_t mask = threadMask(flat, 0);
     const int bytes = memBytes(t_);
-    const Codegen::Scratch scratch = cg_.scratch(numel * bytes);
-    SharedAddresses addresses(cg_, scratch.address, thread, mask, bytes);
+    const bool twoHalves = numel * bytes <= schedule::kSortDoubleBufferBytes;
+    const int64_t half = (numel * bytes + 15) / 16 * 16;
+    if (!twoHalves && rounds_ > 0) cg_.barrier();
+    const Codegen::Scratch scratch = cg_.scratch(op_, twoHalves ? 2 * half : numel * bytes);
+    Reg base = scratch.address;
+    if (twoHalves && rounds_ % 2 == 1) {
+      base = e_.reg(RegClass::B32);
+      e_.inst("add.u32", {base, scratch.address, half});
+    }
+    ++rounds_;
+    SharedAddresses addresses(cg_, base, thread, mask, bytes);
     std::set<int64_t> stored;
     for (int32_t r = 0; r < int32_t(v_.size()); ++r) {
       const int64_t off = registerPart(flat, r, 0);
@@ -160,7 +173,6 @@ class SortEmitter {
       auto a = addresses.at(registerPart(flat, r, 0) ^ (int64_t(1) << (j + innerBits_)));
       ptx::loadVector(e_, ptx::Space::Shared, t_, std::span<const Reg>(&out[size_t(r)], 1), a.reg, a.offset);
     }
-    cg_.scratchRead(scratch);  // no barrier here: the next write to these bytes waits for one
     return out;
   }
 
@@ -221,6 +233,7 @@ class SortEmitter {
   std::vector<AxisPlace> places_;
   std::vector<Reg> v_;
   int innerBits_ = 0;  // the row-major offset bits below the axis
+  int rounds_ = 0;     // the rounds through shared memory so far
   std::map<std::pair<bool, int>, Reg> threadBits_;   // (lane?, bit) -> that bit of the lane or warp index
   std::map<std::pair<int, int>, Reg> combined_;      // exclusiveOr's predicates by register ids
 };

@@ -77,12 +77,12 @@ DescribedOperand describe(Codegen& cg, const ir::Op& op, Reg address, const Wgmm
 
 // B (or A) in registers stored to scratch in wgmma's arrangement, contiguous along `order[0]`, with
 // the proxy fence and barrier the asynchronous reads need. Returns the tile's address.
-Reg stage(Codegen& cg, const ir::Value* v, const WgmmaTile& t, Codegen::Scratch& s) {
+Reg stage(Codegen& cg, const ir::Op& op, const ir::Value* v, const WgmmaTile& t) {
   const LinearLayout shared = layout::wgmmaShared(t);
   const int64_t bytes = t.shape[0] * t.shape[1] * t.elemBytes, align = 8 * int64_t(t.swizzleBytes());
   cg.e.alignDynamicShared(int(align));
-  s = cg.scratch(bytes + align);
-  const int64_t offset = (s.range.begin + align - 1) / align * align;
+  const Codegen::Scratch s = cg.scratch(op, bytes + align);
+  const int64_t offset = (s.begin + align - 1) / align * align;
   Reg base = cg.sharedAddress(offset);
   storeTile(cg, base, shared, v);
   ptx::fenceProxyAsyncShared(cg.e);
@@ -114,7 +114,6 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   const ptx::WgmmaInput in = a->type.elem == Scalar::F16 ? ptx::WgmmaInput::F16 : ptx::WgmmaInput::BF16;
 
   // Operands: A from a slot or registers, B from a slot or staged from registers.
-  Codegen::Scratch staged{};
   bool usedScratch = false;
   std::optional<DescribedOperand> descA, descB;
   Reg wgM = gridM > 1 ? warpgroupPart(cg, gridN, true) : Reg{};
@@ -131,7 +130,7 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   } else {
     WgmmaTile t{b->type.shape, {1, 0}, memBytes(b->type.elem)};
     if (!t.swizzleBytes()) t.order = {0, 1};
-    Reg base = stage(cg, b, t, staged);
+    Reg base = stage(cg, op, b, t);
     usedScratch = true;
     descB = describe(cg, op, base, t, 0, {0, instrN}, wgN);
   }
@@ -194,7 +193,6 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
       }
   ptx::wgmmaCommit(e);
   if (waitNow || usedScratch) ptx::wgmmaWait(e, 0);
-  if (usedScratch) cg.scratchRead(staged);
   cg.bind(op.result(0), std::move(out));
 }
 

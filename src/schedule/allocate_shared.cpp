@@ -1,15 +1,145 @@
-// allocate_shared: an offset for every shared buffer, from the buffers' live ranges (buffer_liveness.h).
+// allocate_shared: an offset for every shared buffer, from the buffers' live ranges (buffer_liveness.h),
+// then for every op's scratch (scratch_size.h).
 // Buffers are placed largest first, each at the lowest 128-byte boundary (or its own `align`, wgmma's
 // swizzled tiles) where it overlaps no placed buffer that is live at the same time.
+// Scratch is placed in program order, 16-byte aligned, above the buffers live at the op (and in a warp
+// partition above every byte placed before it: partitions run at the same time). It lives only while
+// its op runs, so scratch of different ops shares bytes; but a read the op leaves pending makes the next
+// write to those bytes wait for a barrier (insert_barriers). A small scratch (up to kMovableScratch
+// bytes) moves past reads still pending instead: softmax's two reductions cost one barrier each, not
+// two. What is pending is followed as insert_barriers follows it, without the back edges of loops.
 #include <algorithm>
+#include <unordered_map>
 
 #include "schedule/buffer_liveness.h"
+#include "schedule/scratch_size.h"
 #include "schedule/schedule.h"
 #include "support/diagnostic.h"
 
 namespace kiln::schedule {
 
 namespace {
+
+struct Range {
+  int64_t begin = 0, end = 0;
+  bool overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
+};
+
+constexpr int64_t kMovableScratch = 512;
+
+class ScratchPlacer {
+ public:
+  ScratchPlacer(const ir::Function& fn, const GpuContext& ctx, const std::vector<BufferLiveRange>& buffers)
+      : ctx_(ctx), buffers_(buffers), warps_(ctx.numWarps) {
+    number(fn.body);
+    for (const BufferLiveRange& b : buffers) deadAfter_.emplace(b.lastUser, &b);
+  }
+
+  void block(const ir::Block& b, std::vector<Range>& pending) {
+    for (const auto& owned : b.ops) {
+      ir::Op& op = *owned;
+      visit(op, pending);
+      auto [from, to] = deadAfter_.equal_range(&op);
+      for (auto it = from; it != to; ++it) pending.push_back(bytesOf(*it->second));  // still read by others
+    }
+  }
+
+ private:
+  const GpuContext& ctx_;
+  const std::vector<BufferLiveRange>& buffers_;
+  std::unordered_map<const ir::Op*, int64_t> pos_;
+  std::unordered_multimap<const ir::Op*, const BufferLiveRange*> deadAfter_;
+  int warps_;
+  int64_t floor_ = 0, high_ = 0;  // the partition's lowest byte; the highest placed so far
+
+  void number(const ir::Block& b) {
+    int64_t next = int64_t(pos_.size());
+    for (const auto& op : b.ops) {
+      pos_[op.get()] = next++;
+      for (const auto& r : op->regions) number(*r);
+      next = int64_t(pos_.size());
+    }
+  }
+
+  static Range bytesOf(const BufferLiveRange& b) {
+    const int64_t at = b.alloc->intAttr("offset");
+    return {at, at + b.bytes};
+  }
+
+  static bool conflicts(const std::vector<Range>& pending, const Range& r) {
+    return std::any_of(pending.begin(), pending.end(), [&](const Range& p) { return p.overlaps(r); });
+  }
+
+  // The lowest byte scratch may use at op number n: above the buffers live there.
+  int64_t base(int64_t n) const {
+    int64_t at = floor_;
+    for (const BufferLiveRange& b : buffers_)
+      if (b.first < n && n <= b.last) at = std::max(at, (bytesOf(b).end + 15) / 16 * 16);
+    return at;
+  }
+
+  void visit(ir::Op& op, std::vector<Range>& pending) {
+    switch (op.opcode) {
+      case ir::Opcode::Barrier: case ir::Opcode::DebugBarrier:
+        pending.clear();
+        return;
+      case ir::Opcode::SharedAlloc: {
+        const Range r{op.intAttr("offset"), op.intAttr("offset") + op.result(0)->type.slots * op.result(0)->type.slotStride()};
+        if (conflicts(pending, r)) pending.clear();  // a barrier comes before its first writes
+        high_ = std::max(high_, r.end);
+        return;
+      }
+      case ir::Opcode::If: {
+        std::vector<Range> other = pending;
+        block(op.region(0), pending);
+        block(op.region(1), other);
+        pending.insert(pending.end(), other.begin(), other.end());
+        return;
+      }
+      case ir::Opcode::For: case ir::Opcode::While: {
+        std::vector<Range> through = pending;
+        for (auto& r : op.regions) block(*r, through);
+        pending.insert(pending.end(), through.begin(), through.end());
+        return;
+      }
+      case ir::Opcode::WarpPartition: {
+        const int outerWarps = warps_;
+        const int64_t outerFloor = floor_;
+        const std::vector<int64_t>& warps = op.listAttr("warps");
+        for (size_t i = 0; i < op.regions.size(); ++i) {
+          floor_ = (high_ + 15) / 16 * 16;
+          warps_ = int(warps.at(i));
+          std::vector<Range> inside;
+          block(*op.regions[i], inside);
+        }
+        warps_ = outerWarps;
+        floor_ = outerFloor;
+        pending.clear();  // the CTA barrier after the partitions
+        return;
+      }
+      default:
+        break;
+    }
+    const ScratchUse use = scratchUse(op, warps_, ctx_.target);
+    if (use.bytes <= 0) return;
+    const int64_t low = base(pos_.at(&op));
+    auto at = [&](int64_t begin) { return Range{begin, begin + use.bytes}; };
+    Range r = at(low);
+    if (use.bytes <= kMovableScratch && conflicts(pending, r)) {
+      // The lowest 16-byte aligned place past a pending read that overlaps none, within a few times the
+      // size (a chain of reductions alternates between two places).
+      for (const Range& p : pending) {
+        const Range c = at((p.end + 15) / 16 * 16);
+        if (!conflicts(pending, c) && c.end <= low + 4 * kMovableScratch && (conflicts(pending, r) || c.begin < r.begin))
+          r = c;
+      }
+    }
+    op.setAttr("scratch", std::vector<int64_t>{r.begin, use.bytes});
+    high_ = std::max(high_, r.end);
+    pending.clear();  // the barrier between its writes and its reads
+    if (use.leavesReads) pending.push_back(r);
+  }
+};
 
 struct Buffer {
   BufferLiveRange range;
@@ -57,6 +187,10 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx) {
                                                             std::to_string(total) + " bytes at once; " +
                                                             ctx.target.name() + " allows " + std::to_string(limit) +
                                                             " per block");
+  std::vector<BufferLiveRange> ranges;
+  for (const Buffer& b : buffers) ranges.push_back(b.range);
+  std::vector<Range> pending;
+  ScratchPlacer(fn, ctx, ranges).block(fn.body, pending);
 }
 
 }  // namespace kiln::schedule

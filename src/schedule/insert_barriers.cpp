@@ -1,7 +1,7 @@
 // insert_barriers: a CTA barrier before every shared-memory access that could race an earlier access by
 // another thread to the same bytes. The pass walks the code in order with the byte ranges that threads
 // may still be reading or writing since the last barrier (what Triton's membar analysis does for its
-// buffers, and what lower/shared_hazards.h does for the code generator's own scratch):
+// buffers):
 //   - local_load, an mma reading a slot, mbarrier arrive/expect_tx/wait read; local_store and
 //     mbarrier_init write. A read of bytes with a pending write, or a write of bytes with a pending read
 //     or write, gets a `barrier` first, which clears both sets.
@@ -13,6 +13,11 @@
 //     next iteration's first accesses see the last iteration's); a warp partition starts from nothing (a
 //     CTA barrier goes first when anything is pending) and ends with the CTA barrier the code generator
 //     puts after it. Inside a partition an attribute-less barrier is the partition's own.
+//   - An op with scratch (allocate_shared's `scratch = [offset, bytes]`, scratch_size.h) writes it first,
+//     passes its own barrier, reads it, and leaves the reads pending unless a second barrier ends it.
+//   - A shared_alloc's first writes (a pipeline's prologue copies) must not overwrite bytes others may
+//     still read; after a buffer's last use its bytes count as read until the next barrier (threads may
+//     still be reading them when scratch placed over them is written).
 // A slot whose index is not a constant, or a buffer passed through a region argument, counts as the
 // whole buffer, or as all of shared memory. A `pipelined` buffer counts as no bytes: the pipeline pass
 // orders its slots with its own waits and barriers (each iteration writes the slot the previous one
@@ -20,7 +25,11 @@
 #include <algorithm>
 #include <limits>
 
+#include <unordered_map>
+
+#include "schedule/buffer_liveness.h"
 #include "schedule/schedule.h"
+#include "schedule/scratch_size.h"
 #include "support/diagnostic.h"
 
 namespace kiln::schedule {
@@ -79,9 +88,25 @@ Range bytesOf(const ir::Value* v) {
   return {0, std::numeric_limits<int64_t>::max()};  // a region argument: anything
 }
 
+// The bytes of a buffer, pipelined or not.
+Range wholeBuffer(const ir::Op& alloc) {
+  const ir::Type& t = alloc.result(0)->type;
+  const int64_t at = alloc.intAttr("offset");
+  return {at, at + t.slots * t.slotStride()};
+}
+
+// An op's scratch (empty when it has none).
+Range scratchOf(const ir::Op& op) {
+  if (!op.hasAttr("scratch")) return {};
+  const std::vector<int64_t>& s = op.listAttr("scratch");
+  return {s.at(0), s.at(0) + s.at(1)};
+}
+
 class BarrierPass {
  public:
-  explicit BarrierPass(const GpuContext& ctx) : ctx_(ctx) {}
+  BarrierPass(const ir::Function& fn, const GpuContext& ctx) : ctx_(ctx), warps_(ctx.numWarps) {
+    for (const BufferLiveRange& b : bufferLiveRanges(fn)) deadAfter_.emplace(b.lastUser, wholeBuffer(*b.alloc));
+  }
 
   void block(ir::Block& b, State& s, bool insert) {
     for (size_t i = 0; i < b.ops.size(); ++i) {
@@ -94,17 +119,22 @@ class BarrierPass {
         }
       }
       after(op, s, insert);
+      auto [from, to] = deadAfter_.equal_range(&op);
+      for (auto it = from; it != to; ++it) s.reads.push_back(it->second);
     }
   }
 
  private:
   const GpuContext& ctx_;
   int partitionDepth_ = 0;
+  int warps_;  // of the code being walked (a warp partition's own)
+  std::unordered_multimap<const ir::Op*, Range> deadAfter_;  // a buffer's last user -> its bytes
 
   static bool conflictsRead(const State& s, const Range& r) { return overlapsAny(s.writes, r); }
   static bool conflictsWrite(const State& s, const Range& r) { return overlapsAny(s.writes, r) || overlapsAny(s.reads, r); }
 
   bool needsBarrier(const ir::Op& op, const State& s) const {
+    if (op.hasAttr("scratch") && conflictsWrite(s, scratchOf(op))) return true;
     switch (op.opcode) {
       case Opcode::LocalLoad: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait:
         return conflictsRead(s, bytesOf(op.operand(0)));
@@ -114,6 +144,8 @@ class BarrierPass {
         return false;
       case Opcode::LocalStore: case Opcode::MbarrierInit: case Opcode::AsyncCopy:
         return conflictsWrite(s, bytesOf(op.operand(0)));
+      case Opcode::SharedAlloc:
+        return conflictsWrite(s, wholeBuffer(op));
       case Opcode::WarpPartition:  // the partitions start from nothing pending
         return !s.reads.empty() || !s.writes.empty();
       default:
@@ -123,6 +155,10 @@ class BarrierPass {
 
   // What op leaves pending (its own accesses, or its regions').
   void after(ir::Op& op, State& s, bool insert) {
+    if (op.hasAttr("scratch")) {
+      s.barrier();  // its own, between its writes and its reads
+      if (scratchUse(op, warps_, ctx_.target).leavesReads) s.reads.push_back(scratchOf(op));
+    }
     switch (op.opcode) {
       case Opcode::LocalLoad: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait:
         s.reads.push_back(bytesOf(op.operand(0)));
@@ -161,11 +197,15 @@ class BarrierPass {
       case Opcode::WarpPartition: {
         State out;
         ++partitionDepth_;
-        for (auto& r : op.regions) {
+        const int outerWarps = warps_;
+        const std::vector<int64_t>& warps = op.listAttr("warps");
+        for (size_t i = 0; i < op.regions.size(); ++i) {
           State inside;
-          block(*r, inside, insert);
+          warps_ = int(warps.at(i));
+          block(*op.regions[i], inside, insert);
           out.inFlight.insert(out.inFlight.end(), inside.inFlight.begin(), inside.inFlight.end());
         }
+        warps_ = outerWarps;
         --partitionDepth_;
         s.barrier();  // the code generator's CTA barrier after the partitions
         s.inFlight.insert(s.inFlight.end(), out.inFlight.begin(), out.inFlight.end());
@@ -214,7 +254,7 @@ class BarrierPass {
 
 void insertBarriers(ir::Function& fn, const GpuContext& ctx) {
   State s;
-  BarrierPass(ctx).block(fn.body, s, true);
+  BarrierPass(fn, ctx).block(fn.body, s, true);
 }
 
 }  // namespace kiln::schedule

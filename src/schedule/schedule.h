@@ -29,7 +29,9 @@ void pipelineLoops(ir::Function& fn, const GpuContext& ctx);
 // (schedule/split_mma.cpp). wgmma issues whole; an f16 accumulator's dot stays one op.
 void splitMma(ir::Function& fn, const GpuContext& ctx);
 // Gives every shared_alloc an offset: buffers whose live ranges overlap get disjoint bytes, others
-// may share them; each starts on a 128-byte boundary. Too much shared memory is a compile error.
+// may share them; each starts on a 128-byte boundary. Too much shared memory is a compile error. Then
+// every op that stages data through shared memory its scratch (`scratch = [offset, bytes]`,
+// scratch_size.h), above the buffers live at the op.
 void allocateShared(ir::Function& fn, const GpuContext& ctx);
 // Inserts a CTA `barrier` before every shared-memory access that another thread's earlier access to
 // the same bytes could race (a read after a write, a write after a read or a write), across `if`,

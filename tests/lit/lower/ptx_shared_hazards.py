@@ -1,7 +1,8 @@
-# Barriers around reduction scratch (src/lower/shared_hazards.h): a cross-warp reduction passes one
-# barrier between storing its partials and reading them back, and none after; a later write to those
-# bytes waits for one. Two reductions in a row (softmax's max and sum) alternate between two places,
-# so a row costs two barriers; one reduction per iteration ends the loop body with a barrier instead.
+# Barriers around reduction scratch (allocate_shared places it, insert_barriers orders it): a cross-warp
+# reduction passes one barrier between storing its partials and reading them back, and none after; a
+# later write to those bytes waits for one. Two reductions in a row (softmax's max and sum) alternate
+# between two places, so a row costs two barriers; one reduction per iteration meets the last
+# iteration's reads at the top of the body, so a barrier goes there.
 #
 # RUN: kiln compile %s --kernel rows --signature "*fp32:16, *fp32:16, i32, 1024" --emit ptx --num-warps 4 | FileCheck %s --check-prefix=TWO
 # RUN: kiln compile %s --kernel maxima --signature "*fp32:16, *fp32:16, i32, 1024" --emit ptx --num-warps 4 | FileCheck %s --check-prefix=ONE
@@ -18,10 +19,10 @@ import triton.language as tl
 # TWO:           bra.uni $L0_for;
 
 # ONE:       $L0_for:
-# ONE:           st.shared.f32
-# ONE-NEXT:      bar.sync 0;
+# ONE-NOT:       shared
+# ONE:           bar.sync 0;
 # ONE-NOT:       bar.sync
-# ONE:           st.global.f32
+# ONE:           st.shared.f32
 # ONE-NEXT:      bar.sync 0;
 # ONE-NOT:       bar.sync
 # ONE:           bra.uni $L0_for;

@@ -14,6 +14,7 @@
 #include "layout/named_layouts.h"
 #include "lower/codegen.h"
 #include "ptx/ptxas.h"
+#include "schedule/schedule.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower::test {
@@ -43,7 +44,12 @@ struct Emitted {
   EntryInfo info;
 };
 
-inline Emitted emit(const ir::Function& f, const ptx::Target& target = ptx::kSm80, int numWarps = 4) {
+// Places shared memory (buffers and the scratch of reductions, conversions, ...) and its barriers, as the
+// driver does after the other GPU passes, then emits.
+inline Emitted emit(ir::Function& f, const ptx::Target& target = ptx::kSm80, int numWarps = 4) {
+  const schedule::GpuContext ctx{target, numWarps};
+  schedule::allocateShared(f, ctx);
+  schedule::insertBarriers(f, ctx);
   Emitted out;
   out.ptx = emitPtx(f, target, numWarps, out.info);
   return out;
@@ -99,7 +105,7 @@ inline std::string assembleProblems(const std::string& ptx, const std::string& a
 }
 
 // Emits `f` for sm_80 and for sm_90a and assembles each (skipped where there is no ptxas).
-inline void expectAssembles(const ir::Function& f, int numWarps = 4) {
+inline void expectAssembles(ir::Function& f, int numWarps = 4) {
   if (!havePtxas()) GTEST_SKIP() << "no ptxas";
   EXPECT_EQ(assembleProblems(emit(f, ptx::kSm80, numWarps).ptx, "sm_80"), "");
   EXPECT_EQ(assembleProblems(emit(f, ptx::kSm90a, numWarps).ptx, "sm_90a"), "");

@@ -49,6 +49,9 @@ std::string lowerExample(const std::string& name, const ptx::Target& target, Ent
     analysis::AxisInfoAnalysis axis(f);
     assignLayouts(f, axis, warps, target);
   }
+  const schedule::GpuContext ctx{target, warps};
+  schedule::allocateShared(f, ctx);
+  schedule::insertBarriers(f, ctx);
   if (auto d = ir::verify(f)) throw std::runtime_error("GPU IR does not verify: " + d->render());
   return emitPtx(f, target, warps, info);
 }
