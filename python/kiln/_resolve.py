@@ -146,8 +146,8 @@ class _Unit:
 
     __slots__ = ("definition", "refs")
 
-    def __init__(self, fn, captured):
-        self.definition = _source.definition_of(fn, captured)
+    def __init__(self, fn, captured, definition=None):
+        self.definition = definition or _source.definition_of(fn, captured)
         d = self.definition
         self.refs = _refs(ast.parse(_source.dedent(d.text.splitlines(keepends=True)[d.def_line - 1:])).body[0])
 

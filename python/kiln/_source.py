@@ -98,6 +98,26 @@ def capture(fn):
     return None
 
 
+def definition_from_text(fn, text):
+    """fn's Definition from a text that replaces its own (JITFunction._unsafe_update_src): one
+    definition of a function of fn's name, from its `def` line or its decorators; raises KilnError
+    otherwise."""
+    if not isinstance(text, str):
+        raise _kiln.KilnError(f"kiln.jit: the new source of '{fn.__qualname__}' must be a str, got {type(text).__name__}")
+    lines = text.splitlines(keepends=True) or [""]
+    try:
+        tree = ast.parse(dedent(lines))
+    except SyntaxError as e:
+        raise _kiln.KilnError(f"kiln.jit: the new source of '{fn.__qualname__}' is not valid Python: {e}") from None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, ast.FunctionDef) or node.name != fn.__name__:
+        raise _kiln.KilnError(f"kiln.jit: the new source of '{fn.__qualname__}' must be one definition of a "
+                              f"function named '{fn.__name__}'")
+    def_row = node.lineno - 1  # decorators are blanked, as in a file
+    text = "".join(["\n"] * def_row + lines[def_row:])
+    return Definition(text, f"<{fn.__qualname__}: source from _unsafe_update_src>", def_row + 1)
+
+
 def definition_of(fn, captured=None):
     """fn's Definition, from `captured` lines (capture()) or its file; raises KilnError when its text
     cannot be found."""

@@ -90,6 +90,7 @@ class JITFunction(_kiln.JitFunction):
         defaults.update(fn.__kwdefaults__ or {})
         self._define(d.text, d.path, d.block, fn.__name__, self.do_not_specialize, defaults,
                      _resolve.imports_of(self))
+        self.__dict__["_kiln_defined"] = True
 
     @property
     def constexprs(self):
@@ -100,6 +101,16 @@ class JITFunction(_kiln.JitFunction):
         """The kernel's definition from its `def` line, dedented, as Triton's JITFunction.src."""
         d = _resolve.unit_of(self).definition
         return _source.dedent(d.text.splitlines(keepends=True)[d.def_line - 1:])
+
+    def _unsafe_update_src(self, new_src):
+        """Triton's JITFunction._unsafe_update_src: compile `new_src`, a definition of this function (as
+        `src` gives it, e.g. with some names replaced), instead of the function's own text. Only before
+        the kernel's first launch or warmup: a compiled kernel keeps its text."""
+        if self.__dict__.get("_kiln_defined"):
+            raise _kiln.KilnError(f"kiln.jit: '{self.__name__}' was compiled already (launched or warmed up); "
+                                  "_unsafe_update_src must come before its first launch")
+        definition = _source.definition_from_text(self.fn, new_src)
+        self.__dict__["_kiln_unit"] = _resolve._Unit(self.fn, None, definition)
 
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch (or with warmup=True, only compile) with `grid`: what kernel[grid](...) does."""

@@ -515,3 +515,37 @@ def test_subscript_slot_of_jit_classes():
         assert isinstance(axpy[(1,)], kiln._kiln.Launcher)
     with pytest.raises(TypeError, match="not a subclass"):
         kiln._kiln.fast_subscript(int)
+
+
+def test_unsafe_update_src_compiles_the_new_text(backend, rng):
+    """Triton's test helper patch_kernel (and users) rewrite a kernel's text: a fresh JITFunction of the
+    same function, its src with names replaced, compiled instead of the function's own text."""
+    n = 300
+    xh, yh = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    patched = kiln.JITFunction(axpy.fn)
+    patched._unsafe_update_src(patched.src.replace("y * SCALE", "y - x"))
+    assert "y - x" in patched.src and "SCALE" not in patched.src
+    x, y, out = backend.asarray(xh), backend.asarray(yh), backend.empty(n, np.float32)
+    patched[(kiln.cdiv(n, 64),)](x, y, out, n, 0.5)
+    np.testing.assert_allclose(backend.numpy(out), 0.5 * xh + yh - xh, rtol=1e-6)
+    axpy[(kiln.cdiv(n, 64),)](x, y, out, n, 0.5)  # the original keeps its own text
+    np.testing.assert_allclose(backend.numpy(out), _axpy_ref(xh, yh, 0.5), rtol=1e-6)
+    with pytest.raises(kiln.KilnError, match="compiled already"):
+        patched._unsafe_update_src(patched.src)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("def other(x):\n    pass\n", "one definition of a function named 'twice'"),
+    ("def twice(x:\n", "not valid Python"),
+    (7, "must be a str"),
+])
+def test_unsafe_update_src_refuses_other_text(text, message):
+    with pytest.raises(kiln.KilnError, match=message):
+        kiln.JITFunction(twice.fn)._unsafe_update_src(text)
+
+
+def test_unsafe_update_src_errors_point_into_the_new_text():
+    patched = kiln.JITFunction(twice.fn)
+    patched._unsafe_update_src(patched.src.replace("x * 2", "x * missing"))
+    with pytest.raises(kiln.CompilationError, match="source from _unsafe_update_src>:2:.*'missing' is not defined"):
+        patched.warmup("*fp32", grid=(1,))
