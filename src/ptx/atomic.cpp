@@ -156,7 +156,11 @@ void atomic(Entry& e, const AtomicOp& op, Reg dst, Reg address, int64_t offset, 
   if (op.kind == AtomicKind::Cas) detail::expectClass({}, cmp, c, "compare value");
   if (op.kind == AtomicKind::Add && op.type == Scalar::BF16 && e.target().sm < 90)
     return casLoopAdd(e, op, dst, address, offset, val, guard);
-  const Operand result = dst.valid() ? Operand(dst) : Operand::raw("_");
+  // ptxas 13.0 crashes (segmentation fault) on a bf16 or bf16x2 `atom` whose result is the sink `_`
+  // (sm_90a; f16 is fine): those get a register nobody reads.
+  const Operand result = dst.valid()                ? Operand(dst)
+                         : op.type == Scalar::BF16 ? Operand(e.reg(c))
+                                                   : Operand::raw("_");
   const std::string order = std::string(scopeName(op.scope)) + std::string(semName(op.sem));
   if (op.kind == AtomicKind::Cas && ir::bitWidth(op.type) == 16 && c != RegClass::B16) {
     // 16-bit integers sit widened in .b32 registers; atom.cas.b16 takes .b16 ones (ptxas: "Arguments
