@@ -115,7 +115,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::Dot: {
         std::string p = op.strAttrOr("input_precision", "tf32");
         in.a = p == "tf32";
-        if (p != "tf32" && p != "tf32x3" && p != "ieee")
+        if (p != "tf32" && p != "tf32x3" && p != "ieee" && p != "bf16x3" && p != "bf16x6")
           throw InternalError(op.loc, "unknown dot input_precision '" + p + "'");
         break;
       }

@@ -87,8 +87,8 @@ void mma(const Op& op) {
           [&] { return "produces the accumulator type " + acc.str() + ", got " + op.result(0)->type.str(); });
   if (const AttrValue* p = op.findAttr("input_precision")) {
     const std::string* s = std::get_if<std::string>(p);
-    require(s && (*s == "tf32" || *s == "tf32x3" || *s == "ieee"), op,
-            [&] { return std::string("input_precision must be tf32, tf32x3 or ieee"); });
+    require(s && (*s == "tf32" || *s == "tf32x3" || *s == "ieee" || *s == "bf16x3" || *s == "bf16x6"), op,
+            [&] { return std::string("input_precision must be tf32, tf32x3, ieee, bf16x3 or bf16x6"); });
   }
   if (op.hasAttr("warps")) {
     const std::vector<int64_t>& w = op.listAttr("warps");

@@ -290,7 +290,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       require(a.elem == b.elem && !a.isPtr() && !acc.isPtr(), op,
               [&] { return "needs a and b of one non-pointer element type, got " + typeList(typesOf(op.operands)); });
       require(R() == acc, op, [&] { return "produces the accumulator type " + acc.str() + ", got " + R().str(); });
-      stringIn(op, "input_precision", {"tf32", "tf32x3", "ieee"}, true);
+      stringIn(op, "input_precision", {"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"}, true);
       return;
     }
     case Opcode::Gather:

@@ -57,8 +57,9 @@ SValue dot(CallArgs& a) {
 
   if (a.has(3) && a.has(4)) a.fail("tl.dot: only one of input_precision and allow_tf32 can be given");
   std::string precision = a.has(3) ? a.strArg(3, "") : (a.boolArg(4, true) ? "tf32" : "ieee");
-  if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
-    a.fail("tl.dot: input_precision must be 'tf32', 'tf32x3' or 'ieee', got '" + precision + "'");
+  if (precision != "tf32" && precision != "tf32x3" && precision != "ieee" && precision != "bf16x3" &&
+      precision != "bf16x6")
+    a.fail("tl.dot: input_precision must be 'tf32', 'tf32x3', 'ieee', 'bf16x3' or 'bf16x6', got '" + precision + "'");
   if (a.has(5)) {
     int64_t maxImprecise = a.intArg(5);  // only meaningful for fp8 on sm_90; checked, otherwise unused
     if (isF8(ea) && maxImprecise > k)
