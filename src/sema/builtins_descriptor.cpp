@@ -34,7 +34,7 @@ SValue makeTensorDescriptor(CallArgs& a) {
   facts.elem = basePtr->type.pointee;
   const int64_t rowBytes = facts.blockShape.back() * ir::bitWidth(facts.elem) / 8;
   if (rowBytes < 16)
-    a.fail(a.display + "(): the block shape must have at least 16 bytes in the last dimension, but got " +
+    a.fail(a.display + "(): Descriptor block shape must have at least 16 bytes in the last dimension, but got " +
            std::to_string(facts.blockShape.back()) + " * " + std::to_string(ir::bitWidth(facts.elem) / 8) + " = " +
            std::to_string(rowBytes) + " bytes");
   if (strides.back().kind != K::Int || strides.back().i != 1)
