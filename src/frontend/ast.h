@@ -49,6 +49,7 @@ enum class ExprKind {
   Slice,      // `lo:hi:step`: elts[0..2] each may be null
   IfExp,      // elts[1] if elts[0] else elts[2]   (elts = {test, body, orelse})
   ListComp,   // [elts[0] for elts[1] in elts[2]]: one `for`, no `if` (elts = {element, target, iterable})
+  Starred,    // *elts[0]: a call's positional argument whose tuple's elements are the arguments
 };
 
 struct Expr {

@@ -76,6 +76,7 @@ class Dumper {
       case ast::ExprKind::Slice: text = "Slice"; break;
       case ast::ExprKind::IfExp: text = "IfExp"; break;
       case ast::ExprKind::ListComp: text = "ListComp"; break;
+      case ast::ExprKind::Starred: text = "Starred"; break;
     }
     line(indent, label, text, e->loc);
     if (e->kind == ast::ExprKind::Slice) {

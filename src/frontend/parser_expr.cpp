@@ -242,7 +242,6 @@ void Parser::parseCallArgs(Parsed& call) {
   bool sawKeyword = false;
   while (!atOp(")")) {
     const Token& t = peek();
-    if (t.isOp("*")) fail(t, "starred expressions are not supported in kernels");
     if (t.isOp("**")) fail(t, "'**' argument unpacking is not supported in kernels");
     if (t.kind == TokKind::Name && peek(1).isOp("=")) {
       if (isKeyword(t.text)) fail(t, "invalid syntax");
@@ -253,6 +252,13 @@ void Parser::parseCallArgs(Parsed& call) {
       adopt(value.depth);
       call.expr->keywords.push_back({std::string(t.text), std::move(value.expr), loc(t)});
       sawKeyword = true;
+    } else if (t.isOp("*")) {  // f(a, *t): t's elements are positional arguments
+      if (sawKeyword) fail(t, "iterable argument unpacking follows keyword argument");
+      next();
+      Parsed value = parseExpr();
+      Parsed arg = node(ExprKind::Starred, loc(t), kids(std::move(value)));
+      adopt(arg.depth);
+      call.expr->elts.push_back(std::move(arg.expr));
     } else {
       if (sawKeyword && startsExpr(t)) fail(t, "positional argument follows keyword argument");
       Parsed arg = parseExpr();

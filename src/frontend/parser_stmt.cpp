@@ -234,6 +234,7 @@ void Parser::checkTarget(const ast::Expr& e, const char* tupleMessage) {
     case ast::ExprKind::NoneLit: what = "None"; break;
     case ast::ExprKind::IfExp: what = "conditional expression"; break;
     case ast::ExprKind::ListComp: what = "list comprehension"; break;
+    case ast::ExprKind::Starred: what = "starred"; break;
     case ast::ExprKind::Compare: what = "comparison"; break;
     case ast::ExprKind::BinOp:
     case ast::ExprKind::UnaryOp:

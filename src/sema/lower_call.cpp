@@ -18,7 +18,17 @@ SValue Lowerer::call(const ast::Expr& e) {
   if (isIterationBuiltin(callee))
     fail(e.loc, "'" + callee.str + "' can only be used as the iterable of a for loop");
   std::vector<SValue> args;
-  for (size_t i = 1; i < e.elts.size(); ++i) args.push_back(expr(*e.elts[i]));
+  for (size_t i = 1; i < e.elts.size(); ++i) {
+    const ast::Expr& a = *e.elts[i];
+    if (a.kind != ast::ExprKind::Starred) {
+      args.push_back(expr(a));
+      continue;
+    }
+    SValue t = expr(*a.elts[0]);  // f(x, *t): t's elements, in order
+    if (t.kind != SValue::Kind::Tuple)
+      fail(a.loc, "argument after * must be a tuple, got " + typeDescription(t));
+    for (SValue& x : t.elts) args.push_back(std::move(x));
+  }
   Kwargs kwargs;
   for (const auto& kw : e.keywords) kwargs.push_back({kw.name, expr(*kw.value)});
   switch (callee.kind) {

@@ -114,6 +114,7 @@ SValue Lowerer::expr(const ast::Expr& e) {
     case ast::ExprKind::Slice: fail(e.loc, "a slice can only appear inside [...]");
     case ast::ExprKind::IfExp: return ifExp(e);
     case ast::ExprKind::ListComp: return listComprehension(e);
+    case ast::ExprKind::Starred: fail(e.loc, "starred expressions are only supported as call arguments in kernels");
   }
   throw InternalError(e.loc, "unknown expression kind");
 }

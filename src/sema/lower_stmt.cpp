@@ -115,7 +115,8 @@ void Lowerer::assign(const ast::Expr& target, const SValue& v, const SourceLoc& 
     case ast::ExprKind::Compare:
     case ast::ExprKind::Slice:
     case ast::ExprKind::IfExp:
-    case ast::ExprKind::ListComp: fail(target.loc, "cannot assign to an expression");
+    case ast::ExprKind::ListComp:
+    case ast::ExprKind::Starred: fail(target.loc, "cannot assign to an expression");
   }
 }
 

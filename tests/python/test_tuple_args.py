@@ -179,3 +179,23 @@ def test_pointer_in_a_constexpr_tuple_is_an_error():
 def test_warmup_takes_signature_strings_in_tuples():
     compiled = _sum_tuple.warmup("*fp32:16", ("fp32", "fp32"), grid=(1,))
     assert compiled.signature == "*fp32:16, (fp32, fp32)"
+
+
+@kiln.jit
+def _scale_add(x, a, b):
+    return x * a + b
+
+
+@kiln.jit
+def _starred_call(x_ptr, y_ptr, coeffs, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, _scale_add(x, *coeffs) + tl.maximum(*(x, 0.5 * x)))
+
+
+def test_starred_call_arguments(backend):
+    """f(x, *t): the tuple's elements are positional arguments, for @jit helpers and builtins alike."""
+    xh = np.linspace(-2, 2, 16).astype(np.float32)
+    y = backend.empty(16, np.float32)
+    _starred_call[(1,)](backend.asarray(xh), y, (3.0, 1.0), 16)
+    np.testing.assert_allclose(backend.numpy(y), xh * 3 + 1 + np.maximum(xh, 0.5 * xh), rtol=1e-6)

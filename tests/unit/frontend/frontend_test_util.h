@@ -57,6 +57,7 @@ inline std::string sexpr(const ast::Expr* e) {
     case ast::ExprKind::Slice: return list("slice", 0);
     case ast::ExprKind::IfExp: return list("ifexp", 0);
     case ast::ExprKind::ListComp: return list("listcomp", 0);
+    case ast::ExprKind::Starred: return list("starred", 0);
   }
   return "?";
 }

@@ -31,7 +31,7 @@ TEST(ParserErrors, UnsupportedExpressions) {
   EXPECT_EQ(kernelError("    y = {1, 2}\n"), (Err{4, 9, "set literals are not supported in kernels"}));
   EXPECT_EQ(kernelError("    y = *a, b\n"), (Err{4, 9, "starred expressions are not supported in kernels"}));
   EXPECT_EQ(kernelError("    a, *b = x\n"), (Err{4, 8, "starred expressions are not supported in kernels"}));
-  EXPECT_EQ(kernelError("    print(*args)\n"), (Err{4, 11, "starred expressions are not supported in kernels"}));
+  EXPECT_EQ(kernelError("    f(a=1, *args)\n"), (Err{4, 12, "iterable argument unpacking follows keyword argument"}));
   EXPECT_EQ(kernelError("    f(**kw)\n"), (Err{4, 7, "'**' argument unpacking is not supported in kernels"}));
   EXPECT_EQ(kernelError("    if (n := 10) > 5: pass\n"),
             (Err{4, 11, "assignment expressions (':=') are not supported in kernels"}));
