@@ -85,7 +85,7 @@ TEST_F(ValuesShape, Dot) {
                   "accumulator must be a tensor<64x16xf32>"));
   EXPECT_TRUE(has(error([&] { callTl("dot", {a, b, tile({64, 16}, Scalar::I32)}); }), "accumulator must be a tensor<64x16xf32>"));
   EXPECT_TRUE(has(error([&] { callTl("dot", {tile({64}, Scalar::F16), b}); }), "both be 2-D or both 3-D"));
-  EXPECT_TRUE(has(error([&] { callTl("dot", {f, f}, {{"input_precision", S("bf16x3")}}); }), "input_precision"));
+  EXPECT_TRUE(has(error([&] { callTl("dot", {f, f}, {{"input_precision", S("bf16x9")}}); }), "input_precision"));
   EXPECT_TRUE(has(error([&] { callTl("dot", {a, b}, {{"out_dtype", dt("bfloat16")}}); }), "bfloat16 is unsupported"));
   expectValid();
 }
