@@ -114,7 +114,21 @@ def _constant(v):
         return None if None in parts else ("expr", "(" + "".join(p + ", " for p in parts) + ")")
     if (path := _triton_path(v)) is not None:
         return "alias", path
+    if isinstance(v, type) and issubclass(v, tuple) and isinstance(getattr(v, "_fields", None), tuple):
+        return _namedtuple_class(v)
     return None
+
+
+def _namedtuple_class(cls):
+    """A NamedTuple class as kernels see it: a call of the compiler's class maker, or None when a default
+    is not a constant a kernel can hold."""
+    fields = cls._fields
+    defaults = [_literal_text(cls._field_defaults[f]) for f in fields if f in cls._field_defaults]
+    if None in defaults or not all(isinstance(f, str) for f in fields):
+        return None
+    tup = lambda parts: "(" + "".join(p + ", " for p in parts) + ")"
+    return "expr", (f"triton.language._namedtuple_class({cls.__name__!r}, {tup(repr(f) for f in fields)}, "
+                    f"{tup(defaults)})")
 
 
 def _unsupported(ref, v):

@@ -294,6 +294,10 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
       return convert(converted.ptr(), site, keep, false, signatureStrings);
     }
   }
+  const std::string_view type = Py_TYPE(obj)->tp_name;
+  if (type == "JITFunction" || type == "JitFunction")
+    argError(site, "is a @jit function: kiln kernels do not take functions as arguments (call the function by "
+                   "its name inside the kernel)");
   argError(site, "is " + typeName(obj) + ", which kiln kernels cannot take (pass a tensor, an array, an int, a "
                  "float, a bool or None)");
 }

@@ -1,6 +1,7 @@
 // Python builtins visible inside kernels: min/max (Python on constexprs, tl.minimum/maximum on
 // runtime values), float/int/bool/abs/len on constexprs, hasattr and isinstance (constexpr
-// answers), tuple/tl.tuple, and range/print, which are rejected with a hint when called as plain functions.
+// answers), tuple/tl.tuple, NamedTuple classes (calling one makes its tuple), and range/print, which are rejected with a hint when called as plain functions.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -140,6 +141,7 @@ bool isInstance(const CallArgs& a, const SValue& obj, const SValue& cls) {
       if (isInstance(a, obj, c)) return true;
     return false;
   }
+  if (cls.kind == K::TupleClass) return obj.kind == K::Tuple && obj.str == cls.str && obj.fields == cls.fields;
   if (cls.kind == K::Builtin) {
     const std::string& c = cls.str;
     if (c == "triton.language.tensor") return obj.isIR();
@@ -151,10 +153,27 @@ bool isInstance(const CallArgs& a, const SValue& obj, const SValue& cls) {
     if (c == "bool") return obj.kind == K::Bool;
   }
   a.fail("isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, tl.tensor_descriptor, int, "
-         "float and bool, not " +
+         "float, bool and the NamedTuple classes of the kernel's module, not " +
          cls.describe());
 }
 SValue pyIsinstance(CallArgs& a) { return SValue::boolean(isInstance(a, a.at(0), a.at(1))); }
+
+// triton.language._namedtuple_class(name, fields, defaults): how a kernel sees a NamedTuple class of the
+// Python module (python/kiln/_resolve.py spells it so); `defaults` are those of the last fields.
+SValue namedTupleClass(CallArgs& a) {
+  const SValue& name = a.at(0);
+  const SValue& fields = a.at(1);
+  const SValue& defaults = a.at(2);
+  if (name.kind != K::Str || fields.kind != K::Tuple || defaults.kind != K::Tuple ||
+      defaults.elts.size() > fields.elts.size())
+    a.fail("expected a class name, its field names and the defaults of its last fields");
+  std::vector<std::string> names;
+  for (const SValue& f : fields.elts) {
+    if (f.kind != K::Str) a.fail("a field name must be a str, got " + f.describe());
+    names.push_back(f.str);
+  }
+  return SValue::tupleClass(name.str, std::move(names), defaults.elts);
+}
 
 constexpr BuiltinDef kPython[] = {
     {"min", kPy, "*args", pyMin},
@@ -168,10 +187,37 @@ constexpr BuiltinDef kPython[] = {
     {"range", kPy, nullptr, pyRange},
     {"isinstance", kPy, "obj classinfo", pyIsinstance},
     {"tuple", kPy | kTl, "iterable?", pyTuple},
+    {"_namedtuple_class", kTl, "name fields defaults", namedTupleClass},
 };
 
 }  // namespace
 
 std::span<const BuiltinDef> pythonBuiltins() { return kPython; }
+
+SValue newNamedTuple(const SValue& cls, std::vector<SValue> args, const Kwargs& kwargs, const SourceLoc& loc) {
+  const std::vector<std::string>& fields = cls.fields;
+  const std::string who = cls.str + "()";
+  if (args.size() > fields.size())
+    fail(loc, who + " takes " + std::to_string(fields.size()) + " positional argument" +
+                  (fields.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
+  std::vector<std::optional<SValue>> vals(fields.size());
+  for (size_t i = 0; i < args.size(); ++i) vals[i] = std::move(args[i]);
+  for (const auto& [name, v] : kwargs) {
+    auto it = std::find(fields.begin(), fields.end(), name);
+    if (it == fields.end()) fail(loc, who + " got an unexpected keyword argument '" + name + "'");
+    std::optional<SValue>& slot = vals[size_t(it - fields.begin())];
+    if (slot) fail(loc, who + " got multiple values for argument '" + name + "'");
+    slot = v;
+  }
+  const size_t firstDefault = fields.size() - cls.elts.size();
+  SValue t = SValue::tuple({});
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!vals[i] && i < firstDefault) fail(loc, who + " missing required argument '" + fields[i] + "'");
+    t.elts.push_back(vals[i] ? std::move(*vals[i]) : cls.elts[i - firstDefault]);
+  }
+  t.str = cls.str;
+  t.fields = fields;
+  return t;
+}
 
 }  // namespace kiln::sema

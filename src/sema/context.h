@@ -55,6 +55,8 @@ SValue subscript(Context& cx, const SValue& obj, const std::vector<SValue>& indi
 // kernels are also Builtins ("min", "max", "float", "int", "len", "print", "isinstance"...).
 SValue callBuiltin(Context& cx, const SValue& callee, std::vector<SValue> args, Kwargs kwargs,
                    const SourceLoc& loc);
+// Calling a NamedTuple class (SValue::Kind::TupleClass): its fields bound as Python binds them.
+SValue newNamedTuple(const SValue& cls, std::vector<SValue> args, const Kwargs& kwargs, const SourceLoc& loc);
 // The SValue a bare name resolves to when no variable or global binds it ("min", "range",
 // "float", "int", "True" handled by the parser...), or nullopt-like None kind with ok=false.
 bool lookupPythonBuiltin(std::string_view name, SValue& out);

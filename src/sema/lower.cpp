@@ -296,6 +296,9 @@ bool sameValue(const SValue& a, const SValue& b) {
     case SValue::Kind::Block:
       if (*a.block != *b.block) return false;
       [[fallthrough]];
+    case SValue::Kind::TupleClass:
+      if (a.str != b.str || a.fields != b.fields) return false;
+      [[fallthrough]];
     case SValue::Kind::Method:
     case SValue::Kind::Tuple:
       if (a.str != b.str || a.elts.size() != b.elts.size()) return false;

@@ -33,6 +33,7 @@ SValue Lowerer::call(const ast::Expr& e) {
   for (const auto& kw : e.keywords) kwargs.push_back({kw.name, expr(*kw.value)});
   switch (callee.kind) {
     case SValue::Kind::Function: return callFunction(*callee.fn, std::move(args), std::move(kwargs), e.loc);
+    case SValue::Kind::TupleClass: return newNamedTuple(callee, std::move(args), kwargs, e.loc);
     case SValue::Kind::Builtin:
     case SValue::Kind::Method: {
       SValue hinted = args.empty() ? SValue::none() : args[0];

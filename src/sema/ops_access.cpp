@@ -229,6 +229,13 @@ SValue attribute(Context& cx, const SValue& obj, const std::string& name, const 
       if (name == "value" && obj.allConstexpr()) return obj;  // tl.constexpr's .value
       break;
     case K::Block: return blockAttribute(cx, obj, name, loc);
+    case K::TupleClass:
+      if (name == "_fields") {
+        std::vector<SValue> names;
+        for (const std::string& f : obj.fields) names.push_back(SValue::string(f));
+        return SValue::tuple(std::move(names));
+      }
+      break;
     case K::Function:
     case K::Builtin:
     case K::Method:
@@ -294,6 +301,7 @@ bool hasAttribute(const SValue& obj, const std::string& name) {
     case K::Builtin:
     case K::Method:
     case K::Slice: return false;
+    case K::TupleClass: return name == "_fields";
     case K::Block: return hasBlockAttribute(obj, name);
   }
   return false;

@@ -198,6 +198,7 @@ bool pyEqual(const SValue& a, const SValue& b, const SourceLoc& loc) {
     case K::Method: return a.str == b.str && pyEqual(a.elts.at(0), b.elts.at(0), loc);
     case K::Slice: return true;
     case K::Block: return false;  // holds runtime values: IR above
+    case K::TupleClass: return a.str == b.str && a.fields == b.fields;
     case K::IR:
     case K::Int:
     case K::Float:

@@ -93,6 +93,7 @@ const char* pyTypeName(const SValue& v) {
     case K::Method: return "method";
     case K::Slice: return "slice";
     case K::Block: return v.block->descriptor ? "tensor_descriptor" : "block_ptr";
+    case K::TupleClass: return "type";
   }
   return "?";
 }
@@ -147,6 +148,7 @@ std::string pyRepr(const SValue& v) {
     case K::Namespace: return "<module '" + v.str + "'>";
     case K::Builtin: return "<built-in function " + builtinDisplay(v.str) + ">";
     case K::Method: return "<method " + v.str + ">";
+    case K::TupleClass: return "<class '" + v.str + "'>";
     case K::Slice: {  // elts: lo, hi, step when the subscript wrote any bound
       std::string s = "slice(";
       for (size_t i = 0; i < 3; ++i) s += (i ? ", " : "") + (i < v.elts.size() ? pyRepr(v.elts[i]) : "None");
@@ -176,6 +178,7 @@ std::string SValue::describe() const {
     case Kind::Builtin: return "the builtin " + builtinDisplay(str);
     case Kind::Method: return "the method ." + str + (elts.empty() ? "" : " of " + elts[0].describe());
     case Kind::Slice: return "the slice " + pyRepr(*this);
+    case Kind::TupleClass: return "the NamedTuple class " + str;
     case Kind::Block: return (block->descriptor ? "the tensor descriptor " : "the block pointer ") + blockTypeName(*block);
   }
   return "?";
@@ -196,6 +199,7 @@ bool pyTruth(const SValue& v) {
     case K::Builtin:
     case K::Method:
     case K::Slice:
+    case K::TupleClass:
     case K::Block: return true;
   }
   return true;

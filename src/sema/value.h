@@ -44,6 +44,8 @@ struct SValue {
     Slice,      // a `:` in a subscript
     Block,      // a block pointer or tensor descriptor: `block` holds its compile-time facts, elts its
                 // runtime pieces (block_access.h)
+    TupleClass, // a NamedTuple class: str its name, fields its field names, elts the defaults of its
+                // last elts.size() fields; calling it makes a Tuple with those fields
   };
   Kind kind = Kind::None;
   ir::Value* ir = nullptr;
@@ -76,6 +78,11 @@ struct SValue {
     SValue s; s.kind = Kind::Method; s.str = std::move(name); s.elts.push_back(std::move(self)); return s;
   }
   static SValue slice() { SValue s; s.kind = Kind::Slice; return s; }
+  static SValue tupleClass(std::string name, std::vector<std::string> fields, std::vector<SValue> defaults) {
+    SValue s; s.kind = Kind::TupleClass; s.str = std::move(name); s.fields = std::move(fields);
+    s.elts = std::move(defaults);
+    return s;
+  }
   static SValue blockRef(BlockFacts facts, std::vector<SValue> pieces) {
     SValue s; s.kind = Kind::Block; s.elts = std::move(pieces);
     s.block = std::make_shared<const BlockFacts>(std::move(facts));

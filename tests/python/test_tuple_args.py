@@ -148,6 +148,7 @@ def _takes(t, out):
     ((1, [2]), "argument 0 ('t'), element [1] is list"),
     ((1, ("s",)), "argument 0 ('t'), element [1][0] is a string, which only a tl.constexpr parameter can take"),
     ((1, object()), "argument 0 ('t'), element [1] is object"),
+    ((1, _takes), "argument 0 ('t'), element [1] is a @jit function: kiln kernels do not take functions"),
 ])
 def test_what_a_tuple_cannot_hold(bad, why):
     with pytest.raises(kiln.ArgumentError) as e:
@@ -199,3 +200,62 @@ def test_starred_call_arguments(backend):
     y = backend.empty(16, np.float32)
     _starred_call[(1,)](backend.asarray(xh), y, (3.0, 1.0), 16)
     np.testing.assert_allclose(backend.numpy(y), xh * 3 + 1 + np.maximum(xh, 0.5 * xh), rtol=1e-6)
+
+
+class Pair(NamedTuple):
+    a: object
+    b: object = 7
+
+
+@kiln.jit
+def _make_desc(shape, ptr, stride):
+    return Desc(shape=shape, ptr=ptr, stride=stride)  # keywords in another order than the fields
+
+
+@kiln.jit
+def _construct_namedtuples(src, dst, out, BLOCK: tl.constexpr):
+    s = _make_desc(src.shape, src.ptr, src.stride)
+    d = Desc(dst.ptr, dst.shape, stride=dst.stride)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < s.shape[0]
+    tl.store(d.ptr + offs * d.stride[0], tl.load(s.ptr + offs * s.stride[0], mask=mask) * 2, mask=mask)
+    p = Pair(3)
+    q = Pair(a=1, b=tl.load(src.ptr + 2))
+    tl.static_assert(p == (3, 7))
+    tl.static_assert(isinstance(p, Pair) and not isinstance(s, Pair) and isinstance(s, Desc))
+    tl.static_assert(Desc._fields == ("ptr", "shape", "stride"))
+    tl.store(out + 0, p.a * 10 + p.b)
+    tl.store(out + 1, q.b + q.a)
+
+
+def test_namedtuples_made_in_kernels(backend):
+    """A NamedTuple class of the kernel's module is callable in kernels as in Python: positional and keyword
+    fields, defaults, attribute access, isinstance, passed to and returned from @jit helpers."""
+    a = backend.asarray(np.arange(10, dtype=np.float32))
+    b = backend.asarray(np.zeros(10, np.float32))
+    out = backend.asarray(np.zeros(2, np.float32))
+    _construct_namedtuples[(1,)](Desc(a, (10,), (1,)), Desc(b, (10,), (1,)), out, BLOCK=16)
+    backend.sync()
+    assert backend.numpy(b).tolist() == [2.0 * i for i in range(10)]
+    assert backend.numpy(out).tolist() == [37.0, 3.0]
+
+
+@pytest.mark.parametrize("call, why", [
+    ("Pair()", "Pair() missing required argument 'a'"),
+    ("Pair(1, 2, 3)", "Pair() takes 2 positional arguments but 3 were given"),
+    ("Pair(1, c=2)", "Pair() got an unexpected keyword argument 'c'"),
+    ("Pair(1, a=2)", "Pair() got multiple values for argument 'a'"),
+])
+def test_namedtuple_construction_errors(call, why, tmp_path):
+    path = tmp_path / "nt_errors.py"
+    path.write_text("from typing import NamedTuple\nimport numpy as np\nimport kiln\nimport kiln.language as tl\n\n\n"
+                    "class Pair(NamedTuple):\n    a: object\n    b: object = 7\n\n\n"
+                    f"@kiln.jit\ndef k(out):\n    p = {call}\n    tl.store(out, p[0])\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("nt_errors", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(kiln.CompilationError) as e:
+        mod.k[(1,)](np.zeros(1, np.int32))
+    assert why in str(e.value)
+    assert "nt_errors.py:14" in str(e.value)

@@ -161,7 +161,8 @@ def k(x_ptr):
     b = isinstance(x_ptr, tl.load)
 )", "k", "*fp32");
   EXPECT_EQ(d.message, "isinstance(): kiln knows the classes tl.tensor, tl.dtype, tl.pointer_type, "
-                       "tl.tensor_descriptor, int, float and bool, not the builtin tl.load");
+                       "tl.tensor_descriptor, int, float, bool and the NamedTuple classes of the kernel's module, not "
+                       "the builtin tl.load");
   EXPECT_EQ(srcLine(d), 3);
 }
 
