@@ -1,7 +1,9 @@
 // Reductions and scans with a combine function: tl.reduce and tl.associative_scan call a @jit function
 // on scalars to build the combine region of a reduce_combine / scan op (Triton's tt.reduce / tt.scan);
 // tl.cumsum, tl.cumprod, tl.xor_sum and tl.reduce_or are the same ops with a fixed add, mul, xor or or.
+#include "sema/lower.h"  // InsertionGuard
 #include "sema/ops_common.h"
+#include "sema/vectorize_elementwise.h"
 
 namespace kiln::sema {
 
@@ -209,53 +211,38 @@ SValue mapElementwise(CallArgs& a) {
       if (!l.isIR() && !l.isNumber()) a.fail(who + ": scalar_fn '" + fn.name + "' returns " + l.describe() + ", not a number");
     return leaves;
   };
-  // 1. On scalars, in a scratch block: what the function is made of, and its result types.
-  std::vector<Type> resultTypes;
-  {
-    ir::Block scratch;
-    std::vector<SValue> vals;
-    for (ir::Value* x : ins)
-      for (int64_t j = 0; j < pack; ++j) vals.push_back(SValue::irValue(scratch.addArg(Type::scalar(x->type.elem))));
-    ir::Block* outer = cx.b.block();
-    const size_t pos = cx.b.position();
-    cx.b.setInsertionPointToEnd(scratch);
-    std::vector<SValue> leaves;
-    try {
-      leaves = leavesOf(cx.callJit(fn, std::move(vals), a.loc));
-    } catch (...) {
-      cx.b.setInsertionPoint(*outer, pos);
-      throw;
-    }
-    cx.b.setInsertionPoint(*outer, pos);
-    for (const auto& inner : scratch.ops) {
-      std::string why = notCombinable(*inner);
-      if (why.empty()) continue;
-      const std::string from = "a combine function";
-      if (size_t at = why.find(from); at != std::string::npos) why.replace(at, from.size(), "a map_elementwise function");
-      CompileError err(inner->loc, why);
-      err.diag().notes.push_back(Diagnostic{Diagnostic::Kind::Note, a.loc, "in the scalar function '" + fn.name + "' of " + who + " called here", {}});
-      throw err;
-    }
-    for (size_t k = 0; k < leaves.size(); k += size_t(pack)) {
-      Type t = leaves[k].isIR() ? leaves[k].ir->type : literalType(leaves[k]);
-      for (int64_t j = 1; j < pack; ++j) {
-        Type u = leaves[k + size_t(j)].isIR() ? leaves[k + size_t(j)].ir->type : literalType(leaves[k + size_t(j)]);
-        if (u != t) a.fail(who + ": scalar_fn '" + fn.name + "' returns " + t.str() + " and " + u.str() + " for one result (type mismatch in unpacked results)");
-      }
-      resultTypes.push_back(t);
-    }
-  }
-  // 2. On the tensors.
+  // On scalars, in a block of its own: what the function computes for one element, its result types;
+  // then that block again over the tiles (vectorize_elementwise.h).
+  ir::Block scratch;
   std::vector<SValue> vals;
   for (ir::Value* x : ins)
-    for (int64_t j = 0; j < pack; ++j) vals.push_back(SValue::irValue(x));
-  SValue r = cx.callJit(fn, std::move(vals), a.loc);
+    for (int64_t j = 0; j < pack; ++j) vals.push_back(SValue::irValue(scratch.addArg(Type::scalar(x->type.elem))));
+  std::vector<SValue> leaves;
+  SValue r;
+  {
+    InsertionGuard guard(cx.b);
+    cx.b.setInsertionPointToEnd(scratch);
+    r = cx.callJit(fn, std::move(vals), a.loc);
+    leaves = leavesOf(r);
+  }
+  std::vector<Type> resultTypes;
+  for (size_t k = 0; k < leaves.size(); k += size_t(pack)) {
+    Type t = leaves[k].isIR() ? leaves[k].ir->type : literalType(leaves[k]);
+    for (int64_t j = 1; j < pack; ++j) {
+      Type u = leaves[k + size_t(j)].isIR() ? leaves[k + size_t(j)].ir->type : literalType(leaves[k + size_t(j)]);
+      if (u != t) a.fail(who + ": scalar_fn '" + fn.name + "' returns " + t.str() + " and " + u.str() + " for one result (type mismatch in unpacked results)");
+    }
+    resultTypes.push_back(t);
+  }
+  ElementwiseVectorizer tiles(cx, shape, fn.name, a.loc);
+  for (size_t i = 0; i < ins.size(); ++i)  // each of an input's pack positions is given the whole input
+    for (int64_t j = 0; j < pack; ++j) tiles.bind(scratch.arg(unsigned(i * size_t(pack) + size_t(j))), ins[i]);
+  tiles.block(scratch);
   const bool single = r.kind != K::Tuple;  // Triton: one tensor back when scalar_fn returned one value
-  std::vector<SValue> leaves = leavesOf(r);
   std::vector<SValue> out;
   for (size_t k = 0; k < resultTypes.size(); ++k) {
     const SValue& l = leaves[k * size_t(pack)];
-    ir::Value* v = l.isIR() ? l.ir : constantOf(cx, l, resultTypes[k], a.loc);
+    ir::Value* v = l.isIR() ? tiles.tile(l.ir) : constantOf(cx, l, resultTypes[k], a.loc);
     out.push_back(SValue::irValue(broadcastTo(cx, castTo(cx, v, resultTypes[k].withShape(v->type.shape), a.loc), shape, a.loc)));
   }
   return single ? out[0] : SValue::tuple(std::move(out));

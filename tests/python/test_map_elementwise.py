@@ -1,4 +1,4 @@
-"""tl.map_elementwise (one result, several, pack) and the fp8 variants (fp8e4b15 on every backend,
+"""tl.map_elementwise (one result, several, pack, control flow on an element's value) and the fp8 variants (fp8e4b15 on every backend,
 fp8e4b8/fp8e5b16 on the interpreter) through the Python package."""
 import numpy as np
 import pytest
@@ -47,6 +47,124 @@ def test_map_elementwise(backend, rng, pack):
     np.testing.assert_array_equal(backend.numpy(c), a // b)
     np.testing.assert_array_equal(backend.numpy(d), a % b)
     np.testing.assert_array_equal(backend.numpy(e), np.sign(a.astype(np.int64) - b.astype(np.int64)))
+
+
+# ---- control flow on an element's value: if/elif/else with returns, while, for over an element's bound,
+#      loops inside branches, an assert in a branch (checked only where the branch is taken), pack
+
+@kiln.jit
+def compare(x, y):  # Triton's test_map_elementwise
+    if x < y:
+        return -1
+    elif x == y:
+        return 0
+    else:
+        return 1
+
+
+@kiln.jit
+def collatz_steps(n):
+    if n <= 0:
+        return -1  # the loop below would never end for these: it must not run for them
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+@kiln.jit
+def triangle(n):
+    s = 0
+    for i in range(n):  # a bound per element: zero iterations where n <= 0
+        s += i
+    for j in range(1, 4):  # bounds no element changes
+        s += j * n
+    return s
+
+
+@kiln.jit
+def checked_quotient(x, y):
+    if y != 0:
+        tl.device_assert(y != 0, "divisor is zero")
+        q = x // y
+    else:
+        q = 0
+    return q
+
+
+@kiln.jit
+def clamp_pair(a0, a1, lo0, lo1):
+    r0 = a0
+    r1 = a1
+    if a0 < lo0:
+        r0 = lo0
+    if a1 < lo1:
+        r1 = lo1
+    return r0, r1
+
+
+@kiln.jit
+def control_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(out_ptr + offs, tl.map_elementwise(compare, x, y))
+    tl.store(out_ptr + BLOCK + offs, tl.map_elementwise(collatz_steps, x))
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.map_elementwise(triangle, y))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.map_elementwise(checked_quotient, x, y))
+    tl.store(out_ptr + 4 * BLOCK + offs, tl.map_elementwise(clamp_pair, x, 5, pack=2)[0])  # a tuple, as in Triton
+
+
+def collatz_reference(n):
+    if n <= 0:
+        return -1
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def test_control_flow_per_element(backend, rng):
+    """Each element runs the function's control flow on its own values, as Triton runs it per element."""
+    block = 128
+    x = rng.integers(-20, 60, block).astype(np.int32)
+    y = rng.integers(-5, 30, block).astype(np.int32)
+    y[:16] = x[:16]
+    y[16:24] = 0
+    out = backend.empty(5 * block, np.int32)
+    backend.launcher(control_kernel)[(1,)](backend.asarray(x), backend.asarray(y), out, BLOCK=block)
+    backend.sync()
+    got = backend.numpy(out).reshape(5, block)
+    np.testing.assert_array_equal(got[0], np.sign(x.astype(np.int64) - y))
+    np.testing.assert_array_equal(got[1], [collatz_reference(int(n)) for n in x])
+    np.testing.assert_array_equal(got[2], [sum(range(max(int(n), 0))) + 6 * int(n) for n in y])
+    q = [0 if b == 0 else int(np.trunc(a / b)) for a, b in zip(x.tolist(), y.tolist())]
+    np.testing.assert_array_equal(got[3], q)
+    np.testing.assert_array_equal(got[4], np.maximum(x, 5))
+
+
+@kiln.jit
+def failing_branch(x):
+    if x > 3:
+        tl.device_assert(x < 3, "x is above 3")
+    return x
+
+
+@kiln.jit
+def assert_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.map_elementwise(failing_branch, tl.load(x_ptr + offs)))
+
+
+def test_assert_in_a_branch_checks_the_elements_that_take_it():
+    assert_kernel[(1,)](np.arange(4, dtype=np.int32), BLOCK=4)  # no element reaches the assert
+    with pytest.raises(kiln.KernelError, match="x is above 3"):
+        assert_kernel[(1,)](np.arange(8, dtype=np.int32), BLOCK=8)
 
 
 # ---- fp8e4b15: loads, stores, abs, conversions to and from f16/f32 (Triton's rules)
