@@ -3,6 +3,7 @@
 // globals), lower_stmt.cpp, lower_expr.cpp, lower_control.cpp (if, merging of branch values),
 // lower_loop.cpp (for, while, static unrolling) and lower_call.cpp (helper inlining).
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -29,13 +30,23 @@ struct Continuation {
   const Continuation* next;
 };
 
+// A loop whose body holds a `break` or `continue` of its own (lower_loop_exit.cpp): the hidden names
+// (not identifiers, so no kernel can spell them) of its two flags, `broke` (a break ran: carried by
+// the loop, which stops) and `go` (this iteration goes on: set at the top of each iteration).
+struct LoopExit {
+  std::string broke, go;
+  bool hasBreak = false;
+};
+
 // One function being lowered: the kernel, an inlined helper, or the module scope in which
 // globals and default values are evaluated (fn == null).
 struct Frame {
   const ast::FunctionDef* fn = nullptr;
   bool isKernel = false;
   Scope scope;
+  const LoopExit* loopExit = nullptr;  // the innermost loop being lowered, when it has exits
 };
+
 
 // Where a name is assigned in a loop body (for loop-carried values).
 struct Assigned {
@@ -135,6 +146,34 @@ class Lowerer {
   void afterLoop(const Scope& before, const Scope& end, const std::vector<Carried>& carried, ir::Op* loop,
                  const std::set<std::string>& loopVars, const SourceLoc& loc);
   void staticFor(const ast::Stmt& s, std::vector<SValue> bounds);
+  // break and continue (lower_loop_exit.cpp)
+  // The flags of a loop whose body holds an exit of its own (`broke` bound to false), or nullopt.
+  std::optional<LoopExit> loopExitOf(const ast::Body& body);
+  void addBreakFlag(std::vector<Carried>& carried, const LoopExit& exit, const SourceLoc& loc);
+  // Lowers one iteration's body: `go` set, and, when `guardBreak` and a break may have run, the body
+  // only where none did.
+  void loopBody(const ast::Body& body, bool guardBreak, const SourceLoc& loc);
+  Flow exitStmt(const ast::Stmt& s);
+  // After an `if` holding an exit of the current loop: lowers body[next..] where the iteration goes on;
+  // false when the statements go on as usual (every element goes on).
+  bool restAfterExit(const ast::Body& body, size_t next, const SourceLoc& loc);
+  // An `if` on `cond` whose then-branch `lowerThen` lowers and whose else-branch is empty.
+  void guarded(ir::Value* cond, const std::function<void()>& lowerThen, const SourceLoc& loc);
+  void mergeBranches(ir::Op* op, const Scope& before, Scope (&ends)[2], const SourceLoc& loc);
+  int loopExits_ = 0;
+  // Makes `exit` the current loop's flags (null: a loop without exits) while it lives.
+  class ExitScope {
+   public:
+    ExitScope(Lowerer& l, const std::optional<LoopExit>& exit)
+        : frame_(*l.frames_.back()), saved_(frame_.loopExit) { frame_.loopExit = exit ? &*exit : nullptr; }
+    ~ExitScope() { frame_.loopExit = saved_; }
+    ExitScope(const ExitScope&) = delete;
+    ExitScope& operator=(const ExitScope&) = delete;
+
+   private:
+    Frame& frame_;
+    const LoopExit* saved_;
+  };
   void unrolledFor(const ast::Stmt& s, const std::vector<SValue>& items);
   void dynamicFor(const ast::Stmt& s, const std::string& rangeName, const std::vector<SValue>& args,
                   const Kwargs& kwargs);

@@ -127,8 +127,13 @@ std::optional<Flow> Lowerer::ifStmt(const ast::Stmt& s, const Continuation* rest
     stmts(*branches[i], 0, nullptr, false);
     ends[i] = std::move(scope());
   }
-  // Variables that differ at the end of the branches become results; those defined in one
-  // branch only go out of view.
+  mergeBranches(op, before, ends, s.loc);
+  return std::nullopt;
+}
+
+// Variables that differ at the end of the branches become results of `op`; those defined in one
+// branch only go out of view.
+void Lowerer::mergeBranches(ir::Op* op, const Scope& before, Scope (&ends)[2], const SourceLoc& loc) {
   Scope after = before;
   Merge m;
   std::vector<std::string> merged;
@@ -141,12 +146,12 @@ std::optional<Flow> Lowerer::ifStmt(const ast::Stmt& s, const Continuation* rest
     if (!t || !e) {
       const Diagnostic* why = ends[t ? 1 : 0].whyHidden(n);
       if (why) after.hide(n, why->loc, why->message);
-      else after.hide(n, s.loc, "'" + n + "' is assigned in only one branch of this if, so it is not defined after it");
+      else after.hide(n, loc, "'" + n + "' is assigned in only one branch of this if, so it is not defined after it");
       continue;
     }
     const SValue* b = before.find(n);
     if (b && sameValue(*b, *t) && sameValue(*b, *e)) continue;
-    collectMerge(*t, *e, m, "variable '" + n + "'", s.loc);
+    collectMerge(*t, *e, m, "variable '" + n + "'", loc);
     merged.push_back(n);
   }
   // Names hidden in a branch (e.g. a loop variable) and bound in neither stay hidden after the if.
@@ -154,14 +159,13 @@ std::optional<Flow> Lowerer::ifStmt(const ast::Stmt& s, const Continuation* rest
     for (const auto& [n, why] : e.hidden())
       if (!ends[0].find(n) && !ends[1].find(n)) after.hide(n, why.loc, why.message);
 
-  yieldLeaves(op->region(0), m.thenLeaves, m.types, s.loc);
-  yieldLeaves(op->region(1), m.elseLeaves, m.types, s.loc);
+  yieldLeaves(op->region(0), m.thenLeaves, m.types, loc);
+  yieldLeaves(op->region(1), m.elseLeaves, m.types, loc);
   std::vector<ir::Value*> results;
   for (const auto& t : m.types) results.push_back(op->addResult(t));
   size_t idx = 0;
   for (const auto& n : merged) after.set(n, rebuildMerged(*ends[0].find(n), *ends[1].find(n), results, idx));
   scope() = std::move(after);
-  return std::nullopt;
 }
 
 SValue Lowerer::ifExp(const ast::Expr& e) {

@@ -92,6 +92,12 @@ void bindRangeKeywords(std::vector<SValue>& args, Kwargs& kwargs, const std::str
   args = {noEnd ? SValue::integer(0) : *slot[0], noEnd ? *slot[0] : *slot[1], noStep ? SValue::integer(1) : *slot[2]};
 }
 
+// An unrolled loop stops unrolling once a break ran on every path.
+bool brokeAlways(const std::optional<LoopExit>& exit, const Scope& scope) {
+  const SValue* broke = exit && exit->hasBreak ? scope.find(exit->broke) : nullptr;
+  return broke && !broke->isIR() && broke->i != 0;
+}
+
 const char* const kForAttrs[] = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
                                  "warp_specialize"};
 
@@ -148,7 +154,7 @@ void Lowerer::refineCarriedTypes(std::vector<Carried>& carried, const ast::Body&
     cx_.b.setInsertionPointToEnd(scratch);
     if (target) assign(*target, SValue::irValue(scratch.addArg(ivType)), target->loc);
     bindCarried(carried, scratch);
-    stmts(body, 0, nullptr, false);
+    loopBody(body, target != nullptr, target ? target->loc : SourceLoc{});
     for (auto& c : carried) {
       const SValue* end = scope().find(c.name);
       if (c.frozen || !end || !sameStructure(c.init, *end)) continue;
@@ -164,6 +170,18 @@ void Lowerer::refineCarriedTypes(std::vector<Carried>& carried, const ast::Body&
   }
   --dryRunDepth_;
   scope() = std::move(saved);
+}
+
+// A loop with a break carries its `broke` flag (lower_loop_exit.cpp): false before it, i1 inside.
+void Lowerer::addBreakFlag(std::vector<Carried>& carried, const LoopExit& exit, const SourceLoc& loc) {
+  if (!exit.hasBreak) return;
+  Carried c;
+  c.name = exit.broke;
+  c.loc = loc;
+  c.init = SValue::boolean(false);
+  c.leaves = {c.init};
+  c.types = {ir::Type::scalar(ir::Scalar::I1)};
+  carried.push_back(std::move(c));
 }
 
 std::vector<ir::Value*> Lowerer::carriedAtEnd(const std::vector<Carried>& carried) {
@@ -278,9 +296,11 @@ void Lowerer::staticFor(const ast::Stmt& s, std::vector<SValue> args) {
   if (count > kMaxStaticIterations)
     fail(loc, "tl.static_range would unroll " + std::to_string(int64_t(count)) + " iterations (at most " +
                   std::to_string(kMaxStaticIterations) + ")");
-  for (int64_t k = 0; k < int64_t(count); ++k) {
+  std::optional<LoopExit> exit = loopExitOf(s.body);
+  ExitScope exits(*this, exit);
+  for (int64_t k = 0; k < int64_t(count) && !brokeAlways(exit, scope()); ++k) {
     assign(*s.targets[0], SValue::integer(start + k * step), s.loc);
-    stmts(s.body, 0, nullptr, false);
+    loopBody(s.body, true, s.loc);
   }
   std::set<std::string> vars;
   targetNames(*s.targets[0], vars);
@@ -289,9 +309,11 @@ void Lowerer::staticFor(const ast::Stmt& s, std::vector<SValue> args) {
 }
 
 void Lowerer::unrolledFor(const ast::Stmt& s, const std::vector<SValue>& items) {
-  for (const auto& item : items) {
-    assign(*s.targets[0], item, s.loc);
-    stmts(s.body, 0, nullptr, false);
+  std::optional<LoopExit> exit = loopExitOf(s.body);
+  ExitScope exits(*this, exit);
+  for (size_t k = 0; k < items.size() && !brokeAlways(exit, scope()); ++k) {
+    assign(*s.targets[0], items[k], s.loc);
+    loopBody(s.body, true, s.loc);
   }
   std::set<std::string> vars;
   targetNames(*s.targets[0], vars);
@@ -343,7 +365,10 @@ void Lowerer::dynamicFor(const ast::Stmt& s, const std::string& rangeName, const
   const ast::Expr& target = *s.targets[0];
   if (target.kind != ast::ExprKind::Name)
     fail(target.loc, "the variable of a " + what + " loop must be a single name");
+  std::optional<LoopExit> exit = loopExitOf(s.body);
+  ExitScope exits(*this, exit);
   std::vector<Carried> carried = carriedValues(s.body, {target.name});
+  if (exit) addBreakFlag(carried, *exit, s.loc);
   refineCarriedTypes(carried, s.body, &target, ivType);
   std::vector<ir::Type> types;
   for (const auto& c : carried)
@@ -363,7 +388,7 @@ void Lowerer::dynamicFor(const ast::Stmt& s, const std::string& rangeName, const
     ir::Value* iv = body.addArg(ivType);
     bindCarried(carried, body);
     scope().set(target.name, SValue::irValue(iv));
-    stmts(s.body, 0, nullptr, false);
+    loopBody(s.body, true, s.loc);
     std::vector<ir::Value*> yields = carriedAtEnd(carried);
     cx_.b.create(ir::Opcode::Yield, yields, {}, {}, s.loc);
   }
@@ -373,7 +398,10 @@ void Lowerer::dynamicFor(const ast::Stmt& s, const std::string& rangeName, const
 
 void Lowerer::whileStmt(const ast::Stmt& s) {
   if (!s.orelse.empty()) fail(s.loc, "'else' after a loop is not supported in kernels");
+  std::optional<LoopExit> exit = loopExitOf(s.body);
+  ExitScope exits(*this, exit);
   std::vector<Carried> carried = carriedValues(s.body, {});
+  if (exit) addBreakFlag(carried, *exit, s.loc);
   refineCarriedTypes(carried, s.body, nullptr, ir::Type{});
   std::vector<ir::Value*> inits;
   std::vector<ir::Type> types;
@@ -394,6 +422,13 @@ void Lowerer::whileStmt(const ast::Stmt& s) {
     cx_.b.setInsertionPointToEnd(region);
     bindCarried(carried, region);
     cond = expr(*s.value);
+    if (exit && exit->hasBreak && (cond.isIR() || constexprTruth(cond, s.value->loc, "while condition"))) {
+      // The loop also stops once a break ran: `cond and not broke`.
+      SValue notBroke = unary(cx_, ast::UnaryOp::Not, *scope().find(exit->broke), s.value->loc);
+      cond = cond.isIR() ? binary(cx_, ast::BinOp::BitAnd, SValue::irValue(scalarCondition(cond, s.value->loc, "while condition")),
+                                  notBroke, s.value->loc)
+                         : notBroke;
+    }
     if (cond.isIR()) {
       std::vector<ir::Value*> operands{scalarCondition(cond, s.value->loc, "while condition")};
       for (const auto& a : region.args) operands.push_back(a.get());
@@ -403,7 +438,7 @@ void Lowerer::whileStmt(const ast::Stmt& s) {
   scope() = before;
   if (!cond.isIR()) {
     if (constexprTruth(cond, s.value->loc, "while condition"))
-      fail(s.value->loc, "while condition is a constant: the loop would never end ('break' is not supported)");
+      fail(s.value->loc, "while condition is a constant: the loop would never end (it holds no 'break')");
     cx_.b.setInsertionPointBefore(op);  // `while False:` runs no iteration: drop the op
     op->parent->remove(op);
     return;
@@ -413,7 +448,7 @@ void Lowerer::whileStmt(const ast::Stmt& s) {
     ir::Block& region = op->region(1);
     cx_.b.setInsertionPointToEnd(region);
     bindCarried(carried, region);
-    stmts(s.body, 0, nullptr, false);
+    loopBody(s.body, false, s.loc);  // the condition already stops the loop after a break
     std::vector<ir::Value*> yields = carriedAtEnd(carried);
     cx_.b.create(ir::Opcode::Yield, yields, {}, {}, s.loc);
   }

@@ -63,6 +63,7 @@ Flow Lowerer::stmts(const ast::Body& first, size_t start, const Continuation* k,
             if (std::optional<Flow> f = ifStmt(s, &rest)) return *f;
           } else {
             ifStmt(s, nullptr);
+            if (restAfterExit(*body, i + 1, s.loc)) return Flow{};
           }
           break;
         }
@@ -70,8 +71,8 @@ Flow Lowerer::stmts(const ast::Body& first, size_t start, const Continuation* k,
         case ast::StmtKind::While: whileStmt(s); break;
         case ast::StmtKind::Return: return returnStmt(s, tail);
         case ast::StmtKind::Pass: break;
-        case ast::StmtKind::Break: fail(s.loc, "'break' is not supported in kernels");
-        case ast::StmtKind::Continue: fail(s.loc, "'continue' is not supported in kernels");
+        case ast::StmtKind::Break:
+        case ast::StmtKind::Continue: return exitStmt(s);
         case ast::StmtKind::Assert: assertStmt(s); break;
       }
     }

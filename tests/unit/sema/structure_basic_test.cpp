@@ -304,22 +304,27 @@ def k(n):
   EXPECT_TRUE(contains(d.message, "'B' is annotated constexpr but its value is i32")) << d.message;
 }
 
-TEST(StructureStatements, BreakAndContinue) {
+TEST(StructureStatements, ExitsOutsideALoop) {
   Diagnostic d = lowerError(R"(
 @triton.jit
 def k(n):
-    for i in range(n):
+    if n > 0:
         break
 )", "k", "i32");
-  EXPECT_EQ(d.message, "'break' is not supported in kernels");
+  EXPECT_EQ(d.message, "'break' outside a loop");
   EXPECT_EQ(srcLine(d), 4);
   d = lowerError(R"(
 @triton.jit
+def helper(x):
+    continue
+
+@triton.jit
 def k(n):
     while n > 0:
-        continue
+        n = helper(n)
 )", "k", "i32");
-  EXPECT_EQ(d.message, "'continue' is not supported in kernels");
+  EXPECT_EQ(d.message, "'continue' outside a loop");  // a helper's body is not inside the caller's loop
+  EXPECT_EQ(srcLine(d), 3);
 }
 
 }  // namespace
