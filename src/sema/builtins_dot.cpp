@@ -103,7 +103,9 @@ SValue dot(CallArgs& a) {
 
 constexpr BuiltinDef kDot[] = {
     {"dot", kTl, "input other acc? input_precision? allow_tf32? max_num_imprecise_acc? out_dtype?", dot},
-    {"dot_scaled", kTl, nullptr, unsupportedBuiltin},
+    {"dot_scaled", kTl,
+     "lhs lhs_scale lhs_format rhs rhs_scale rhs_format acc? fast_math? lhs_k_pack? rhs_k_pack? out_dtype?",
+     dotScaled},
 };
 
 }  // namespace

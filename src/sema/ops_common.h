@@ -197,6 +197,8 @@ ir::Value* permute(Context& cx, ir::Value* v, const std::vector<int64_t>& order,
 ir::Value* reshape(Context& cx, ir::Value* v, const Shape& shape, const SourceLoc& loc);
 SValue elementwiseMinMax(Context& cx, bool isMax, const SValue& x, const SValue& y, bool propagateNan,
                          const SourceLoc& loc);
+// tl.dot_scaled (builtins_dot_scaled.cpp), listed with tl.dot.
+SValue dotScaled(CallArgs& a);
 SValue castValue(Context& cx, const SValue& x, const ir::Type& dtype, const std::string& rounding, bool bitcast,
                  const SourceLoc& loc);
 // Dtype-valued attributes and the dtype predicates (x.dtype.is_fp16()).

@@ -70,6 +70,26 @@ def test_matmul(backend, rng, M, N, K, activation):
     assert_allclose(backend.numpy(c), ref, rtol=1e-2, atol=2e-2, what="matmul")
 
 
+@pytest.mark.parametrize("M, N, K, block_k, fa, fb", [
+    (64, 64, 64, 64, "e2m1", "e4m3"), (70, 33, 96, 64, "e2m1", "e4m3"), (1, 5, 32, 32, "fp16", "e5m2"),
+    (130, 64, 160, 64, "e5m2", "e2m1"), (40, 72, 96, 32, "bf16", "e2m1")])
+def test_block_scaled_matmul(backend, rng, M, N, K, block_k, fa, fb):
+    from test_dot_scaled import random_operand, random_scales, reference, stored_shapes
+    m = load_example("block_scaled_matmul")
+    ct = "fp16" if "fp16" in (fa, fb) else "bf16"
+    (am, ak), (bk, bn) = stored_shapes(fa, fb, M, N, K)
+    ah, bh = random_operand(rng, (am, ak), fa, ct), random_operand(rng, (bk, bn), fb, ct)
+    sah, sbh = random_scales(rng, (M, K // 32), ct), random_scales(rng, (N, K // 32), ct)
+    c = backend.empty((M, N), np.float32)
+    grid = (kiln.cdiv(M, 64), kiln.cdiv(N, 64))
+    m.mx_matmul_kernel[grid](backend.asarray(ah), backend.asarray(sah), backend.asarray(bh), backend.asarray(sbh), c,
+                             M, N, K, ak, bn, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=block_k, A_FORMAT=fa, B_FORMAT=fb,
+                             num_warps=4)
+    ref, size = reference(ah, sah, fa, bh, sbh, fb)
+    got = backend.numpy(c).astype(np.float64)
+    assert (np.abs(got - ref) <= 2e-5 * size + 1e-30).all(), f"block-scaled matmul {fa} x {fb}"
+
+
 def test_reductions(backend, rng):
     m = load_example("reductions")
     rows, cols, block = 5, 100, 128

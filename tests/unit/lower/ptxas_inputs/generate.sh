@@ -103,3 +103,11 @@ attn attn_hints 32 16 16 True hints
 attn attn_64_hints 32 64 16 False hints  # one warp per 16 rows at 4 warps: no barrier inside the softmax
 gen attn_demo flash_attention.py attn_fwd \
   "*fp16, *fp16, *fp16, fp32, *fp32, *fp16, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, 32, 32, 16, True"
+# tl.dot_scaled on 64x64x64 tiles: mma.sync on sm_80, wgmma on sm_90a; e2m1 x e4m3 (bf16 operands) and
+# fp16 x e5m2 (f16 operands).
+gen block_scaled block_scaled_matmul.py mx_matmul_kernel \
+  "*u8, *u8, *u8, *u8, *fp32, i32, i32, i32, i32, i32, i32, 64, 64, 64, \"e2m1\", \"e4m3\""
+gen block_scaled_hints block_scaled_matmul.py mx_matmul_kernel \
+  "*u8:16, *u8:16, *u8:16, *u8:16, *fp32:16, i32, i32, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, \"e2m1\", \"e4m3\""
+gen block_scaled_f16 block_scaled_matmul.py mx_matmul_kernel \
+  "*u16, *u8, *u8, *u8, *fp32, i32, i32, i32, i32, i32, i32, 64, 64, 32, \"fp16\", \"e5m2\""
