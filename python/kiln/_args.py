@@ -32,6 +32,8 @@ def convert(obj):
         return float(obj)
     if type(obj).__name__ == "TensorDescriptor" and hasattr(obj, "block_shape"):
         return _descriptor_argument(obj)
+    if isinstance(obj, _kiln.JitFunction) and hasattr(obj, "fn"):
+        return _FunctionArgument(_token_of(obj))
     name = getattr(obj, "name", None)
     if type(obj).__name__ == "pointer_type" and isinstance(name, str):
         raise _kiln.ArgumentError(
@@ -52,6 +54,35 @@ def _descriptor_argument(desc):
     return _DescriptorArgument(desc.base, tuple(int(s) for s in desc.shape), tuple(int(s) for s in desc.strides),
                                tuple(constexpr(int(b)) for b in desc.block_shape),
                                constexpr(getattr(desc, "padding", "zero")))
+
+
+# @jit functions passed as arguments (Triton takes them as constexprs): each has a token, its name in the
+# signature ("@fn_3") and, once a kernel links it (JITFunction._link_function_arguments), in that kernel's
+# module. The registry keeps the functions alive, so a token never comes to name another one.
+_tokens = {}  # id(JITFunction) -> token
+_functions = {}  # token -> JITFunction
+
+
+class _FunctionArgument:
+    """A @jit function argument as the binding reads it: its signature entry."""
+
+    __slots__ = ("signature",)
+
+    def __init__(self, token):
+        self.signature = "@" + token
+
+
+def _token_of(fn):
+    token = _tokens.get(id(fn))
+    if token is None:
+        token = _tokens[id(fn)] = f"fn_{len(_functions)}"
+        _functions[token] = fn
+    return token
+
+
+def function_of(token):
+    """The @jit function an argument's token stands for."""
+    return _functions[token]
 
 
 def _from_dlpack_numpy(obj):

@@ -246,15 +246,18 @@ class _Linker:
             resolved.add(ref)
 
 
-def imports_of(kernel):
+def imports_of(kernel, function_arguments=None):
     """(modules, names) for the compiler, as kiln/_kiln's JitFunction._define takes them:
     modules [(module name, path, text, unit id, block)] of the other @jit functions the kernel
     reaches; names [(unit id, name as written, kind, value, defined in)], the kernel's own unit id
-    being its file's path."""
+    being its file's path. `function_arguments` {token: JITFunction}: the @jit functions launches passed
+    as arguments, named "@token" in the kernel's module (the signature's "@token" entries)."""
     linker = _Linker()
     main = unit_of(kernel).definition.path
     linker.unit_ids[id(kernel)] = main
     linker.resolve(kernel, main)
+    for token, fn in (function_arguments or {}).items():
+        linker.names.append((main, "@" + token, "function", fn.fn.__name__, linker.helper(fn)))
     return linker.modules, linker.names
 
 

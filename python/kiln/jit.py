@@ -92,6 +92,14 @@ class JITFunction(_kiln.JitFunction):
                      _resolve.imports_of(self))
         self.__dict__["_kiln_defined"] = True
 
+    def _link_function_arguments(self, tokens):
+        """Links the @jit functions launches pass as arguments (tokens of kiln._args) into the kernel's module
+        (the extension calls it for tokens it has not linked yet)."""
+        linked = self.__dict__.setdefault("_kiln_function_arguments", {})
+        for token in tokens:
+            linked[token] = _args.function_of(token)
+        self._set_imports(_resolve.imports_of(self, linked))
+
     @property
     def constexprs(self):
         return [name for name, is_constexpr, _ in self.params if is_constexpr]

@@ -286,7 +286,16 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
       return a;
     }
   }
-  // Everything else: Python decides (DLPack capsules, NumPy scalars, tl.constexpr).
+  // A @jit function passed as an argument, as kiln._args turned it: its signature entry ("@fn_3").
+  if (std::string_view(Py_TYPE(obj)->tp_name) == "_FunctionArgument") {
+    py::object sig = check(PyObject_GetAttrString(obj, "signature"));
+    keep.push_back(sig);
+    LaunchArg a = LaunchArg::string(PyUnicode_AsUTF8(sig.ptr()));
+    a.kind = LaunchArg::Kind::Signature;
+    s.functionArguments.emplace_back(a.s.substr(1));
+    return a;
+  }
+  // Everything else: Python decides (DLPack capsules, NumPy scalars, tl.constexpr, @jit functions).
   if (s.fallback && allowFallback) {
     py::object converted = check(PyObject_CallOneArg(s.fallback, obj));
     if (converted.ptr() != obj && !converted.is_none()) {
@@ -294,10 +303,9 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
       return convert(converted.ptr(), site, keep, false, signatureStrings);
     }
   }
-  const std::string_view type = Py_TYPE(obj)->tp_name;
-  if (type == "JITFunction" || type == "JitFunction")
-    argError(site, "is a @jit function: kiln kernels do not take functions as arguments (call the function by "
-                   "its name inside the kernel)");
+  if (PyFunction_Check(obj) || PyCFunction_Check(obj))
+    argError(site, "is a Python function, not a @jit function (decorate it with @triton.jit to pass it to a "
+                   "kernel)");
   argError(site, "is " + typeName(obj) + ", which kiln kernels cannot take (pass a tensor, an array, an int, a "
                  "float, a bool or None)");
 }

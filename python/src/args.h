@@ -43,6 +43,8 @@ struct ModuleState {
   PyObject* numpyFloat16Type = nullptr;  // numpy.float16 (its scalars specialize as fp16)
   PyObject* tensorWrapperType = nullptr;  // kiln.TensorWrapper (triton.reinterpret), once defined
   PyObject* fallback = nullptr;        // kiln._args.convert: other objects (DLPack, numpy scalars, ...)
+  // The @jit functions the arguments being converted pass ("fn_3" of the entry "@fn_3"; kiln/_args.py).
+  std::vector<std::string> functionArguments;
   // kiln.profiler's recorder while a profile is active: told of every launch (PyJit::launch); else null.
   PyObject* launchObserver = nullptr;
   // Interned attribute names.

@@ -281,7 +281,7 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
   std::vector<py::object> keep;
-  convert(b, la, keep);
+  convert(self, b, la, keep);
   Grid gr = grid(g, b);
   const bool onInterpreter = b.options.interpret || !b.devicePointers;
   py::object observed;  // the profiler's token; null when no profile is active
@@ -325,7 +325,7 @@ py::object PyJit::bindOnly(PyObject* self, PyObject* g, PyObject* const* args, s
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
   std::vector<py::object> keep;
-  convert(b, la, keep);
+  convert(self, b, la, keep);
   grid(g, b);
   std::shared_ptr<const CompiledKernel> used;
   LaunchStatus s = fn_->compile(la.span(), b.options, false, &used);
@@ -339,7 +339,7 @@ py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, co
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
   std::vector<py::object> keep;
-  convert(b, la, keep, /*signatureStrings=*/true);
+  convert(self, b, la, keep, /*signatureStrings=*/true);
   for (const LaunchArg& a : la)
     if (const LaunchArg* p = firstDevicePointer(a); p && p->device >= 0) b.options.device = p->device;
   std::shared_ptr<const CompiledKernel> out;
@@ -355,15 +355,25 @@ std::string PyJit::signature(PyObject* self, PyObject* const* args, size_t nargs
   bind(args, nargs, kw, b);
   SmallVector<LaunchArg, kInlineArgs> la;
   std::vector<py::object> keep;
-  convert(b, la, keep, true);
+  convert(self, b, la, keep, true);
   Result<std::string> sig = fn_->signature(la.span());
   if (!sig) raise(LaunchErrorKind::Argument, sig.error());
   return sig.value();
 }
 
-void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
+void PyJit::linkFunctionArguments(PyObject* self) {
+  std::vector<std::string>& seen = state().functionArguments;
+  py::list fresh;
+  for (const std::string& token : seen)
+    if (linkedFunctions_.insert(token).second) fresh.append(token);
+  seen.clear();
+  if (!fresh.empty()) py::handle(self).attr("_link_function_arguments")(fresh);
+}
+
+void PyJit::convert(PyObject* self, Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
                     bool signatureStrings) {
   const std::vector<KernelParameter>& params = fn_->parameters();
+  state().functionArguments.clear();
   la.assign(params.size(), LaunchArg{});
   bool device = false;
   for (size_t i = 0; i < params.size(); ++i) {
@@ -383,6 +393,7 @@ void PyJit::convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vect
     }
     la[i] = a;
   }
+  if (!state().functionArguments.empty()) linkFunctionArguments(self);
   b.devicePointers = device;
   // Without a usable GPU there is no stream to ask torch for (a CUDA build of torch raises then): the
   // launch says why it cannot run, or that host and device arguments are mixed.

@@ -83,6 +83,9 @@ struct Bound {
   bool devicePointers = false;  // some argument is a device pointer (convert): the launch may go to the GPU
 };
 
+// (modules, names) from kiln/_resolve.py as the driver's ModuleImports.
+ModuleImports importsOf(py::handle r);
+
 class PyJit {
  public:
   // Empty until define(): a kernel is read and checked on its first use, not when it is decorated.
@@ -93,6 +96,9 @@ class PyJit {
   void define(const std::string& text, const std::string& file, bool block, const std::string& kernel,
               std::vector<std::string> doNotSpecialize, py::dict defaults, py::object imports);
   bool defined() const { return fn_.has_value(); }
+  // The names the kernel's text reads from outside, anew (kiln/_resolve.py's (modules, names)): for the
+  // specializations compiled from now on.
+  void setImports(py::object imports) { fn_->setImports(importsOf(imports)); }
   // Defines the kernel on first use through the Python object's _define_now() (kiln/jit.py).
   void ensureDefined(PyObject* self) {
     if (!fn_) defineThrough(self);
@@ -124,8 +130,11 @@ class PyJit {
 
  private:
   void defineThrough(PyObject* self);
-  void convert(Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
+  void convert(PyObject* self, Bound& b, SmallVector<LaunchArg, kInlineArgs>& la, std::vector<py::object>& keep,
                bool signatureStrings = false);
+  // Links the @jit functions the arguments pass that this kernel has not linked yet (through the Python
+  // object's _link_function_arguments, which sets the kernel's imports anew).
+  void linkFunctionArguments(PyObject* self);
   // The observer's token for a launch about to run (kiln/profiler/_recorder.py, launch_begin).
   py::object observeBegin(PyObject* self, const Grid& g, const Bound& b, bool onGpu) const;
   // The Python object of a compiled kernel: one per specialization, the last one found without a lookup.
@@ -135,6 +144,7 @@ class PyJit {
   void warnOnce(const CompiledKernel& c);
 
   std::optional<JitFunction> fn_;
+  std::set<std::string> linkedFunctions_;  // the @jit function arguments linked into the kernel
   const CompiledKernel* lastCompiled_ = nullptr;  // kept alive by compiled_
   py::object lastCompiledObject_;
   std::vector<py::object> names_;     // interned parameter names

@@ -99,6 +99,7 @@ PYBIND11_MODULE(_kiln, m) {
       .def("_define", &PyJit::define, py::arg("source"), py::arg("file"), py::arg("block"), py::arg("name"),
            py::arg("do_not_specialize"), py::arg("defaults"), py::arg("imports"))
       .def_property_readonly("_defined", &PyJit::defined)
+      .def("_set_imports", [](PyJit& j, py::object imports) { j.setImports(imports); })
       .def("_set_check_overflow",
            [](PyJit& j, int mode) {
              j.setCheckOverflow(mode == 2 ? OverflowCheck::All : mode == 1 ? OverflowCheck::Address : OverflowCheck::Off);

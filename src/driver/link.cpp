@@ -109,6 +109,15 @@ class Linker {
         work_.push_back({mainFile_, it->get(), ""});
         break;
       }
+    // @jit functions passed as arguments ("@fn_3" in the signature): linked, and named so in main_.
+    for (const auto& [key, n] : entries_)
+      if (key.first == mainFile_ && key.second.rfind('@', 0) == 0 && n->kind == Name::Kind::Function) {
+        ast::GlobalAssign g;
+        g.name = key.second;
+        g.value = std::make_unique<ast::Expr>(ast::ExprKind::Name, SourceLoc{});
+        g.value->name = linkFunction(n->definedIn, n->text, SourceLoc{});
+        main_.globals.push_back(std::move(g));
+      }
     while (!work_.empty()) {
       Work w = std::move(work_.back());
       work_.pop_back();

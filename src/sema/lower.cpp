@@ -36,6 +36,7 @@ SValue literalValue(const SigEntry& e) {
     case SigEntry::LitKind::None: return SValue::none();
     case SigEntry::LitKind::Str: return SValue::string(e.strValue);
     case SigEntry::LitKind::DType: return SValue::dtype(ir::Type::scalar(e.type));
+    case SigEntry::LitKind::Function: break;  // resolved in the module by bindParameters
   }
   return SValue::none();
 }
@@ -123,6 +124,23 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
   // A tuple's elements, in order: a type is the next kernel argument (named "t.0.1" after its path),
   // with a ':16'/':8' hint applied at once; a literal is a constexpr of the tuple (the integer 1 also an
   // argument, as at top level); in a constexpr parameter's tuple every element must be a literal.
+  // A literal entry's value; "@name" is the @jit function of that name in the kernel's module.
+  auto literal = [&](const ast::Param& p, const SigEntry& e) {
+    if (e.litKind != SigEntry::LitKind::Function) return literalValue(e);
+    // The launcher links a function argument as the global "@name"; elsewhere (kiln compile) "@name" is
+    // the module's own @jit function `name`.
+    bool linked = false;
+    for (const ast::GlobalAssign& g : cx_.module.globals) linked = linked || g.name == "@" + e.strValue;
+    SValue fnv;
+    {
+      FrameGuard moduleScope(*this, nullptr);
+      fnv = lookup(linked ? "@" + e.strValue : e.strValue, p.loc);
+    }
+    if (fnv.kind != SValue::Kind::Function)
+      fail(p.loc, "parameter '" + p.name + "': the signature's '@" + e.strValue + "' names " + typeDescription(fnv) +
+                      ", not a @jit function of the kernel's module");
+    return fnv;
+  };
   std::function<SValue(const ast::Param&, const SigEntry&, const std::string&, bool)> element =
       [&](const ast::Param& p, const SigEntry& e, const std::string& name, bool isConst) -> SValue {
     if (e.kind == SigEntry::Kind::Tuple) {
@@ -137,7 +155,7 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
     if (e.kind == SigEntry::Kind::Literal) {
       if (!isConst && e.litKind == SigEntry::LitKind::Int && e.intValue == 1)
         f.body.addArg(ir::Type::scalar(ir::Scalar::I32), name);
-      return literalValue(e);
+      return literal(p, e);
     }
     if (isConst)
       fail(p.loc, "parameter '" + p.name + "' is a constexpr and needs literal values in the signature, got '" +
@@ -160,11 +178,12 @@ void Lowerer::bindParameters(const ast::FunctionDef& fn, const Signature& sig, i
       scope().set(p.name, element(p, e, p.name, isConst));
       continue;
     }
-    if (isConst) {
+    if (isConst || (e.kind == SigEntry::Kind::Literal && e.litKind == SigEntry::LitKind::Function)) {
+      // A function is a constexpr wherever it is passed, as in Triton.
       if (e.kind != SigEntry::Kind::Literal)
         fail(p.loc, "parameter '" + p.name + "' is a constexpr and needs a literal value in the signature, got '" +
                         e.text + "'");
-      scope().set(p.name, literalValue(e));
+      scope().set(p.name, literal(p, e));
       continue;
     }
     if (e.kind == SigEntry::Kind::Literal && e.litKind == SigEntry::LitKind::None) {

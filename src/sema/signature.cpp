@@ -110,6 +110,13 @@ class EntryParser {
       e.strValue = stringLiteral();
     } else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
       number(e);
+    } else if (c == '@') {  // a @jit function passed as an argument: its name in the kernel's module
+      ++pos_;
+      std::string_view name = ident();
+      if (name.empty()) error("expected a function name after '@'");
+      e.kind = SigEntry::Kind::Literal;
+      e.litKind = SigEntry::LitKind::Function;
+      e.strValue = std::string(name);
     } else {
       std::string_view name = ident();
       if (name.empty()) error("unexpected '" + std::string(1, c) + "'");

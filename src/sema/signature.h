@@ -4,7 +4,8 @@
 // a scalar type (optional ":16" = divisible by 16; the literal 1 specializes an integer to 1),
 // or, in a constexpr position, a literal value (int, float, True/False, None, or a string); or a tuple
 // of those, nested as a tuple argument is: "(*fp32:16, (1, None, *i32:16, 4))", "(i32,)", "()", and a
-// NamedTuple with its class and fields, "Tensor(ptr=*fp32:16, shape=(i32:16, i32:16))".
+// NamedTuple with its class and fields, "Tensor(ptr=*fp32:16, shape=(i32:16, i32:16))"; a @jit function
+// passed as an argument is "@name", its name in the kernel's module (a constexpr wherever it stands).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -28,7 +29,9 @@ struct SigEntry {
   // Literal: the value as written. An int literal in a non-constexpr integer position is a
   // specialization (only 1 is allowed there, as in Triton).
   // DType: "tl.fp16", "tl.i32", ... (a dtype passed to a constexpr parameter; the type in `type`).
-  enum class LitKind { Int, Float, Bool, None, Str, DType };
+  // Function: "@name", a @jit function of the kernel's module passed as an argument (in strValue; the
+  // launcher links it under that name).
+  enum class LitKind { Int, Float, Bool, None, Str, DType, Function };
   LitKind litKind = LitKind::Int;
   int64_t intValue = 0;
   double floatValue = 0;
