@@ -84,7 +84,13 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::Arange: in.a = op.intAttr("start"); in.b = op.intAttr("end"); break;
       case Opcode::Permute: in.list = op.listAttr("order"); break;
       case Opcode::Gather: in.a = op.intAttr("axis"); break;
-      case Opcode::Cast: in.a = op.strAttrOr("rounding", "rtne") == "rtz"; break;
+      case Opcode::Cast: {
+        ir::RoundMode m;
+        if (!ir::roundModeFromName(op.strAttrOr("rounding", "rtne"), m))
+          throw InternalError(op.loc, "cast has an unknown rounding '" + op.strAttr("rounding") + "'");
+        in.a = int64_t(m);
+        break;
+      }
       case Opcode::Reduce: {
         static constexpr const char* kKinds[] = {"sum", "max", "min", "argmax", "argmin"};
         const std::string& k = op.strAttr("kind");
@@ -134,7 +140,8 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::Trunc: case Opcode::Rint: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
       case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
       case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
-      case Opcode::Pow:
+      case Opcode::Pow: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
+    case Opcode::BytePerm: case Opcode::Rounded:
       case Opcode::Select: {
         if (op.operands.empty())
           throw InternalError(op.loc, std::string("'") + op.name() + "' without operands");
@@ -293,7 +300,7 @@ void Machine::exec(const Inst& in) {
       if (src.size() != r.size()) throw InternalError(in.op->loc, "cast changes the element count");
       bool isCast = in.op->opcode == Opcode::Cast;
       for (size_t i = 0; i < r.size(); ++i)
-        r[i] = isCast ? ir::convert(from, to, src[i], in.a != 0) : ir::bitcast(from, to, src[i]);
+        r[i] = isCast ? ir::convert(from, to, src[i], ir::RoundMode(in.a)) : ir::bitcast(from, to, src[i]);
       return;
     }
     case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
@@ -305,7 +312,8 @@ void Machine::exec(const Inst& in) {
     case Opcode::Trunc: case Opcode::Rint: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
     case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
     case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
-    case Opcode::Pow:
+    case Opcode::Pow: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
+    case Opcode::BytePerm: case Opcode::Rounded:
     case Opcode::Select:
       elementwise(in);
       return;

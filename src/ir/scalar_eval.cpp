@@ -16,7 +16,7 @@ namespace {
 
 // ---------------------------------------------------------------- float formats
 
-enum class Round { NearestEven, TowardZero, NearestAway };
+enum class Round { NearestEven, TowardZero, NearestAway, Down, Up };
 
 // A binary floating-point format and what its top exponent and negative zero mean:
 // - Ieee: inf and NaNs at the top exponent (f16, bf16, f32, f64, fp8 e5m2);
@@ -90,11 +90,15 @@ double roundSig(bool neg, uint64_t sig, int exp2, const Format& f, Round mode) {
       case Round::NearestEven: keep += (aboveHalf || (isHalf && (keep & 1))) ? 1 : 0; break;
       case Round::NearestAway: keep += (aboveHalf || isHalf) ? 1 : 0; break;
       case Round::TowardZero: break;
+      case Round::Down: keep += (neg && rem != 0) ? 1 : 0; break;  // a magnitude grows toward -inf when negative
+      case Round::Up: keep += (!neg && rem != 0) ? 1 : 0; break;
     }
     mag = std::ldexp(double(keep), q);  // keep <= 2^(mant+1): exact
   }
-  if (mag > f.maxFinite)
-    mag = (mode == Round::TowardZero || !f.hasInf()) ? f.maxFinite : HUGE_VAL;
+  if (mag > f.maxFinite) {
+    bool towardInf = mode != Round::TowardZero && !(mode == Round::Down && !neg) && !(mode == Round::Up && neg);
+    mag = (!towardInf || !f.hasInf()) ? f.maxFinite : HUGE_VAL;
+  }
   if (mag == 0 && f.special == Special::NegZeroNan) return 0.0;  // no -0: the pattern 0x80 is NaN
   return neg ? -mag : mag;
 }
@@ -273,6 +277,25 @@ double roundTo(Scalar t, double x, bool rtz) {
   return roundDouble(x, formatOf(t), rtz ? Round::TowardZero : Round::NearestEven);
 }
 
+namespace {
+Round roundOf(RoundMode m) {
+  switch (m) {
+    case RoundMode::NearestEven: return Round::NearestEven;
+    case RoundMode::TowardZero: return Round::TowardZero;
+    case RoundMode::Down: return Round::Down;
+    case RoundMode::Up: return Round::Up;
+  }
+  return Round::NearestEven;
+}
+}  // namespace
+
+double roundTo(Scalar t, double x, RoundMode mode) {
+  if (mode == RoundMode::NearestEven || mode == RoundMode::TowardZero) return roundTo(t, x, mode == RoundMode::TowardZero);
+  if (t == Scalar::F64) return x;
+  if (t != Scalar::F32) throw InternalError({}, "rounding toward -inf or +inf to " + std::string(name(t)));
+  return roundDouble(x, kF32, roundOf(mode));
+}
+
 double fmaTo(Scalar t, double a, double b, double c) {
   if (t == Scalar::F64) return std::fma(a, b, c);
   if (t == Scalar::F32) return double(std::fma(float(a), float(b), float(c)));
@@ -305,6 +328,36 @@ Elem convert(Scalar from, Scalar to, Elem v, bool rtz) {
   if (to == Scalar::I1) return intElem(v.u != 0);
   if (to == Scalar::Ptr) return v;
   return wrapInt(to, v.u);
+}
+
+Elem convert(Scalar from, Scalar to, Elem v, RoundMode mode) {
+  if (mode == RoundMode::NearestEven || mode == RoundMode::TowardZero || !isFloat(to))
+    return convert(from, to, v, mode == RoundMode::TowardZero);
+  if (to != Scalar::F32 && to != Scalar::F64)
+    throw InternalError({}, "rounding toward -inf or +inf to " + std::string(name(to)));
+  Scalar f = from == Scalar::Ptr ? Scalar::U64 : from;
+  if (isFloat(f)) return floatElem(roundTo(to, v.f, mode));
+  bool neg;
+  uint64_t mag;
+  signMagnitude(f, v, neg, mag);
+  if (mag == 0) return floatElem(0.0);
+  return floatElem(roundSig(neg, mag, 0, formatOf(to), roundOf(mode)));
+}
+
+bool roundModeFromName(std::string_view n, RoundMode& out) {
+  for (RoundMode m : {RoundMode::NearestEven, RoundMode::TowardZero, RoundMode::Down, RoundMode::Up})
+    if (roundModeName(m) == n) return out = m, true;
+  return false;
+}
+
+std::string_view roundModeName(RoundMode m) {
+  switch (m) {
+    case RoundMode::NearestEven: return "rtne";
+    case RoundMode::TowardZero: return "rtz";
+    case RoundMode::Down: return "rtn";
+    case RoundMode::Up: return "rtp";
+  }
+  return "rtne";
 }
 
 uint64_t toBits(Scalar t, Elem v) {
@@ -376,6 +429,13 @@ bool decodeElementwise(const Op& attrOp, Scalar t, ElementwiseFn& out) {
   }
   if (attrOp.opcode == Opcode::Min || attrOp.opcode == Opcode::Max)
     out.propagateNan = attrOp.intAttrOr("propagate_nan", 0) != 0;
+  if (attrOp.opcode == Opcode::Rounded) {
+    std::string f = attrOp.strAttrOr("fn", ""), m = attrOp.strAttrOr("mode", "");
+    if (!roundedFnFromName(f, out.roundedFn)) throw InternalError(attrOp.loc, "rounded has an unknown fn '" + f + "'");
+    if (!roundModeFromName(m, out.mode)) throw InternalError(attrOp.loc, "rounded has an unknown mode '" + m + "'");
+    if (t != Scalar::F32 && t != Scalar::F64)
+      throw InternalError(attrOp.loc, "op 'rounded' is not defined on " + std::string(name(t)));
+  }
   return true;
 }
 
@@ -442,6 +502,31 @@ Elem intMinMax(bool isMin, Scalar t, Elem a, Elem b) {
 Elem umulhi(Scalar t, Elem a, Elem b) {
   unsigned __int128 p = (unsigned __int128)(a.u & widthMask(t)) * (b.u & widthMask(t));
   return wrapInt(t, uint64_t(p >> bitWidth(t)));
+}
+
+// The high half of the product, the operands read as signed or unsigned by t.
+Elem mulhi(Scalar t, Elem a, Elem b) {
+  if (!isSigned(t)) return umulhi(t, a, b);
+  __int128 p = (__int128)a.i * b.i;  // a.i, b.i hold the values sign-extended
+  return wrapInt(t, uint64_t(p >> bitWidth(t)));
+}
+
+Elem bitCount(Opcode op, Scalar t, Elem a) {
+  const int w = bitWidth(t);
+  const uint64_t v = a.u & widthMask(t);
+  if (op == Opcode::Popc) return intElem(std::popcount(v));
+  if (op == Opcode::Clz) return intElem(std::countl_zero(v) - (64 - w));
+  uint64_t r = 0;  // Brev
+  for (int i = 0; i < w; ++i) r |= ((v >> i) & 1) << (w - 1 - i);
+  return wrapInt(t, r);
+}
+
+// byte_perm(x, y, s): the eight bytes y:x (x the low four); byte i of the result is byte (s >> 4i) & 7.
+Elem bytePerm(Scalar t, Elem x, Elem y, Elem s) {
+  const uint64_t both = ((y.u & 0xFFFFFFFF) << 32) | (x.u & 0xFFFFFFFF);
+  uint64_t r = 0;
+  for (int i = 0; i < 4; ++i) r |= ((both >> (8 * ((s.u >> (4 * i)) & 7))) & 0xFF) << (8 * i);
+  return wrapInt(t, r);
 }
 
 }  // namespace
@@ -511,6 +596,15 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& di
     case Opcode::Atan2: f(std::atan2(a.f, x[1].f)); return;
     case Opcode::Hypot: f(std::hypot(a.f, x[1].f)); return;
     case Opcode::Pow: f(std::pow(a.f, x[1].f)); return;
+    case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: out = bitCount(fn.op, t, a); return;
+    case Opcode::MulHi: out = mulhi(t, a, x[1]); return;
+    case Opcode::BytePerm: out = bytePerm(t, a, x[1], x[2]); return;
+    case Opcode::Rounded: {
+      double v[3] = {a.f, 0, 0};
+      for (int k = 1; k < roundedArity(fn.roundedFn); ++k) v[k] = x[k].f;
+      out = floatElem(roundedArith(t, fn.roundedFn, fn.mode, v));
+      return;
+    }
     case Opcode::Cmp:
       out = intElem(fl ? compareFloats(fn.pred, a.f, x[1].f)
                        : compareInts(fn.pred, t == Scalar::Ptr ? Scalar::U64 : t, a, x[1]));

@@ -23,10 +23,26 @@ inline Elem floatElem(double v) { Elem e; e.f = v; return e; }
 // overflow to inf, fp8 e4m3 and the fnuz fp8e4b8/fp8e5b16 saturating to their max finite value as in
 // the PTX cvt .satfinite form; fp8e4b15 as roundToF8E4B15).
 Elem normalize(Scalar t, Elem v);
+// IEEE rounding directions, spelled as the `rounding` / `mode` attributes: rtne (to nearest, ties to
+// even), rtz (toward zero), rtn (toward -inf), rtp (toward +inf).
+enum class RoundMode : uint8_t { NearestEven, TowardZero, Down, Up };
+bool roundModeFromName(std::string_view name, RoundMode& out);  // false when unknown
+std::string_view roundModeName(RoundMode m);
+
 // Numeric conversion from `from` to `to` (int<->int wraps; float->int truncates toward zero and
 // saturates, NaN -> 0; int->float and float->float round to nearest even, or toward zero when
 // `rtz`). Pointers convert to/from 64-bit integers by value.
 Elem convert(Scalar from, Scalar to, Elem v, bool rtz = false);
+// The same with any rounding direction for int->float and float->float (rtn/rtp: f32 and f64 results).
+Elem convert(Scalar from, Scalar to, Elem v, RoundMode mode);
+
+// The `rounded` op: fn on f32/f64 operands (exact values of t), rounded once to t in `mode`
+// (scalar_rounded.cpp). rcp(x) = 1/x.
+enum class RoundedFn : uint8_t { Add, Sub, Mul, Div, Fma, Sqrt, Rcp };
+bool roundedFnFromName(std::string_view name, RoundedFn& out);  // false when unknown
+std::string_view roundedFnName(RoundedFn fn);                  // "add", "sqrt", ...
+int roundedArity(RoundedFn fn);                                 // operands: 1, 2 or 3
+double roundedArith(Scalar t, RoundedFn fn, RoundMode mode, const double* x);
 // Reinterprets the bits of `v` (type `from`) as type `to` of the same width.
 Elem bitcast(Scalar from, Scalar to, Elem v);
 
@@ -46,6 +62,8 @@ struct ElementwiseFn {
   Scalar t = Scalar::I32;
   uint8_t pred = 0;  // Cmp: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge
   bool propagateNan = false;
+  RoundedFn roundedFn = RoundedFn::Add;  // Rounded: fn and mode
+  RoundMode mode = RoundMode::NearestEven;
 };
 // False when the op is not element-wise (as above); throws InternalError when it is not defined on t.
 bool decodeElementwise(const Op& attrOp, Scalar t, ElementwiseFn& out);
@@ -67,6 +85,7 @@ double roundToF8E5M2(double x);  // nearest even, overflow to inf
 // 1.75 (inf and NaN too, keeping the sign), then rounded to nearest with ties away from zero.
 double roundToF8E4B15(double x);
 double roundTo(Scalar t, double x, bool rtz = false);  // float type t; rtz: round toward zero
+double roundTo(Scalar t, double x, RoundMode mode);     // f32/f64 in any direction (f16.. : rtne/rtz)
 // a*b+c rounded once to float type t.
 double fmaTo(Scalar t, double a, double b, double c);
 

@@ -32,7 +32,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"pipelined", AttrKind::Int}, {"scratch", AttrKind::List}, {"align", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int},
       {"dim", AttrKind::Int}, {"descending", AttrKind::Int}, {"block", AttrKind::String}, {"prefix", AttrKind::String},
       {"hex", AttrKind::Int}, {"asm", AttrKind::String}, {"constraints", AttrKind::String}, {"pack", AttrKind::Int},
-      {"pure", AttrKind::Int}, {"wgmma", AttrKind::Int},
+      {"pure", AttrKind::Int}, {"wgmma", AttrKind::Int}, {"fn", AttrKind::String}, {"mode", AttrKind::String},
   };
   for (const auto& k : kKinds)
     if (k.name == name) return k.kind;

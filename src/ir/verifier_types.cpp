@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "ir/scalar_eval.h"
 #include "ir/verifier_rules.h"
 
 namespace kiln::ir {
@@ -156,7 +157,10 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
               [&] { return "cannot change the shape: " + T(0).str() + " -> " + R().str(); });
       require(!T(0).isPtr() && !R().isPtr(), op,
               [&] { return "does not convert pointers (use bitcast): " + T(0).str() + " -> " + R().str(); });
-      stringIn(op, "rounding", {"rtne", "rtz"}, true);
+      stringIn(op, "rounding", {"rtne", "rtz", "rtn", "rtp"}, true);
+      if (op.strAttrOr("rounding", "rtne") == "rtn" || op.strAttrOr("rounding", "rtne") == "rtp")
+        require(R().elem == Scalar::F32 || R().elem == Scalar::F64, op,
+                [&] { return "rounds toward -inf or +inf only to f32 or f64, got " + R().str(); });
       return;
     case Opcode::Bitcast:
       require(T(0).shape == R().shape && bitWidth(T(0).elem) == bitWidth(R().elem), op,
@@ -186,6 +190,28 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
     case Opcode::Pow:
       return elementwise(op, false, true);
+    case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
+      elementwise(op, true, false);
+      require(bitWidth(R().elem) >= 32, op, [&] { return "takes 32- or 64-bit integers, got " + R().str(); });
+      return;
+    case Opcode::BytePerm:
+      elementwise(op, true, false);
+      require(bitWidth(R().elem) == 32, op, [&] { return "takes 32-bit integers, got " + R().str(); });
+      return;
+    case Opcode::Rounded: {
+      elementwise(op, false, true);
+      require(R().elem == Scalar::F32 || R().elem == Scalar::F64, op, [&] { return "takes f32 or f64, got " + R().str(); });
+      stringIn(op, "fn", {"add", "sub", "mul", "div", "fma", "sqrt", "rcp"});
+      stringIn(op, "mode", {"rtne", "rtz", "rtn", "rtp"});
+      RoundedFn fn;
+      if (roundedFnFromName(op.strAttrOr("fn", ""), fn))
+        require(int(op.numOperands()) == roundedArity(fn), op, [&] {
+          int n = roundedArity(fn);
+          return op.strAttr("fn") + " takes " + std::to_string(n) + (n == 1 ? " operand" : " operands") + ", got " +
+                 std::to_string(op.numOperands());
+        });
+      return;
+    }
 
     case Opcode::Cmp:
       require(T(0) == T(1), op, [&] { return "needs operands of one type, got " + typeList(typesOf(op.operands)); });

@@ -105,8 +105,9 @@ void lowerElementwise(Codegen& cg, const ir::Op& op) {
     case Opcode::Constant: return constant(cg, op);
     case Opcode::Cast: {
       ir::Scalar from = op.operand(0)->type.elem, to = op.result(0)->type.elem;
-      bool rtz = op.strAttrOr("rounding", "rtne") == "rtz";
-      return perRegister(cg, op, [&](Reg d, const std::vector<Reg>& s) { ptx::selectCast(cg.e, from, to, rtz, d, s[0], op.loc); });
+      ir::RoundMode mode;
+      if (!ir::roundModeFromName(op.strAttrOr("rounding", "rtne"), mode)) codegenBug(op, "unknown rounding");
+      return perRegister(cg, op, [&](Reg d, const std::vector<Reg>& s) { ptx::selectCast(cg.e, from, to, mode, d, s[0], op.loc); });
     }
     case Opcode::Bitcast: {
       ir::Scalar from = op.operand(0)->type.elem, to = op.result(0)->type.elem;
@@ -124,7 +125,8 @@ void lowerElementwise(Codegen& cg, const ir::Op& op) {
     case Opcode::Trunc: case Opcode::Rint: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
     case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
     case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
-    case Opcode::Pow:
+    case Opcode::Pow: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
+    case Opcode::BytePerm: case Opcode::Rounded:
     case Opcode::Select: {
       // The operand type: Select's a/b (its first operand is the condition).
       const ir::Value* typed = op.opcode == Opcode::Select ? op.operand(1) : op.operand(0);

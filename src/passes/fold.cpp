@@ -24,8 +24,9 @@ ir::Value* foldCast(ir::Op& op, ir::Builder& b) {
   ir::Scalar from = op.operand(0)->type.elem, to = op.result()->type.elem;
   std::optional<ir::Elem> e = constantElem(op.operand(0));
   if (!e || from == ir::Scalar::Ptr || to == ir::Scalar::Ptr) return nullptr;
-  bool rtz = op.strAttrOr("rounding", "") == "rtz";
-  return makeConstant(b, op.result()->type, ir::convert(from, to, *e, rtz), op.loc);
+  ir::RoundMode mode = ir::RoundMode::NearestEven;
+  if (!ir::roundModeFromName(op.strAttrOr("rounding", "rtne"), mode)) return nullptr;
+  return makeConstant(b, op.result()->type, ir::convert(from, to, *e, mode), op.loc);
 }
 
 ir::Value* foldBitcast(ir::Op& op, ir::Builder& b) {

@@ -28,6 +28,8 @@ struct ElementOp {
   bool propagateNan = false;          // Min, Max: propagate_nan = 1
   bool ieee = false;                  // Div, Sqrt: rounding = "rn" (correctly rounded instruction)
   SourceLoc loc;                      // where a CompileError points
+  ir::RoundedFn roundedFn = ir::RoundedFn::Add;     // Rounded: fn and mode
+  ir::RoundMode mode = ir::RoundMode::NearestEven;
 };
 
 // selectElementwise handles exactly the ops ir::isElementwise names.
@@ -52,6 +54,8 @@ void divideByF32Divisor(Entry& e, Reg dst, Reg x, const F32Divisor& d);
 
 // Numeric conversion (docs/semantics.md "Conversions"); rtz: round toward zero ("rtz" attribute).
 void selectCast(Entry& e, ir::Scalar from, ir::Scalar to, bool rtz, Reg dst, Reg src, const SourceLoc& loc);
+// The same in any rounding direction (rtn/rtp: to f32 or f64 only, as the verifier requires).
+void selectCast(Entry& e, ir::Scalar from, ir::Scalar to, ir::RoundMode mode, Reg dst, Reg src, const SourceLoc& loc);
 // Bit reinterpretation between types of one width (ptr <-> i64/u64 included).
 void selectBitcast(Entry& e, ir::Scalar from, ir::Scalar to, Reg dst, Reg src);
 // dst = the constant `v` of type t (v as ir::Elem: integers extended, floats as a double already

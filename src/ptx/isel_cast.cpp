@@ -313,6 +313,20 @@ void selectCast(Entry& e, Scalar from, Scalar to, bool rtz, Reg dst, Reg src, co
   floatToFloat(e, from, to, rtz, dst, src, loc);
 }
 
+void selectCast(Entry& e, Scalar from, Scalar to, ir::RoundMode mode, Reg dst, Reg src, const SourceLoc& loc) {
+  const bool directed = mode == ir::RoundMode::Down || mode == ir::RoundMode::Up;
+  const bool narrows = ir::isInt(from) || (from == Scalar::F64 && to == Scalar::F32);
+  if (!directed || from == to || !narrows) return selectCast(e, from, to, mode == ir::RoundMode::TowardZero, dst, src, loc);
+  if (to != Scalar::F32 && to != Scalar::F64)
+    detail::internal(loc, "rounding toward -inf or +inf to " + std::string(ir::name(to)));
+  if (from == Scalar::Ptr) from = Scalar::U64;
+  detail::expectClass(loc, src, regClassOf(from), "cast operand");
+  detail::expectClass(loc, dst, regClassOf(to), "cast result");
+  if (from == Scalar::I1) return selectCast(e, from, to, false, dst, src, loc);  // 0 and 1 are exact
+  // 8/16-bit integers sit extended in .b32 registers and convert as 32-bit ones.
+  e.inst(std::string(mode == ir::RoundMode::Down ? "cvt.rm" : "cvt.rp") + cvtType(to) + cvtType(from), {dst, src});
+}
+
 void selectBitcast(Entry& e, Scalar from, Scalar to, Reg dst, Reg src) {
   if (ir::bitWidth(from) != ir::bitWidth(to))
     detail::internal({}, "bitcast " + std::string(ir::name(from)) + " -> " + std::string(ir::name(to)) + " changes the width");

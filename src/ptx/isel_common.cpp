@@ -55,6 +55,9 @@ ElementOp elementOpOf(const ir::Op& op, Scalar type) {
   }
   if (op.opcode == Opcode::Min || op.opcode == Opcode::Max) e.propagateNan = op.intAttrOr("propagate_nan", 0) != 0;
   if (op.opcode == Opcode::Div || op.opcode == Opcode::Sqrt) e.ieee = op.strAttrOr("rounding", "") == "rn";
+  if (op.opcode == Opcode::Rounded &&
+      (!ir::roundedFnFromName(op.strAttrOr("fn", ""), e.roundedFn) || !ir::roundModeFromName(op.strAttrOr("mode", ""), e.mode)))
+    detail::internal(op.loc, "rounded has an unknown fn or mode");
   return e;
 }
 

@@ -67,8 +67,7 @@ const char* halfStem(const ElementOp& op, bool bf16, int sm) {
 
 // Bitwise ops are integer-only; every other element-wise op is defined on floats.
 bool takesFloats(Opcode op) {
-  return op != Opcode::And && op != Opcode::Or && op != Opcode::Xor && op != Opcode::Shl && op != Opcode::Shr &&
-         op != Opcode::Not && op != Opcode::UMulHi;
+  return ir::familyOf(op) != ir::Family::Bitwise;
 }
 
 std::string cmpFloat(CmpPred p) { return p == CmpPred::Ne ? "neu" : std::string(cmpName(p)); }
@@ -89,6 +88,13 @@ void selectWide(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s) {
   }
   if (op.op == Opcode::Cmp) return e.inst("setp." + cmpFloat(op.pred) + f, {d, s[0], s[1]});
   if (op.op == Opcode::Select) return e.inst(std::string("selp") + f, {d, s[1], s[2], s[0]});
+  if (op.op == Opcode::Rounded) {  // one instruction with the rounding modifier: add.rz.f32, sqrt.rp.f64, ...
+    static constexpr const char* kFn[] = {"add", "sub", "mul", "div", "fma", "sqrt", "rcp"};
+    static constexpr const char* kMode[] = {".rn", ".rz", ".rm", ".rp"};
+    std::vector<Operand> ops{d};
+    operands(ops, s);
+    return e.inst(std::string(kFn[int(op.roundedFn)]) + kMode[int(op.mode)] + f, ops);
+  }
   if (op.op == Opcode::Min || op.op == Opcode::Max) {  // f64 with propagate_nan: PTX has no min.NaN.f64
     Reg m = e.reg(RegClass::F64), nan = e.reg(RegClass::Pred);
     e.inst(op.op == Opcode::Min ? "min.f64" : "max.f64", {m, s[0], s[1]});

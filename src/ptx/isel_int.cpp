@@ -105,6 +105,20 @@ void selectIntOp(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s) {
   if (op.op == Opcode::Shl) return shift(e, true, t, d, s[0], s[1]);
   if (op.op == Opcode::Shr) return shift(e, false, t, d, s[0], s[1]);
   if (op.op == Opcode::UMulHi) return umulhi(e, t, d, s[0], s[1]);
+  if (op.op == Opcode::MulHi) return e.inst("mul.hi" + std::string(intSuffix(t)), {d, s[0], s[1]});
+  if (op.op == Opcode::Brev) return e.inst(wide ? "brev.b64" : "brev.b32", {d, s[0]});
+  if (op.op == Opcode::Clz || op.op == Opcode::Popc) {  // the count is a .u32 also for .b64 operands
+    std::string m = op.op == Opcode::Clz ? "clz" : "popc";
+    if (!wide) return e.inst(m + ".b32", {d, s[0]});
+    Reg c = e.reg(RegClass::B32);
+    e.inst(m + ".b64", {c, s[0]});
+    return e.inst("cvt.u64.u32", {d, c});
+  }
+  if (op.op == Opcode::BytePerm) {  // prmt's default mode; bit 3 of a selector (sign replication) is not read
+    Reg sel = e.reg(RegClass::B32);
+    e.inst("and.b32", {sel, s[2], hexImm(0x7777)});
+    return e.inst("prmt.b32", {d, s[0], s[1], sel});
+  }
   if (op.op == Opcode::Rem) {  // x % 0 is x (docs/semantics.md); the GPU's rem gives all ones there
     Reg r = e.reg(wide ? RegClass::B64 : RegClass::B32), zero = e.reg(RegClass::Pred);
     e.inst("rem" + std::string(intSuffix(t)), {r, s[0], s[1]});

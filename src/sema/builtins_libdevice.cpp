@@ -1,12 +1,14 @@
 // Triton's libdevice (triton.language.extra.libdevice, also reached as extra.cuda.libdevice) and the
 // other names of triton.language.extra.cuda. exp, log, sin, ... are the tl.math builtins of the same
 // name (builtins_math.cpp marks them kLibdevice); the functions here are Tile IR math ops (expm1 ..
-// pow) or compositions of ops (copysign, round, the predicates, fast_*). Every other Triton 3.6 name is
-// listed too, so that using one is a located "not supported by kiln" error (docs/language.md).
+// pow) or compositions of ops (copysign, round, the predicates, fast_*); the integer and bit functions
+// are builtins_libdevice_int.cpp's, the directed roundings and conversions builtins_libdevice_round.cpp's.
+// Every other Triton 3.6 name is listed too, so that using one is a located "not supported by kiln"
+// error (docs/language.md).
 #include <climits>
 #include <cmath>
 
-#include "sema/ops_common.h"
+#include "sema/libdevice_args.h"
 
 namespace kiln::sema {
 
@@ -19,64 +21,16 @@ SValue fmaRn(CallArgs& a) {
   return invokeBuiltin(*a.cx, *fma, a.display, a.raw, a.rawKw, a.loc);
 }
 
+using namespace libdevice;
 using ir::Opcode;
 using ir::Scalar;
 using ir::Type;
 
-// The float types a libdevice function has signatures for (Triton's tables): fp32 and fp64, or one.
-enum class Floats { Both, F32, F64 };
+SValue asInt32(CallArgs& a, ir::Value* v) { return SValue::irValue(castElem(*a.cx, v, Type::scalar(Scalar::I32), a.loc)); }
 
 bool allowed(Scalar s, Floats f) {
   return (s == Scalar::F32 && f != Floats::F64) || (s == Scalar::F64 && f != Floats::F32);
 }
-
-// Triton's extern_elementwise dispatch: every argument becomes a tensor (a number takes its literal
-// type), all broadcast to one shape; when their dtypes are not one of the function's signatures they
-// are first promoted together as by an arithmetic operator. No signature then: a located error.
-std::vector<ir::Value*> externArgs(CallArgs& a, size_t n, Floats floats) {
-  Context& cx = *a.cx;
-  std::vector<ir::Value*> v;
-  for (size_t i = 0; i < n; ++i) v.push_back(toTensor(cx, a.at(i), a.loc, a.display + "'s argument"));
-  auto matches = [&] {
-    for (ir::Value* x : v)
-      if (x->type.elem != v[0]->type.elem || !allowed(x->type.elem, floats)) return false;
-    return true;
-  };
-  if (n == 2) {
-    BinaryRule rule;
-    rule.arithmetic = !matches();
-    auto [x, y] = binaryOperands(cx, SValue::irValue(v[0]), SValue::irValue(v[1]), rule, a.display, a.loc);
-    v = {x, y};
-  }
-  if (!matches()) {
-    std::string got, sig = floats == Floats::F64 ? "fp64" : "fp32";
-    for (ir::Value* x : v) got += (got.empty() ? "" : ", ") + tritonDtypeName(x->type.element());
-    auto tuple = [&](const std::string& t) {
-      std::string r = "(" + t;
-      for (size_t i = 1; i < n; ++i) r += ", " + t;
-      return r + ")";
-    };
-    std::string sigs = floats == Floats::Both ? tuple("fp32") + " or " + tuple("fp64") : tuple(sig);
-    a.fail(a.display + "() takes " + sigs + " arguments, got (" + got + ")");
-  }
-  return v;
-}
-
-ir::Value* num(CallArgs& a, double v, const Type& t) { return constantOf(*a.cx, SValue::real(v), t, a.loc); }
-ir::Value* op1(CallArgs& a, Opcode op, ir::Value* x) { return emit(*a.cx, op, {x}, x->type, a.loc); }
-ir::Value* op2(CallArgs& a, Opcode op, ir::Value* x, ir::Value* y) { return emit(*a.cx, op, {x, y}, x->type, a.loc); }
-ir::Value* cmp(CallArgs& a, const char* pred, ir::Value* x, ir::Value* y) {
-  return emit(*a.cx, Opcode::Cmp, {x, y}, x->type.withElem(Scalar::I1), a.loc, {ir::Attr{"pred", std::string(pred)}});
-}
-ir::Value* select(CallArgs& a, ir::Value* c, ir::Value* x, ir::Value* y) {
-  return emit(*a.cx, Opcode::Select, {c, x, y}, x->type, a.loc);
-}
-SValue asInt32(CallArgs& a, ir::Value* v) { return SValue::irValue(castElem(*a.cx, v, Type::scalar(Scalar::I32), a.loc)); }
-// The bits of a float tensor as the signed integer of its width (i32 or i64).
-ir::Value* bitsOf(CallArgs& a, ir::Value* x) {
-  return bitcastElem(*a.cx, x, Type::scalar(x->type.elem == Scalar::F64 ? Scalar::I64 : Scalar::I32), a.loc);
-}
-ir::Value* intNum(CallArgs& a, int64_t v, const Type& t) { return constantOf(*a.cx, SValue::integer(v), t, a.loc); }
 
 template <Opcode op>
 SValue unaryFn(CallArgs& a) {
@@ -289,109 +243,10 @@ SValue gdcLaunchDependentsFn(CallArgs& a) {
 
 constexpr BuiltinDef kLibdeviceDefs[] = {
     {"fma_rn", kLibdevice, nullptr, fmaRn},
-    {"clz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"popc", kLibdevice, nullptr, unsupportedBuiltin},
-    {"byte_perm", kLibdevice, nullptr, unsupportedBuiltin},
-    {"mulhi", kLibdevice, nullptr, unsupportedBuiltin},
-    {"mul24", kLibdevice, nullptr, unsupportedBuiltin},
-    {"brev", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sad", kLibdevice, nullptr, unsupportedBuiltin},
     {"rcp64h", kLibdevice, nullptr, unsupportedBuiltin},
     {"trunc", kLibdevice, "arg0", unaryFn<Opcode::Trunc>},
     {"saturatef", kLibdevice, "arg0", saturatefFn},
-    {"fma_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fma_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"fma_ru", kLibdevice, nullptr, unsupportedBuiltin},
     {"fast_dividef", kLibdevice, "arg0 arg1", fastDividef},
-    {"div_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"div_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"div_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"rcp_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"rcp_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"rcp_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"rcp_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sqrt_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sqrt_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sqrt_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"add_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"add_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"add_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"add_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"mul_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"mul_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"mul_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"mul_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2float_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2float_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2float_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2float_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2int_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2int_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2int_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2int_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2uint_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2uint_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2uint_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2uint_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"int2double_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"uint2double_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2int_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2int_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2int_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2int_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2uint_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2uint_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2uint_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2uint_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"int2float_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"int2float_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"int2float_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"int2float_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"uint2float_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"uint2float_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"uint2float_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"uint2float_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"hiloint2double", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2loint", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2hiint", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ll_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ll_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ll_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ll_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ull_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ull_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ull_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float2ull_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ll_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ll_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ll_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ll_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ull_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ull_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ull_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double2ull_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2float_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2float_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2float_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2float_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2float_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2float_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2float_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2float_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2double_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2double_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2double_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ll2double_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2double_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2double_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2double_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ull2double_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"int_as_float", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float_as_int", kLibdevice, nullptr, unsupportedBuiltin},
-    {"uint_as_float", kLibdevice, nullptr, unsupportedBuiltin},
-    {"float_as_uint", kLibdevice, nullptr, unsupportedBuiltin},
-    {"longlong_as_double", kLibdevice, nullptr, unsupportedBuiltin},
-    {"double_as_longlong", kLibdevice, nullptr, unsupportedBuiltin},
     {"fast_sinf", kLibdevice, "arg0", fastSinf},
     {"fast_cosf", kLibdevice, "arg0", fastCosf},
     {"fast_log2f", kLibdevice, "arg0", fastLog2f},
@@ -401,14 +256,6 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"fast_exp10f", kLibdevice, "arg0", fastExp10f},
     {"fast_log10f", kLibdevice, "arg0", fastLog10f},
     {"fast_powf", kLibdevice, "arg0 arg1", fastPowf},
-    {"hadd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"rhadd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sub_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sub_rz", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sub_rd", kLibdevice, nullptr, unsupportedBuiltin},
-    {"sub_ru", kLibdevice, nullptr, unsupportedBuiltin},
-    {"rsqrt_rn", kLibdevice, nullptr, unsupportedBuiltin},
-    {"ffs", kLibdevice, nullptr, unsupportedBuiltin},
     {"rint", kLibdevice, "arg0", unaryFn<Opcode::Rint>},
     {"llrint", kLibdevice, "arg0", llrintFn},
     {"nearbyint", kLibdevice, "arg0", unaryFn<Opcode::Rint>},

@@ -166,7 +166,7 @@ constexpr BuiltinDef kMathDefs[] = {
     {"fma", kTl | kMath | kLibdevice, "x y z", fma},
     {"umulhi", kTl | kMath, "x y", umulhi},
     {"fdiv", kTl | kMath, "x y ieee_rounding?", fdiv},
-    {"div_rn", kTl | kMath | kLibdevice, "x y", divRn},
+    {"div_rn", kTl | kMath, "x y", divRn},  // libdevice.div_rn (also fp64) is builtins_libdevice_round.cpp's
     {"maximum", kTl, "x y propagate_nan?", maximum},
     {"minimum", kTl, "x y propagate_nan?", minimum},
     {"max", kMath, "x y propagate_nan?", maximum},

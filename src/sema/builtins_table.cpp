@@ -27,10 +27,12 @@ std::span<const BuiltinDef> family(size_t i) {
     case 14: return blockPointerBuiltins();
     case 15: return descriptorBuiltins();
     case 16: return debugBuiltins();
+    case 17: return libdeviceIntBuiltins();
+    case 18: return libdeviceRoundingBuiltins();
     default: return {};
   }
 }
-constexpr size_t kFamilies = 17;
+constexpr size_t kFamilies = 19;
 
 struct Param {
   std::string name;

@@ -155,6 +155,8 @@ std::span<const BuiltinDef> shapeBuiltins();
 std::span<const BuiltinDef> dotBuiltins();
 std::span<const BuiltinDef> pythonBuiltins();
 std::span<const BuiltinDef> libdeviceBuiltins();  // and extra.cuda
+std::span<const BuiltinDef> libdeviceIntBuiltins();       // integer and bit functions (builtins_libdevice_int.cpp)
+std::span<const BuiltinDef> libdeviceRoundingBuiltins();  // directed rounding (builtins_libdevice_round.cpp)
 std::span<const BuiltinDef> atomicBuiltins();     // and tl.debug_barrier
 std::span<const BuiltinDef> randomBuiltins();     // Philox: tl.randint, tl.rand, tl.randn, ...
 std::span<const BuiltinDef> joinBuiltins();       // join, split, interleave, cat, flip (builtins_join.cpp)

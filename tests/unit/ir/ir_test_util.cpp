@@ -63,6 +63,11 @@ std::unique_ptr<Module> buildEverything() {
                O::Sinh, O::Cosh, O::Asinh, O::Acosh, O::Atanh, O::Cbrt})
     b.create1(op, {fr}, vf);
   for (O op : {O::Atan2, O::Hypot, O::Pow}) b.create1(op, {fr, fr}, vf);
+  for (O op : {O::Clz, O::Popc, O::Brev}) b.create1(op, {r}, vi);
+  b.create1(O::MulHi, {s, r}, vi);
+  b.create1(O::BytePerm, {s, r, r}, vi);
+  b.create1(O::Rounded, {fr, fr, fr}, vf, {{"fn", std::string("fma")}, {"mode", std::string("rtn")}});
+  b.create1(O::Cast, {r}, vf, {{"rounding", std::string("rtp")}});
   Value* ns = b.create1(O::Splat, {n}, vi);
   Value* mask = b.create1(O::Cmp, {r, ns}, vb, {{"pred", std::string("lt")}});
   Value* sel = b.create1(O::Select, {mask, r, ns}, vi);

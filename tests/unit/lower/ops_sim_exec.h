@@ -112,6 +112,11 @@ inline void CtaSim::exec(const Inst& in) {
       set(t, d, r);
       continue;
     }
+    // The rounding modifier of a float result: .rn (or none), .rz, .rm, .rp.
+    auto directed = [&](bool rz) {
+      return rz ? ir::RoundMode::TowardZero : has("rm") ? ir::RoundMode::Down : has("rp") ? ir::RoundMode::Up
+                                                                                      : ir::RoundMode::NearestEven;
+    };
     if (op == "cvt") {
       const std::string dty = in.parts[in.parts.size() - 2], sty = ty;
       const bool rz = has("rz") || has("rzi"), rni = has("rni"), rmi = has("rmi"), rpi = has("rpi");
@@ -146,12 +151,14 @@ inline void CtaSim::exec(const Inst& in) {
         continue;
       }
       if (isFloatTy(dty) && isFloatTy(sty)) {
-        set(t, d, ir::toBits(floatScalar(dty), ir::floatElem(ir::roundTo(floatScalar(dty), toD(sty, v), rz))));
+        set(t, d, ir::toBits(floatScalar(dty), ir::floatElem(ir::roundTo(floatScalar(dty), toD(sty, v), directed(rz)))));
         continue;
       }
-      if (isFloatTy(dty)) {  // int -> float
-        double x = double(ival(sty, v));
-        set(t, d, ir::toBits(floatScalar(dty), ir::floatElem(ir::roundTo(floatScalar(dty), x, rz))));
+      if (isFloatTy(dty)) {  // int -> float, rounded once from the exact integer
+        ir::Scalar is = bitsOf(sty) == 64 ? (sty[0] == 's' ? ir::Scalar::I64 : ir::Scalar::U64)
+                                          : (sty[0] == 's' ? ir::Scalar::I32 : ir::Scalar::U32);
+        ir::Elem x = ir::convert(is, floatScalar(dty), ir::intElem(ival(sty, v)), directed(rz));
+        set(t, d, ir::toBits(floatScalar(dty), x));
         continue;
       }
       // float -> int: round to an integer, NaN -> 0, saturate
@@ -194,7 +201,17 @@ inline void CtaSim::exec(const Inst& in) {
         if (f32) set(t, d, std::bit_cast<uint32_t>(float(r)));
         else set(t, d, fromD(ty, r));
       };
-      if (op == "add") out(f32 ? double(float(F(1)) + float(F(2))) : F(1) + F(2));
+      static const std::pair<const char*, ir::RoundedFn> kRounded[] = {
+          {"add", ir::RoundedFn::Add}, {"sub", ir::RoundedFn::Sub}, {"mul", ir::RoundedFn::Mul}, {"div", ir::RoundedFn::Div},
+          {"fma", ir::RoundedFn::Fma}, {"sqrt", ir::RoundedFn::Sqrt}, {"rcp", ir::RoundedFn::Rcp}};
+      const ir::RoundMode mode = directed(has("rz"));
+      const auto rounded = std::find_if(std::begin(kRounded), std::end(kRounded), [&](const auto& r) { return op == r.first; });
+      if (mode != ir::RoundMode::NearestEven && rounded != std::end(kRounded)) {  // .rz, .rm, .rp
+        double v[3] = {F(1), 0, 0};
+        for (int k = 1; k < ir::roundedArity(rounded->second); ++k) v[k] = F(size_t(k + 1));
+        out(ir::roundedArith(floatScalar(ty), rounded->second, mode, v));
+      }
+      else if (op == "add") out(f32 ? double(float(F(1)) + float(F(2))) : F(1) + F(2));
       else if (op == "sub") out(f32 ? double(float(F(1)) - float(F(2))) : F(1) - F(2));
       else if (op == "mul") out(f32 ? double(float(F(1)) * float(F(2))) : F(1) * F(2));
       else if (op == "div") out(f32 ? double(float(F(1)) / float(F(2))) : F(1) / F(2));
@@ -228,6 +245,21 @@ inline void CtaSim::exec(const Inst& in) {
     else if (op == "neg") r = uint64_t(-I(1));
     else if (op == "abs") r = uint64_t(I(1) < 0 ? -I(1) : I(1));
     else if (op == "mul" && in.parts[1] == "lo") r = uint64_t(I(1) * I(2));
+    else if (op == "mul" && in.parts[1] == "hi") {
+      __int128 p = sgn ? (__int128)I(1) * I(2) : (__int128)((unsigned __int128)(src(1) & mask(w)) * (src(2) & mask(w)));
+      r = uint64_t(p >> w);
+    }
+    else if (op == "popc") {
+      set(t, d, uint64_t(std::popcount(src(1) & mask(w))));
+      continue;
+    } else if (op == "clz") {
+      set(t, d, uint64_t(std::countl_zero(src(1) & mask(w)) - (64 - w)));
+      continue;
+    } else if (op == "brev") {
+      uint64_t x = src(1) & mask(w);
+      r = 0;
+      for (int i = 0; i < w; ++i) r |= ((x >> i) & 1) << (w - 1 - i);
+    }
     else if (op == "mul" && in.parts[1] == "wide") {
       set(t, d, uint64_t(I(1) * I(2)));
       continue;

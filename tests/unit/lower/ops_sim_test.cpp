@@ -92,7 +92,7 @@ TEST(OpsSim, ShuffleFollowsPtx) {
 TEST(OpsSim, RefusesWhatItDoesNotModel) {
   EXPECT_NE(runPtx(std::string(kHeader) + "mov.u32 %r0, %r1;\nret;\n}\n", 32).find("read before it is written"),
             std::string::npos);
-  EXPECT_NE(runPtx(std::string(kHeader) + "mov.u32 %r0, 1;\nbrev.b32 %r1, %r0;\nret;\n}\n", 32).find("not modelled"),
+  EXPECT_NE(runPtx(std::string(kHeader) + "mov.u32 %r0, 1;\nbfind.u32 %r1, %r0;\nret;\n}\n", 32).find("not modelled"),
             std::string::npos);
   EXPECT_NE(runPtx(std::string(kHeader) + "mov.u32 %r0, %tid.x;\nsetp.lt.u32 %p0, %r0, 3;\n@%p0 bra L;\nL:\nret;\n}\n", 64)
                 .find("divergent"),

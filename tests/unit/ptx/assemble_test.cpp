@@ -83,6 +83,11 @@ TEST_F(Assemble, EveryCast) {
           elementKernel(m, "cast_" + tname(from) + "_" + tname(to) + (rtz ? "_rtz" : ""), {from}, to,
                         [&](Entry& e, Reg dd, const std::vector<Reg>& ss) { selectCast(e, from, to, rtz, dd, ss[0], {}); });
         }
+        // toward -inf and +inf (to f32 and f64; exact widenings ignore the direction)
+        if (to != Scalar::F32 && to != Scalar::F64) continue;
+        for (ir::RoundMode mode : {ir::RoundMode::Down, ir::RoundMode::Up})
+          elementKernel(m, "cast_" + tname(from) + "_" + tname(to) + "_" + std::string(ir::roundModeName(mode)), {from}, to,
+                        [&](Entry& e, Reg dd, const std::vector<Reg>& ss) { selectCast(e, from, to, mode, dd, ss[0], {}); });
       }
     }
     expectAssembles(m);

@@ -87,7 +87,7 @@ std::vector<Case> elementwiseCases(const Target& target) {
       for (const Variant& v : variantsFor(opc, t)) {
         if (unsupported(v.op, target)) continue;
         ElementOp op = v.op;
-        ir::ElementwiseFn fn{opc, t, uint8_t(op.pred), op.propagateNan};
+        ir::ElementwiseFn fn{opc, t, uint8_t(op.pred), op.propagateNan, op.roundedFn, op.mode};
         Case c;
         c.name = std::string(ir::info(opc).spelling) + "_" + tname(t) + v.suffix;
         c.ins = operandTypes(op);
@@ -131,6 +131,20 @@ std::vector<Case> castCases(const Target& target) {
       }
     }
   }
+  // Toward -inf and +inf: from every integer and f64 to f32, from the integers to f64 (libdevice's
+  // int2float_rd, double2float_ru, ll2double_rd, ...).
+  for (Scalar from : types)
+    for (Scalar to : {Scalar::F32, Scalar::F64})
+      for (ir::RoundMode mode : {ir::RoundMode::Down, ir::RoundMode::Up}) {
+        if (!(ir::isInt(from) || (from == Scalar::F64 && to == Scalar::F32))) continue;
+        Case c;
+        c.name = "cast_" + tname(from) + "_" + tname(to) + "_" + std::string(ir::roundModeName(mode));
+        c.ins = {from};
+        c.out = to;
+        c.body = [=](Entry& e, Reg d, const std::vector<Reg>& s) { selectCast(e, from, to, mode, d, s[0], {}); };
+        c.exact = [=](const std::vector<ir::Elem>& in) { return ir::convert(from, to, in[0], mode); };
+        cases.push_back(std::move(c));
+      }
   // fp8e4b15 converts to and from f16 and f32 only (sema refuses the rest, as Triton does), and
   // bitcasts to and from the 8-bit integers. Its inputs are all 256 patterns, f16's and f32's many.
   for (Scalar other : {Scalar::F16, Scalar::F32})

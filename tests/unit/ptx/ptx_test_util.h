@@ -119,10 +119,7 @@ inline const std::vector<ir::Opcode>& elementwiseOps() {
   return k;
 }
 
-inline bool intOnly(ir::Opcode op) {
-  return op == ir::Opcode::And || op == ir::Opcode::Or || op == ir::Opcode::Xor || op == ir::Opcode::Shl || op == ir::Opcode::Shr ||
-         op == ir::Opcode::Not || op == ir::Opcode::UMulHi;
-}
+inline bool intOnly(ir::Opcode op) { return ir::familyOf(op) == ir::Family::Bitwise; }  // and .. byte_perm
 inline bool floatOnly(ir::Opcode op) { return ir::familyOf(op) == ir::Family::Math; }  // fma, exp .. pow
 
 // The types the verifier allows for an element-wise op (Cmp and Select also take pointers).
@@ -132,6 +129,13 @@ inline std::vector<ir::Scalar> typesFor(ir::Opcode op) {
     if ((!intOnly(op) || ir::isInt(t)) && (!floatOnly(op) || ir::isFloat(t)) &&
         !(op == ir::Opcode::Pow && t == ir::Scalar::F64))  // sema refuses f64 pow
       out.push_back(t);
+  // libdevice's bit ops take 32- and 64-bit integers (byte_perm 32-bit ones), rounded f32 and f64.
+  using ir::Opcode;
+  auto keep = [&](auto pred) { std::erase_if(out, [&](ir::Scalar t) { return !pred(t); }); };
+  if (op == Opcode::Clz || op == Opcode::Popc || op == Opcode::Brev || op == Opcode::MulHi)
+    keep([](ir::Scalar t) { return ir::bitWidth(t) >= 32; });
+  if (op == Opcode::BytePerm) keep([](ir::Scalar t) { return ir::bitWidth(t) == 32; });
+  if (op == Opcode::Rounded) keep([](ir::Scalar t) { return t == ir::Scalar::F32 || t == ir::Scalar::F64; });
   if (op == ir::Opcode::Cmp || op == ir::Opcode::Select) out.push_back(ir::Scalar::Ptr);
   return out;
 }
@@ -152,6 +156,16 @@ inline std::vector<Variant> variantsFor(ir::Opcode opc, ir::Scalar t) {
     }
     return v;
   }
+  if (opc == ir::Opcode::Rounded) {  // every fn in every direction
+    std::vector<Variant> v;
+    for (int f = 0; f <= int(ir::RoundedFn::Rcp); ++f)
+      for (int m = 0; m <= int(ir::RoundMode::Up); ++m) {
+        ElementOp o = base;
+        o.roundedFn = ir::RoundedFn(f), o.mode = ir::RoundMode(m);
+        v.push_back({"_" + std::string(ir::roundedFnName(o.roundedFn)) + "_" + std::string(ir::roundModeName(o.mode)), o});
+      }
+    return v;
+  }
   ElementOp alt = base;
   if (opc == ir::Opcode::Min || opc == ir::Opcode::Max) alt.propagateNan = true;
   else if (opc == ir::Opcode::Div || opc == ir::Opcode::Sqrt) alt.ieee = true;
@@ -168,6 +182,7 @@ inline bool unsupported(const ElementOp& op, const Target& target) {
 
 inline std::vector<ir::Scalar> operandTypes(const ElementOp& op) {
   if (op.op == ir::Opcode::Select) return {ir::Scalar::I1, op.type, op.type};
+  if (op.op == ir::Opcode::Rounded) return std::vector<ir::Scalar>(size_t(ir::roundedArity(op.roundedFn)), op.type);
   return std::vector<ir::Scalar>(size_t(ir::info(op.op).minOperands), op.type);
 }
 
