@@ -99,7 +99,7 @@ bool brokeAlways(const std::optional<LoopExit>& exit, const Scope& scope) {
 }
 
 const char* const kForAttrs[] = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
-                                 "warp_specialize"};
+                                 "warp_specialize", "disable_licm"};
 
 }  // namespace
 

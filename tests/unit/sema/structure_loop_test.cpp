@@ -74,7 +74,7 @@ TEST(StructureFor, TlRangeOptionsBecomeAttributes) {
   auto m = lowerSource(R"(
 @triton.jit
 def k(n):
-    for i in tl.range(0, n, 4, num_stages=3, loop_unroll_factor=2, flatten=True):
+    for i in tl.range(0, n, 4, num_stages=3, loop_unroll_factor=2, flatten=True, disable_licm=True):
         y = n + i
 )", "k", "i32");
   const ir::Op* loop = findOp(*m, Opcode::For);
@@ -82,6 +82,7 @@ def k(n):
   EXPECT_EQ(loop->intAttr("num_stages"), 3);
   EXPECT_EQ(loop->intAttr("loop_unroll_factor"), 2);
   EXPECT_EQ(loop->intAttr("flatten"), 1);
+  EXPECT_EQ(loop->intAttr("disable_licm"), 1);
   Diagnostic d = lowerError(R"(
 @triton.jit
 def k(n):
