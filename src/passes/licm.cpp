@@ -1,8 +1,8 @@
 // licm: loop-invariant code motion. Every pure op at the top level of a `for` body or a `while`
 // region whose operands are all defined outside the loop moves, in order, to just before the loop.
 // Inner loops are done first, so an op invariant in several nested loops climbs out of all of them;
-// a `for` marked disable_licm (tl.range(..., disable_licm=True)) keeps its body's ops, so they climb
-// no further than that body.
+// a loop marked disable_licm (tl.range(..., disable_licm=True), `while tl.condition(c,
+// disable_licm=True)`) keeps its regions' ops, so they climb no further than that loop.
 // Loads, stores, asserts, control flow and ops that may trap (integer div/rem by a value not known
 // to be non-zero) stay: a loop may run zero times, so a hoisted op runs when the original did not.
 #include "passes/effects.h"
@@ -57,7 +57,7 @@ void runBlock(ir::Block& b) {
   for (size_t i = 0; i < b.ops.size(); ++i) {
     ir::Op* op = b.ops[i].get();
     for (auto& r : op->regions) runBlock(*r);
-    const bool keep = op->opcode == Opcode::For && op->intAttrOr("disable_licm", 0) != 0;
+    const bool keep = op->intAttrOr("disable_licm", 0) != 0;
     if ((op->opcode == Opcode::For || op->opcode == Opcode::While) && !keep) i += hoistFrom(*op);
   }
 }

@@ -191,6 +191,7 @@ SValue swizzle2d(CallArgs& a) {
 SValue forOnly(CallArgs& a) {
   a.fail(a.display + "() can only be used as the iterable of a for loop");
 }
+SValue whileOnly(CallArgs& a) { a.fail(a.display + "() can only be used as the condition of a while loop"); }
 SValue decoratorOnly(CallArgs& a) {
   a.fail(a.display + " is a decorator or host-side helper; it cannot be called inside a kernel");
 }
@@ -222,6 +223,7 @@ constexpr BuiltinDef kCore[] = {
     {"swizzle2d", kTl, "i j size_i size_j size_g", swizzle2d},
     {"range", kTl, nullptr, forOnly},
     {"static_range", kTl, nullptr, forOnly},
+    {"condition", kTl, nullptr, whileOnly},  // `while tl.condition(c, disable_licm=...)`: lower_loop.cpp
     {"jit", kTriton, nullptr, decoratorOnly},
     {"autotune", kTriton, nullptr, decoratorOnly},
     {"heuristics", kTriton, nullptr, decoratorOnly},

@@ -1,6 +1,6 @@
 // Element-wise math builtins (tl.* and their tl.math.* aliases): exp/log/sqrt/... on f32 and f64 as
 // Triton's libdevice convention requires, abs, fma, umulhi, fdiv/div_rn, maximum/minimum/clamp with
-// propagate_nan, and the compositions sigmoid and softmax.
+// propagate_nan, tl.add/sub/mul (the operators as functions), and the compositions sigmoid and softmax.
 #include "sema/ops_common.h"
 
 namespace kiln::sema {
@@ -119,6 +119,15 @@ SValue fdiv(CallArgs& a) {
 }
 SValue divRn(CallArgs& a) { return divide(a, true, true); }
 
+// tl.add / tl.sub / tl.mul: Triton's functions behind the operators, with the operators' promotion.
+// sanitize_overflow (a constexpr bool) asks Triton's debug mode for integer-overflow checks; kiln's
+// interpreter has its own (check_overflow, docs/python.md), so the flag changes nothing here.
+template <ast::BinOp Op>
+SValue arithmetic(CallArgs& a) {
+  a.boolArg(2, true);
+  return binary(*a.cx, Op, a.at(0), a.at(1), a.loc);
+}
+
 SValue sigmoid(CallArgs& a) {
   Context& cx = *a.cx;
   ir::Value* x = toTensor(cx, a.at(0), a.loc, "tl.sigmoid's argument");
@@ -172,6 +181,9 @@ constexpr BuiltinDef kMathDefs[] = {
     {"max", kMath, "x y propagate_nan?", maximum},
     {"min", kMath, "x y propagate_nan?", minimum},
     {"clamp", kTl, "x min max propagate_nan?", clamp},
+    {"add", kTl, "x y sanitize_overflow?", arithmetic<ast::BinOp::Add>},
+    {"sub", kTl, "x y sanitize_overflow?", arithmetic<ast::BinOp::Sub>},
+    {"mul", kTl, "x y sanitize_overflow?", arithmetic<ast::BinOp::Mul>},
     {"sigmoid", kTl | kMember, "x", sigmoid},
     {"softmax", kTl | kMember, "x dim? keep_dims? ieee_rounding?", softmax},
 };

@@ -146,6 +146,7 @@ class Lowerer {
   void afterLoop(const Scope& before, const Scope& end, const std::vector<Carried>& carried, ir::Op* loop,
                  const std::set<std::string>& loopVars, const SourceLoc& loc);
   void staticFor(const ast::Stmt& s, std::vector<SValue> bounds);
+  const ast::Expr& whileCondition(const ast::Expr& e, std::vector<ir::Attr>& attrs);
   // break and continue (lower_loop_exit.cpp)
   // The flags of a loop whose body holds an exit of its own (`broke` bound to false), or nullopt.
   std::optional<LoopExit> loopExitOf(const ast::Body& body);

@@ -396,8 +396,33 @@ void Lowerer::dynamicFor(const ast::Stmt& s, const std::string& rangeName, const
   afterLoop(before, end, carried, op, {target.name}, s.loc);
 }
 
+// `while tl.condition(c, disable_licm=False)` (Triton 3.6): the condition c, and the loop's attribute.
+const ast::Expr& Lowerer::whileCondition(const ast::Expr& e, std::vector<ir::Attr>& attrs) {
+  if (e.kind != ast::ExprKind::Call) return e;
+  SValue callee = expr(*e.elts[0]);
+  if (callee.kind != SValue::Kind::Builtin || callee.str != "triton.language.condition") return e;
+  const ast::Expr* cond = e.elts.size() > 1 ? e.elts[1].get() : nullptr;
+  const ast::Expr* licm = e.elts.size() > 2 ? e.elts[2].get() : nullptr;
+  for (const auto& kw : e.keywords) {
+    const ast::Expr*& slot = kw.name == "arg1" ? cond : kw.name == "disable_licm" ? licm : cond;
+    if (kw.name != "arg1" && kw.name != "disable_licm")
+      fail(kw.loc, "tl.condition() got an unexpected keyword argument '" + kw.name + "' (it takes arg1 and disable_licm)");
+    if (slot) fail(kw.loc, "tl.condition() got multiple values for argument '" + kw.name + "'");
+    slot = kw.value.get();
+  }
+  if (!cond || e.elts.size() > 3) fail(e.loc, "tl.condition() takes the loop's condition and disable_licm");
+  if (licm) {
+    SValue v = expr(*licm);
+    if (!v.isConstexpr()) fail(licm->loc, "tl.condition(): 'disable_licm' must be a constexpr, got " + v.describe());
+    if (constexprTruth(v, licm->loc, "disable_licm")) attrs.push_back(ir::Attr{"disable_licm", int64_t(1)});
+  }
+  return *cond;
+}
+
 void Lowerer::whileStmt(const ast::Stmt& s) {
   if (!s.orelse.empty()) fail(s.loc, "'else' after a loop is not supported in kernels");
+  std::vector<ir::Attr> attrs;
+  const ast::Expr& condExpr = whileCondition(*s.value, attrs);
   std::optional<LoopExit> exit = loopExitOf(s.body);
   ExitScope exits(*this, exit);
   std::vector<Carried> carried = carriedValues(s.body, {});
@@ -414,31 +439,31 @@ void Lowerer::whileStmt(const ast::Stmt& s) {
       types.push_back(c.types[i]);
     }
   Scope before = scope();
-  ir::Op* op = cx_.b.create(ir::Opcode::While, inits, types, {}, s.loc);
+  ir::Op* op = cx_.b.create(ir::Opcode::While, inits, types, std::move(attrs), s.loc);
   SValue cond;
   {
     InsertionGuard guard(cx_.b);
     ir::Block& region = op->region(0);
     cx_.b.setInsertionPointToEnd(region);
     bindCarried(carried, region);
-    cond = expr(*s.value);
-    if (exit && exit->hasBreak && (cond.isIR() || constexprTruth(cond, s.value->loc, "while condition"))) {
+    cond = expr(condExpr);
+    if (exit && exit->hasBreak && (cond.isIR() || constexprTruth(cond, condExpr.loc, "while condition"))) {
       // The loop also stops once a break ran: `cond and not broke`.
-      SValue notBroke = unary(cx_, ast::UnaryOp::Not, *scope().find(exit->broke), s.value->loc);
-      cond = cond.isIR() ? binary(cx_, ast::BinOp::BitAnd, SValue::irValue(scalarCondition(cond, s.value->loc, "while condition")),
-                                  notBroke, s.value->loc)
+      SValue notBroke = unary(cx_, ast::UnaryOp::Not, *scope().find(exit->broke), condExpr.loc);
+      cond = cond.isIR() ? binary(cx_, ast::BinOp::BitAnd, SValue::irValue(scalarCondition(cond, condExpr.loc, "while condition")),
+                                  notBroke, condExpr.loc)
                          : notBroke;
     }
     if (cond.isIR()) {
-      std::vector<ir::Value*> operands{scalarCondition(cond, s.value->loc, "while condition")};
+      std::vector<ir::Value*> operands{scalarCondition(cond, condExpr.loc, "while condition")};
       for (const auto& a : region.args) operands.push_back(a.get());
-      cx_.b.create(ir::Opcode::Condition, operands, {}, {}, s.value->loc);
+      cx_.b.create(ir::Opcode::Condition, operands, {}, {}, condExpr.loc);
     }
   }
   scope() = before;
   if (!cond.isIR()) {
-    if (constexprTruth(cond, s.value->loc, "while condition"))
-      fail(s.value->loc, "while condition is a constant: the loop would never end (it holds no 'break')");
+    if (constexprTruth(cond, condExpr.loc, "while condition"))
+      fail(condExpr.loc, "while condition is a constant: the loop would never end (it holds no 'break')");
     cx_.b.setInsertionPointBefore(op);  // `while False:` runs no iteration: drop the op
     op->parent->remove(op);
     return;

@@ -78,6 +78,10 @@ bool tryMember(const std::string& ns, const std::string& name, SValue& out) {
       out = SValue::dtype(*t);
       return true;
     }
+    if (name == "TRITON_MAX_TENSOR_NUMEL") {  // the largest tile, as sema enforces it (ops_promote.cpp)
+      out = SValue::integer(int64_t(1) << 20);
+      return true;
+    }
   }
   if (info->where && findBuiltin(name, info->where)) {
     out = SValue::builtin(sub);

@@ -104,3 +104,21 @@ def test_break_and_continue(backend, rng, case):
     backend.launcher(exits_kernel)[(1,)](backend.asarray(x), out, n, 0.5, BLOCK=8)
     backend.sync()
     np.testing.assert_allclose(backend.numpy(out), reference(x.tolist(), n, 0.5), rtol=1e-5)
+
+
+@kiln.jit
+def condition_kernel(x_ptr, n, out_ptr):
+    i = 0
+    s = 0.0
+    while tl.condition(i < n, disable_licm=True):  # Triton 3.6's while-loop wrapper
+        s += tl.load(x_ptr + i) * (n * 2.0)  # n * 2.0 stays in the loop (disable_licm)
+        i += 1
+    tl.store(out_ptr, s)
+
+
+def test_tl_condition(backend):
+    x = np.arange(6, dtype=np.float32)
+    out = backend.empty(1, np.float32)
+    backend.launcher(condition_kernel)[(1,)](backend.asarray(x), 5, out)
+    backend.sync()
+    assert backend.numpy(out)[0] == sum(range(5)) * 10.0

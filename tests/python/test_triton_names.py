@@ -241,3 +241,21 @@ def test_knobs_have_the_structure_fresh_knobs_fixtures_use():
         warnings.simplefilter("error")
         knobs.runtime.interpret = knobs.env  # back to the default (the variable unset)
         assert "KILN_INTERPRET" not in os.environ and knobs.runtime.interpret is False
+
+
+@kiln.jit
+def arithmetic_functions_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.add(x, 3) + tl.sub(x, 1, sanitize_overflow=False) * tl.mul(x, x)
+    tl.static_assert(tl.TRITON_MAX_TENSOR_NUMEL == 1048576)
+    tl.store(out_ptr + offs, y)
+
+
+def test_add_sub_mul_and_max_numel():
+    """tl.add / tl.sub / tl.mul (Triton 3.6's functions behind the operators) and TRITON_MAX_TENSOR_NUMEL."""
+    x = np.arange(8, dtype=np.int32)
+    out = np.zeros(8, np.int32)
+    arithmetic_functions_kernel[(1,)](x, out, BLOCK=8)
+    np.testing.assert_array_equal(out, x + 3 + (x - 1) * x * x)
+    assert tl.TRITON_MAX_TENSOR_NUMEL == 1048576

@@ -18,6 +18,7 @@ float8e4b15 = dtype("fp8e4b15")  # fp8e4b8 and fp8e5b16 run on the interpreter o
 float8e4b8 = dtype("fp8e4b8")
 float8e5b16 = dtype("fp8e5b16")
 void = dtype("void")
+TRITON_MAX_TENSOR_NUMEL = 1 << 20  # the most elements a tile may have, as the compiler enforces it
 
 for _name in _kiln.builtin_names("tl"):
     if _name not in globals():

@@ -186,7 +186,7 @@ class range:
     iterates like Python's range, so the same code can be read and stepped through."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False,
-                 flatten=False, warp_specialize=False):
+                 flatten=False, warp_specialize=False, disable_licm=False):
         start, end = (0, arg1) if arg2 is None else (arg1, arg2)
         self._range = builtins.range(int(start), int(end), int(step) if step is not None else 1)
 
