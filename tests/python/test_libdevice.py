@@ -208,18 +208,19 @@ def fast_functions(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + 5 * BLOCK + offs, libdevice.fast_log10f(y) + libdevice.fast_log2f(y))
     tl.store(out_ptr + 6 * BLOCK + offs, libdevice.fast_exp10f(x * 0.25))
     tl.store(out_ptr + 7 * BLOCK + offs, libdevice.saturatef(x))
+    tl.store(out_ptr + 8 * BLOCK + offs, libdevice.fast_tanhf(x))
 
 
 def test_fast_functions(backend, rng):
     x = rng.uniform(-4, 4, 64).astype(np.float32)
     y = rng.uniform(0.1, 8, 64).astype(np.float32)
-    out = backend.empty((8 * 64,), np.float32)
+    out = backend.empty((9 * 64,), np.float32)
     backend.launcher(fast_functions)[(1,)](backend.asarray(x), backend.asarray(y), out, BLOCK=64)
     backend.sync()
-    r = backend.numpy(out).reshape(8, 64).astype(np.float64)
+    r = backend.numpy(out).reshape(9, 64).astype(np.float64)
     xd, yd = x.astype(np.float64), y.astype(np.float64)
     want = [np.exp(xd), np.log(yd), yd ** xd, xd / yd, np.sin(xd) + np.cos(xd), np.log10(yd) + np.log2(yd),
-            10 ** (xd * 0.25), np.clip(xd, 0, 1)]
+            10 ** (xd * 0.25), np.clip(xd, 0, 1), np.tanh(xd)]
     for got, w in zip(r, want):
         np.testing.assert_allclose(got, w, rtol=2e-6, atol=2e-6)  # approximations: a few ulp
 
