@@ -2,6 +2,7 @@
 // and `while` (a `while` op). Loop-carried values are the names a body assigns that are bound
 // before the loop; constexpr numbers among them are materialized, with the type the body gives
 // them when a first (discarded) lowering of the body shows that it changes.
+#include "sema/loop_header.h"
 #include "sema/lower.h"
 
 namespace kiln::sema {
@@ -55,55 +56,13 @@ bool sameStructure(const SValue& a, const SValue& b) {
   return true;
 }
 
-bool endsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-enum class RangeKind { NotRange, Python, Tl, Static };
-RangeKind rangeKind(const SValue& callee) {
-  if (callee.kind != SValue::Kind::Builtin) return RangeKind::NotRange;
-  const std::string& n = callee.str;
-  if (n == "range") return RangeKind::Python;
-  if (n == "static_range" || endsWith(n, ".static_range")) return RangeKind::Static;
-  if (endsWith(n, ".range")) return RangeKind::Tl;
-  return RangeKind::NotRange;
-}
-
-// Triton's tl.range and tl.static_range take (arg1, arg2=None, step=None): keywords move into
-// place; with arg2 absent the range is 0..arg1. Other keywords stay (tl.range's loop options).
-void bindRangeKeywords(std::vector<SValue>& args, Kwargs& kwargs, const std::string& what, const SourceLoc& loc) {
-  const char* names[3] = {"arg1", "arg2", "step"};
-  std::optional<SValue> slot[3];
-  bool moved = false;
-  for (size_t i = 0; i < args.size() && i < 3; ++i) slot[i] = args[i];
-  for (auto it = kwargs.begin(); it != kwargs.end();) {
-    int i = 0;
-    while (i < 3 && it->first != names[i]) ++i;
-    if (i == 3) { ++it; continue; }
-    if (slot[i]) fail(loc, what + "() got multiple values for argument '" + it->first + "'");
-    slot[i] = std::move(it->second);
-    it = kwargs.erase(it);
-    moved = true;
-  }
-  if (!moved || args.size() > 3) return;  // the arity check reports extra arguments
-  if (!slot[0]) fail(loc, what + "() missing required argument 'arg1'");
-  bool noEnd = !slot[1] || slot[1]->kind == SValue::Kind::None;
-  bool noStep = !slot[2] || slot[2]->kind == SValue::Kind::None;
-  args = {noEnd ? SValue::integer(0) : *slot[0], noEnd ? *slot[0] : *slot[1], noStep ? SValue::integer(1) : *slot[2]};
-}
-
 // An unrolled loop stops unrolling once a break ran on every path.
 bool brokeAlways(const std::optional<LoopExit>& exit, const Scope& scope) {
   const SValue* broke = exit && exit->hasBreak ? scope.find(exit->broke) : nullptr;
   return broke && !broke->isIR() && broke->i != 0;
 }
 
-const char* const kForAttrs[] = {"num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
-                                 "warp_specialize", "disable_licm"};
-
 }  // namespace
-
-bool isIterationBuiltin(const SValue& callee) { return rangeKind(callee) != RangeKind::NotRange; }
 
 std::vector<Lowerer::Carried> Lowerer::carriedValues(const ast::Body& body, const std::set<std::string>& exclude) {
   std::vector<Assigned> names;
@@ -330,7 +289,7 @@ void Lowerer::dynamicFor(const ast::Stmt& s, const std::string& rangeName, const
   std::vector<ir::Attr> attrs;
   for (const auto& [name, v] : kwargs) {
     bool known = false;
-    for (const char* a : kForAttrs) known = known || name == a;
+    for (const char* a : kLoopOptions) known = known || name == a;
     if (!known) fail(loc, "tl.range has no keyword argument '" + name + "'");
     if (v.kind != SValue::Kind::Int && v.kind != SValue::Kind::Bool)
       fail(loc, "the '" + name + "' of tl.range must be a constexpr integer, got " + typeDescription(v));
@@ -394,29 +353,6 @@ void Lowerer::dynamicFor(const ast::Stmt& s, const std::string& rangeName, const
   }
   Scope end = std::move(scope());
   afterLoop(before, end, carried, op, {target.name}, s.loc);
-}
-
-// `while tl.condition(c, disable_licm=False)` (Triton 3.6): the condition c, and the loop's attribute.
-const ast::Expr& Lowerer::whileCondition(const ast::Expr& e, std::vector<ir::Attr>& attrs) {
-  if (e.kind != ast::ExprKind::Call) return e;
-  SValue callee = expr(*e.elts[0]);
-  if (callee.kind != SValue::Kind::Builtin || callee.str != "triton.language.condition") return e;
-  const ast::Expr* cond = e.elts.size() > 1 ? e.elts[1].get() : nullptr;
-  const ast::Expr* licm = e.elts.size() > 2 ? e.elts[2].get() : nullptr;
-  for (const auto& kw : e.keywords) {
-    const ast::Expr*& slot = kw.name == "arg1" ? cond : kw.name == "disable_licm" ? licm : cond;
-    if (kw.name != "arg1" && kw.name != "disable_licm")
-      fail(kw.loc, "tl.condition() got an unexpected keyword argument '" + kw.name + "' (it takes arg1 and disable_licm)");
-    if (slot) fail(kw.loc, "tl.condition() got multiple values for argument '" + kw.name + "'");
-    slot = kw.value.get();
-  }
-  if (!cond || e.elts.size() > 3) fail(e.loc, "tl.condition() takes the loop's condition and disable_licm");
-  if (licm) {
-    SValue v = expr(*licm);
-    if (!v.isConstexpr()) fail(licm->loc, "tl.condition(): 'disable_licm' must be a constexpr, got " + v.describe());
-    if (constexprTruth(v, licm->loc, "disable_licm")) attrs.push_back(ir::Attr{"disable_licm", int64_t(1)});
-  }
-  return *cond;
 }
 
 void Lowerer::whileStmt(const ast::Stmt& s) {
