@@ -74,6 +74,9 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* operands, Elem& out, b
 uint64_t toBits(Scalar t, Elem v);
 Elem fromBits(Scalar t, uint64_t bits);
 
+// bessel_j0 .. bessel_i1 of x, in double (scalar_bessel.cpp).
+double besselOf(Opcode op, double x);
+
 // Float and half helpers used by both sides.
 double roundToF16(double x);
 double roundToBF16(double x);

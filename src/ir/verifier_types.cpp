@@ -188,6 +188,8 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::Trunc: case Opcode::Rint: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
     case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
     case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
+    case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:
+    case Opcode::BesselI0: case Opcode::BesselI1:
     case Opcode::Pow:
       return elementwise(op, false, true);
     case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:

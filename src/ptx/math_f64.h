@@ -72,4 +72,12 @@ Reg cos(Seq& s, Reg x);
 Reg tanh(Seq& s, Reg x);
 Reg erf(Seq& s, Reg x);
 
+// The Bessel functions of math_bessel.cpp.
+Reg besselJ0(Seq& s, Reg x);
+Reg besselJ1(Seq& s, Reg x);
+Reg besselY0(Seq& s, Reg x);
+Reg besselY1(Seq& s, Reg x);
+Reg besselI0(Seq& s, Reg x);
+Reg besselI1(Seq& s, Reg x);
+
 }  // namespace kiln::ptx::detail::f64math

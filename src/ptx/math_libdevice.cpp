@@ -243,6 +243,9 @@ bool selectLibdeviceMath(Entry& e, const ElementOp& op, Reg d, std::span<const R
       {Opcode::Acos, f64math::acos},   {Opcode::Atan, f64math::atan},   {Opcode::Sinh, f64math::sinh},
       {Opcode::Cosh, f64math::cosh},   {Opcode::Asinh, f64math::asinh}, {Opcode::Acosh, f64math::acosh},
       {Opcode::Atanh, f64math::atanh}, {Opcode::Cbrt, f64math::cbrt},
+      {Opcode::BesselJ0, f64math::besselJ0}, {Opcode::BesselJ1, f64math::besselJ1},
+      {Opcode::BesselY0, f64math::besselY0}, {Opcode::BesselY1, f64math::besselY1},
+      {Opcode::BesselI0, f64math::besselI0}, {Opcode::BesselI1, f64math::besselI1},
   };
   static constexpr std::pair<Opcode, Binary> kBinary[] = {
       {Opcode::Atan2, f64math::atan2}, {Opcode::Hypot, f64math::hypot}, {Opcode::Pow, f64math::pow}};

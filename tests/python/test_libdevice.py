@@ -300,3 +300,46 @@ def test_ldexp_ilogb_logb(backend, rng, dtype):
         np.testing.assert_array_equal(il, want_il)
         want_lb = np.where(finite, e.astype(dtype), np.where(np.isnan(x), np.nan, np.where(x == 0, -np.inf, np.inf)))
         np.testing.assert_array_equal(lb, want_lb.astype(dtype))
+
+
+# ---- the Bessel functions: as Triton's test_bessel (randn inputs, assert_close's default tolerances), and on
+# awkward inputs within an absolute bound near their zeros (docs/ptx.md)
+
+BESSEL = {"j0": "j0", "j1": "j1", "y0": "y0", "y1": "y1", "cyl_bessel_i0": "i0", "cyl_bessel_i1": "i1"}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(BESSEL))
+def test_bessel(backend, rng, name, dtype):
+    special = pytest.importorskip("scipy.special")
+    ref = getattr(special, BESSEL[name])
+    x = np.concatenate([rng.standard_normal(512), np.array(AWKWARD), rng.uniform(-40, 40, 400),
+                        rng.uniform(-800, 800, 88)])
+    x = x[~(np.abs(x) > 1e9)].astype(dtype)  # j and y reduce their sin/cos argument exactly below 2^33
+    out = backend.empty(x.shape, dtype)
+    backend.launcher(_unary_kernel(name))[(triton_cdiv(x.size, 512),)](backend.asarray(x), out, x.size, BLOCK=512)
+    backend.sync()
+    got = backend.numpy(out).astype(np.float64)
+    with np.errstate(all="ignore"):
+        want = ref(x.astype(np.float64)).astype(dtype).astype(np.float64)
+    if name in ("j1", "cyl_bessel_i1"):  # odd: -0 for -0 (scipy gives +0)
+        want = np.where(x == 0, x.astype(np.float64), want)
+    rtol, atol = (1.3e-6, 1e-5) if dtype == np.float32 else (1e-7, 1e-7)
+    head = slice(0, 512)  # the randn inputs: Triton's test, with torch.testing.assert_close's defaults
+    np.testing.assert_allclose(got[head], want[head], rtol=rtol, atol=atol)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), x[np.isnan(got) != np.isnan(want)]
+    ok = ~np.isnan(want)
+    with np.errstate(invalid="ignore"):  # inf - inf where both overflow (they compare equal)
+        same = (got[ok] == want[ok]) | (np.abs(got[ok] - want[ok]) <= 2e-12 + 4 * np.finfo(dtype).eps * np.abs(want[ok]))
+    assert same.all(), list(zip(x[ok][~same][:5], got[ok][~same][:5], want[ok][~same][:5]))
+
+
+@kiln.jit
+def bessel_of_int(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, libdevice.j0(tl.load(x_ptr + offs)))
+
+
+def test_bessel_of_an_int_is_a_located_error():
+    with pytest.raises(kiln.CompilationError, match=r"libdevice.j0\(\) takes \(fp32\) or \(fp64\) arguments, got \(int32\)"):
+        bessel_of_int[(1,)](np.zeros(8, np.int32), BLOCK=8)

@@ -19,7 +19,8 @@ CudaDriver* gpu() { return CudaDriver::get(); }
 bool ptxLibdevice(Opcode o) {
   for (Opcode l : {Opcode::Expm1, Opcode::Log1p, Opcode::Log10, Opcode::Exp10, Opcode::Tan, Opcode::Asin, Opcode::Acos,
                    Opcode::Atan, Opcode::Sinh, Opcode::Cosh, Opcode::Asinh, Opcode::Acosh, Opcode::Atanh, Opcode::Cbrt,
-                   Opcode::Atan2, Opcode::Hypot, Opcode::Pow})
+                   Opcode::Atan2, Opcode::Hypot, Opcode::Pow, Opcode::BesselJ0, Opcode::BesselJ1, Opcode::BesselY0,
+                   Opcode::BesselY1, Opcode::BesselI0, Opcode::BesselI1})
     if (o == l) return true;
   return false;
 }
@@ -34,6 +35,9 @@ Tolerance toleranceFor(const ElementOp& op) {
   auto ulp = [&](double u32, double abs = 0) {
     return Tolerance{false, f32 ? u32 : f64 && o != Opcode::Rsqrt ? 2 : 1, abs};
   };
+  if (o == Opcode::BesselJ0 || o == Opcode::BesselJ1 || o == Opcode::BesselY0 || o == Opcode::BesselY1)
+    return Tolerance{false, f32 ? 2.0 : f64 ? 4.0 : 1.0, 1e-11};  // an absolute bound near their zeros
+  if (o == Opcode::BesselI0 || o == Opcode::BesselI1) return Tolerance{false, f32 ? 2.0 : f64 ? 8.0 : 1.0, 0};
   if (ir::familyOf(o) == ir::Family::Math && ptxLibdevice(o))  // f64 inside: docs/ptx.md's bounds + the reference's
     return Tolerance{false, f32 ? 2.0 : f64 ? 4.0 : 1.0, 0};
   if ((o == Opcode::Div || o == Opcode::Sqrt) && !op.ieee && !f64) return ulp(2);
@@ -74,6 +78,12 @@ double refDouble(Opcode op, const std::vector<double>& x) {
       {Opcode::Atan2, [](const std::vector<double>& v) { return std::atan2(v[0], v[1]); }},
       {Opcode::Hypot, [](const std::vector<double>& v) { return std::hypot(v[0], v[1]); }},
       {Opcode::Pow, [](const std::vector<double>& v) { return std::pow(v[0], v[1]); }},
+      {Opcode::BesselJ0, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselJ0, v[0]); }},
+      {Opcode::BesselJ1, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselJ1, v[0]); }},
+      {Opcode::BesselY0, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselY0, v[0]); }},
+      {Opcode::BesselY1, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselY1, v[0]); }},
+      {Opcode::BesselI0, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselI0, v[0]); }},
+      {Opcode::BesselI1, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselI1, v[0]); }},
   };
   for (const auto& [o, f] : kRefs)
     if (o == op) return f(x);
@@ -103,7 +113,8 @@ std::vector<Case> elementwiseCases(const Target& target) {
         c.approxRef = [opc](const std::vector<double>& x) { return refDouble(opc, x); };
         if (opc == Opcode::Sin || opc == Opcode::Cos)  // promised for |x| <= 1e5
           c.skip = [](const std::vector<ir::Elem>& in) { return !(std::fabs(in[0].f) <= 1e5); };
-        if (opc == Opcode::Tan)  // the f64 reduction is exact for |x| < 2^33
+        if (opc == Opcode::Tan || opc == Opcode::BesselJ0 || opc == Opcode::BesselJ1 || opc == Opcode::BesselY0 ||
+            opc == Opcode::BesselY1)  // the f64 reduction is exact for |x| < 2^33
           c.skip = [](const std::vector<ir::Elem>& in) { return !(std::fabs(in[0].f) <= 1e9); };
         cases.push_back(std::move(c));
       }

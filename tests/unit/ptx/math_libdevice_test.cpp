@@ -75,9 +75,29 @@ struct Fn {
   size_t arity;
   Ref ref;
   double boundF32, boundF64;  // ulp; 0: not on that type
+  double absBound = 0;         // or this absolute error (the Bessel functions, near their zeros)
 };
 
 long double refPow(const std::vector<long double>& v) { return powl(v[0], v[1]); }
+
+// libstdc++'s long double Bessel functions take x >= 0: j0, i0 even, j1, i1 odd, y0, y1 NaN below 0.
+long double refJ(long double x, int n) {
+  if (std::isinf(x)) return n == 0 ? 0.0L : std::copysign(0.0L, x);
+  long double r = std::cyl_bessel_jl(n, std::fabs(x));
+  return n == 1 && std::signbit(x) ? -r : r;
+}
+long double refY(long double x, int n) {
+  if (std::isnan(x) || x < 0) return NAN;
+  if (x == 0) return -INFINITY;
+  if (std::isinf(x)) return 0;
+  if (x < 0x1p-900L) return n == 0 ? (logl(x) - M_LN2l + 0.577215664901532860606512L) * 2 / M_PIl : -2 / (M_PIl * x);
+  return std::cyl_neumannl(n, x);
+}
+long double refI(long double x, int n) {
+  if (std::fabs(x) > 714) return n == 1 && std::signbit(x) ? -INFINITY : INFINITY;  // past f64 (libstdc++ throws)
+  long double r = std::cyl_bessel_il(n, std::fabs(x));
+  return n == 1 && std::signbit(x) ? -r : r;
+}
 const Fn kFns[] = {
     {Opcode::Expm1, 1, [](const std::vector<long double>& v) { return expm1l(v[0]); }, 1, 3},
     {Opcode::Log1p, 1, [](const std::vector<long double>& v) { return log1pl(v[0]); }, 1, 3},
@@ -96,6 +116,12 @@ const Fn kFns[] = {
     {Opcode::Atan2, 2, [](const std::vector<long double>& v) { return atan2l(v[0], v[1]); }, 1, 3},
     {Opcode::Hypot, 2, [](const std::vector<long double>& v) { return hypotl(v[0], v[1]); }, 1, 2},
     {Opcode::Pow, 2, refPow, 1, 0},
+    {Opcode::BesselJ0, 1, [](const std::vector<long double>& v) { return refJ(v[0], 0); }, 1, 4, 3e-12},
+    {Opcode::BesselJ1, 1, [](const std::vector<long double>& v) { return refJ(v[0], 1); }, 1, 4, 3e-12},
+    {Opcode::BesselY0, 1, [](const std::vector<long double>& v) { return refY(v[0], 0); }, 1, 4, 3e-12},
+    {Opcode::BesselY1, 1, [](const std::vector<long double>& v) { return refY(v[0], 1); }, 1, 4, 3e-12},
+    {Opcode::BesselI0, 1, [](const std::vector<long double>& v) { return refI(v[0], 0); }, 1, 6},
+    {Opcode::BesselI1, 1, [](const std::vector<long double>& v) { return refI(v[0], 1); }, 1, 6},
     {Opcode::Trunc, 1, [](const std::vector<long double>& v) { return truncl(v[0]); }, 0.0001, 0.0001},
     {Opcode::Rint, 1, [](const std::vector<long double>& v) { return nearbyintl(v[0]); }, 0.0001, 0.0001},
 };
@@ -156,12 +182,14 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
     in[0].insert(in[0].end(), ra.begin(), ra.end());
     in[1].insert(in[1].end(), rb.begin(), rb.end());
   }
-  if (fn.op == Opcode::Tan)  // the f64 sin/cos reduction is exact for |x| < 2^33 only (docs/ptx.md)
+  const bool viaSinCos = fn.op == Opcode::Tan || fn.op == Opcode::BesselJ0 || fn.op == Opcode::BesselJ1 ||
+                         fn.op == Opcode::BesselY0 || fn.op == Opcode::BesselY1;
+  if (viaSinCos)  // the f64 sin/cos reduction is exact for |x| < 2^33 only (docs/ptx.md)
     in[0].erase(std::remove_if(in[0].begin(), in[0].end(), [](double x) { return std::fabs(x) > 0x1p33; }), in[0].end());
   for (const Target& target : {kSm80, kSm90a}) {
     std::vector<double> got = simulate(kernelPtx(fn.op, t, fn.arity, target), t, in);
     ASSERT_EQ(got.size(), in[0].size());
-    double maxUlp = 0, worst = 0;
+    double maxUlp = 0, worst = 0, maxAbs = 0;
     int failures = 0;
     for (size_t i = 0; i < got.size(); ++i) {
       std::vector<long double> args;
@@ -177,8 +205,10 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
                                       std::fabs(want) > 0);  // a tiny result may round either way
       } else {
         ulps = double(std::fabs((long double)got[i] - want) / ulpAt(want, t));
-        ok = ulps <= bound && std::signbit(got[i]) == std::signbit(wantT);
-        if (ulps > maxUlp) maxUlp = ulps, worst = in[0][i];
+        double absErr = double(std::fabs((long double)got[i] - want));
+        ok = (ulps <= bound && std::signbit(got[i]) == std::signbit(wantT)) || absErr <= fn.absBound;
+        if (absErr > fn.absBound && ulps > maxUlp) maxUlp = ulps, worst = in[0][i];
+        maxAbs = std::max(maxAbs, absErr);
       }
       if (!ok && ++failures <= 5) {
         std::string xs;
@@ -190,8 +220,9 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
       }
     }
     if (target == kSm90a)
-      std::printf("  %s %-6s %6zu inputs  max %.3f ulp (at %.9g)\n", std::string(ir::name(t)).c_str(),
-                  ir::info(fn.op).spelling, got.size(), maxUlp, worst);
+      std::printf("  %s %-6s %6zu inputs  max %.3f ulp (at %.9g)%s, max abs error %.2e\n",
+                  std::string(ir::name(t)).c_str(), ir::info(fn.op).spelling, got.size(), maxUlp, worst,
+                  fn.absBound > 0 ? " where the abs error is above its bound" : "", maxAbs);
   }
 }
 
