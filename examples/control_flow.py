@@ -1,6 +1,7 @@
 # Control flow whose shape depends on the data or on compile-time constants: `while` loops with
 # a data-dependent trip count (Collatz step counting, binary search over a sorted array read with
-# scalar loads) and a loop unrolled at compile time by tl.static_range (Horner's scheme).
+# scalar loads), a loop unrolled at compile time by tl.static_range (Horner's scheme), and control flow
+# per element of a tile through tl.map_elementwise, with `break` (each element's Collatz count, capped).
 import torch
 
 import triton
@@ -51,6 +52,34 @@ def polyval_kernel(x_ptr, coeff_ptr, out_ptr, n, DEGREE: tl.constexpr, BLOCK_SIZ
         c = tl.load(coeff_ptr + (DEGREE - i))
         acc = acc * x + c
     tl.store(out_ptr + offsets, acc, mask=mask)
+
+
+@triton.jit
+def capped_collatz(n, cap):
+    # Steps for n to reach 1, or -1 when it takes more than `cap` (or n < 1): a while loop and a break
+    # on each element's own values.
+    steps = 0
+    if n < 1:
+        steps = -1
+    else:
+        while n != 1:
+            if steps == cap:
+                steps = -1
+                break
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+    return steps
+
+
+@triton.jit
+def capped_collatz_kernel(start_ptr, steps_ptr, n, cap, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    start = tl.load(start_ptr + offsets, mask=mask, other=1)
+    tl.store(steps_ptr + offsets, tl.map_elementwise(capped_collatz, start, cap), mask=mask)
 
 
 def collatz_steps(start: torch.Tensor) -> torch.Tensor:

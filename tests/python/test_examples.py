@@ -129,6 +129,13 @@ def test_control_flow(backend, rng):
 
     np.testing.assert_array_equal(backend.numpy(steps), [collatz(int(v)) for v in starts])
 
+    # Per element, capped at 100 steps (27 takes 111): map_elementwise with a while loop and a break.
+    capped_h = np.array([1, 2, 3, 7, 27, 97, 0, -5, 6, 9], dtype=np.int32)
+    capped = backend.empty(len(capped_h), np.int32)
+    m.capped_collatz_kernel[(1,)](backend.asarray(capped_h), capped, len(capped_h), 100, BLOCK_SIZE=16)
+    want = [-1 if v < 1 or collatz(int(v)) > 100 else collatz(int(v)) for v in capped_h]
+    np.testing.assert_array_equal(backend.numpy(capped), want)
+
     sorted_h = np.sort(rng.integers(-50, 50, 40)).astype(np.int32)
     queries = rng.integers(-60, 60, 17).astype(np.int32)
     out = backend.empty(len(queries), np.int32)

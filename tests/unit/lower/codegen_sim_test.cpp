@@ -121,6 +121,37 @@ TEST(CodegenSim, CollatzWhileLoop) {
   EXPECT_EQ(r.read<int32_t>(sb)[0], 111);
 }
 
+// tl.map_elementwise with a while loop and a break on each element's values: the loop runs over the
+// tile until no element's loop goes on (a reduction across warps decides, every iteration), each
+// element keeping its count from where its own loop ended.
+int cappedCollatz(int32_t n, int32_t cap) {
+  if (n < 1) return -1;
+  int steps = 0;
+  while (n != 1) {
+    if (steps == cap) return -1;
+    n = n % 2 == 0 ? n / 2 : 3 * n + 1;
+    ++steps;
+  }
+  return steps;
+}
+
+TEST(CodegenSim, PerElementWhileLoopWithBreak) {
+  for (ptx::Target target : {ptx::kSm80, ptx::kSm90a}) {
+    SimRun r(lowerInput("capped_collatz", 4, 1, target));
+    std::vector<int32_t> start(128), steps(128, 99);
+    for (int i = 0; i < 128; ++i) start[size_t(i)] = i * 7 % 61 - 3;  // 0 and negatives too
+    start[5] = 27;  // 111 steps: past the cap
+    r.buffer("start_ptr", start);
+    uint64_t sb = r.buffer("steps_ptr", steps);
+    r.param("n", 100);  // the last 28 are masked off
+    r.param("cap", 100);
+    ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+    std::vector<int32_t> got = r.read<int32_t>(sb);
+    for (int i = 0; i < 128; ++i)
+      EXPECT_EQ(got[size_t(i)], i < 100 ? cappedCollatz(start[size_t(i)], 100) : 99) << "element " << i;
+  }
+}
+
 TEST(CodegenSim, SearchsortedScalarLoadsInAWhileLoop) {
   std::vector<int32_t> sorted;
   for (int i = 0; i < 777; ++i) sorted.push_back(i / 3 - 100);
