@@ -80,3 +80,32 @@ def test_tiles_unrolled_match_rolled(backend, rng, n):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(outs[1], outs[0])  # the same operations in the same order
     np.testing.assert_array_equal(outs[2], outs[0])
+
+
+@kiln.jit
+def nested_kernel(out_ptr, n, m):
+    # both loops unrolled (the inner one inside every copy of the outer body), with an early exit
+    count = 0
+    for i in tl.range(0, n, 1, loop_unroll_factor=2):
+        for j in tl.range(i, m, 2, loop_unroll_factor=3):
+            if j > 20:
+                break
+            tl.store(out_ptr + 1 + count, i * 100 + j)
+            count += 1
+    tl.store(out_ptr, count)
+
+
+@pytest.mark.parametrize("n, m", [(0, 5), (1, 1), (3, 10), (5, 30)])
+def test_nested_loops_with_break(backend, n, m):
+    want = []
+    for i in range(n):
+        for j in range(i, m, 2):
+            if j > 20:
+                break
+            want.append(i * 100 + j)
+    out = backend.asarray(np.full(1 + 64, -1, np.int32))
+    backend.launcher(nested_kernel)[(1,)](out, n, m)
+    backend.sync()
+    got = backend.numpy(out)
+    assert got[0] == len(want)
+    assert list(got[1:1 + len(want)]) == want
