@@ -1,5 +1,5 @@
 // kiln::compile: the whole pipeline, top to bottom. Each step's output can be dumped; the IR is
-// verified after sema and after every pass, so a broken pass is caught where it breaks.
+// verified after sema and after each stage (after every pass in checked builds: kVerifyEachPass).
 #include "driver/compile.h"
 
 #include <cstdio>
@@ -28,6 +28,15 @@ const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicaliz
                                     "dce", "remat"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
 const char* const kGpuPassPipeline[] = {"pipeline", "split_mma", "allocate_shared", "insert_barriers"};
+
+// Checked builds (without NDEBUG) verify the IR after every pass, so a broken pass is named where it
+// breaks; release builds verify the stage outputs only (after sema, after the Tile IR passes and after the
+// schedule; assignLayouts checks its own output against the GPU IR contract), as kiln-opt does without --verify-each.
+#ifdef NDEBUG
+constexpr bool kVerifyEachPass = false;
+#else
+constexpr bool kVerifyEachPass = true;
+#endif
 
 void verifyOrThrow(const ir::Function& fn, const std::string& after) {
   if (auto problem = ir::verify(fn)) {
@@ -86,7 +95,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
     StepTimes::Scope t(times, "layouts", "assign_layouts");
     lower::assignLayouts(*fn, *tileAxis, numWarps, *target);
   }
-  {
+  if (kVerifyEachPass) {  // (assignLayouts has checked the GPU IR contract; the schedule's output is verified)
     StepTimes::Scope t(times, "layouts", "verify");
     verifyOrThrow(*fn, "layout assignment");
   }
@@ -101,12 +110,16 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
       StepTimes::Scope t(times, "schedule", pass);
       schedule::runGpuPass(pass, *fn, ctx);
     }
-    {
+    if (kVerifyEachPass) {
       StepTimes::Scope t(times, "schedule", "verify");
       verifyOrThrow(*fn, std::string("pass '") + pass + "'");
     }
     for (const std::string& wanted : dumpAfter)
       if (wanted == pass) code.dumps[std::string("after-") + pass] = ir::print(*fn);
+  }
+  if (!kVerifyEachPass) {
+    StepTimes::Scope t(times, "schedule", "verify");
+    verifyOrThrow(*fn, "the schedule passes");
   }
   {
     StepTimes::Scope t(times, "schedule", "print gpu-ir");
@@ -200,12 +213,16 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
           StepTimes::Scope t(times, "tile passes", pass);
           passes::runPass(pass, fn);
         }
-        {
+        if (kVerifyEachPass) {
           StepTimes::Scope t(times, "tile passes", "verify");
           verifyOrThrow(fn, std::string("pass '") + pass + "'");
         }
         for (const std::string& wanted : options.dump_after)
           if (wanted == pass) impl->dumps[std::string("after-") + pass] += ir::print(*impl->module);
+      }
+      if (!kVerifyEachPass) {
+        StepTimes::Scope t(times, "tile passes", "verify");
+        verifyOrThrow(fn, "the Tile IR passes");
       }
     }
     {
