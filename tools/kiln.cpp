@@ -36,7 +36,7 @@ const char* const kUsage =
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
     "  --no-fp-fusion      keep float mul and add apart (no fma contraction)\n"
-    "  --time-passes       print the wall time of each stage and pass to stderr\n"
+    "  --time-passes       print the wall and CPU time of each stage and pass to stderr\n"
     "  -o OUT              write the output to OUT instead of stdout\n";
 
 int usageError(const std::string& message) {
