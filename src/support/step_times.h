@@ -1,6 +1,6 @@
 // Time per compiler step, for `kiln compile --time-passes` (CompileOptions::time_passes): each pipeline
 // stage and each pass inside it, summed over its runs, and rendered as a table. Wall time, and the
-// calling thread's CPU time next to it (which other work on a busy machine does not inflate).
+// calling thread's CPU time next to it (which other work on a busy machine inflates far less).
 #pragma once
 #include <chrono>
 #include <string>
