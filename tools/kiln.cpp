@@ -36,6 +36,7 @@ const char* const kUsage =
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
     "  --no-fp-fusion      keep float mul and add apart (no fma contraction)\n"
+    "  --time-passes       print the wall and CPU time of each stage and pass to stderr\n"
     "  -o OUT              write the output to OUT instead of stdout\n";
 
 int usageError(const std::string& message) {
@@ -93,6 +94,8 @@ int compileCommand(const std::vector<std::string>& args) {
       options.optimize = false;
     } else if (arg == "--no-fp-fusion") {
       options.enable_fp_fusion = false;
+    } else if (arg == "--time-passes") {
+      options.time_passes = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       return usageError("unknown option '" + arg + "'");
     } else if (file.empty()) {

@@ -82,6 +82,10 @@ struct CompileOptions {
   // fit, or fails when an instruction needs more. 0: no limit; otherwise 24 to 255 (checkMaxNReg).
   int maxnreg = 0;
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
+  // Print the wall time of each pipeline stage and each pass in it to stderr, as a table, when the kernel
+  // compiles (GPU code generated later, on a Gpu's first run, prints a table of its own). The launcher
+  // (kiln.jit in Python, JitFunction in C++) sets it when the environment has KILN_TIME_PASSES=1.
+  bool time_passes = false;
   // Also generate GPU code for this target ("sm_80", "sm_89", "sm_90a", "sm_100", ...; see
   // supportedArchs): stages "gpu-ir" and "ptx".
   // Empty: Tile IR only; Gpu::run compiles for its device on first use.

@@ -1,6 +1,8 @@
 // kiln::compile: the whole pipeline, top to bottom. Each step's output can be dumped; the IR is
-// verified after sema and after every pass, so a broken pass is caught where it breaks.
+// verified after sema and after each stage (after every pass in checked builds: kVerifyEachPass).
 #include "driver/compile.h"
+
+#include <cstdio>
 
 #include "analysis/axis_info.h"
 #include "analysis/offset_overflow.h"
@@ -15,6 +17,7 @@
 #include "schedule/schedule.h"
 #include "sema/sema.h"
 #include "sema/signature.h"
+#include "support/step_times.h"
 
 namespace kiln {
 
@@ -25,6 +28,15 @@ const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "unroll", "c
                                     "contract", "dce", "remat"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
 const char* const kGpuPassPipeline[] = {"pipeline", "split_mma", "allocate_shared", "insert_barriers"};
+
+// Checked builds (without NDEBUG) verify the IR after every pass, so a broken pass is named where it
+// breaks; release builds verify the stage outputs only (after sema, after the Tile IR passes and after the
+// schedule; assignLayouts checks its own output against the GPU IR contract), as kiln-opt does without --verify-each.
+#ifdef NDEBUG
+constexpr bool kVerifyEachPass = false;
+#else
+constexpr bool kVerifyEachPass = true;
+#endif
 
 void verifyOrThrow(const ir::Function& fn, const std::string& after) {
   if (auto problem = ir::verify(fn)) {
@@ -58,20 +70,35 @@ void checkTargetTypes(ir::Function& fn, const ptx::Target& target) {
 
 }  // namespace
 
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, const CompileOptions& options) {
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, const CompileOptions& options,
+                        StepTimes* times) {
   const int numWarps = options.num_warps;
   const std::vector<std::string>& dumpAfter = options.dump_after;
   std::optional<ptx::Target> target = ptx::Target::parse(arch);
   if (!target) throw CompileError(SourceLoc{}, "unknown GPU target '" + arch + "' (expected sm_<capability>[a] from sm_80)");
   GpuCode code;
   code.arch = arch;
-  std::unique_ptr<ir::Function> fn = ir::clone(tileIr);
-  checkTargetTypes(*fn, *target);
+  std::unique_ptr<ir::Function> fn;
+  {
+    StepTimes::Scope t(times, "layouts", "clone and check types");
+    fn = ir::clone(tileIr);
+    checkTargetTypes(*fn, *target);
+  }
 
   // a. layouts: every tile gets a register layout; conversions where an op needs another one
-  analysis::AxisInfoAnalysis tileAxis(*fn);
-  lower::assignLayouts(*fn, tileAxis, numWarps, *target);
-  verifyOrThrow(*fn, "layout assignment");
+  {
+    std::optional<analysis::AxisInfoAnalysis> tileAxis;
+    {
+      StepTimes::Scope t(times, "layouts", "axis_info");
+      tileAxis.emplace(*fn);
+    }
+    StepTimes::Scope t(times, "layouts", "assign_layouts");
+    lower::assignLayouts(*fn, *tileAxis, numWarps, *target);
+  }
+  if (kVerifyEachPass) {  // (assignLayouts has checked the GPU IR contract; the schedule's output is verified)
+    StepTimes::Scope t(times, "layouts", "verify");
+    verifyOrThrow(*fn, "layout assignment");
+  }
   for (const std::string& wanted : dumpAfter)
     if (wanted == "assign_layouts") code.dumps["after-assign_layouts"] = ir::print(*fn);
 
@@ -79,23 +106,40 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
   //    threads share them
   const schedule::GpuContext ctx{*target, numWarps, options.num_stages};
   for (const char* pass : kGpuPassPipeline) {
-    schedule::runGpuPass(pass, *fn, ctx);
-    verifyOrThrow(*fn, std::string("pass '") + pass + "'");
+    {
+      StepTimes::Scope t(times, "schedule", pass);
+      schedule::runGpuPass(pass, *fn, ctx);
+    }
+    if (kVerifyEachPass) {
+      StepTimes::Scope t(times, "schedule", "verify");
+      verifyOrThrow(*fn, std::string("pass '") + pass + "'");
+    }
     for (const std::string& wanted : dumpAfter)
       if (wanted == pass) code.dumps[std::string("after-") + pass] = ir::print(*fn);
   }
-  code.gpuIr = ir::print(*fn);
+  if (!kVerifyEachPass) {
+    StepTimes::Scope t(times, "schedule", "verify");
+    verifyOrThrow(*fn, "the schedule passes");
+  }
+  {
+    StepTimes::Scope t(times, "schedule", "print gpu-ir");
+    code.gpuIr = ir::print(*fn);
+  }
 
   // c. PTX: per-thread code for every op
-  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, options.maxnreg);
+  code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, options.maxnreg, times);
   return code;
 }
 
-std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch) const {
+std::shared_ptr<const GpuCode> Kernel::Impl::gpuCode(const std::string& arch, StepTimes* times) const {
   std::lock_guard<std::mutex> lock(gpuMutex_);
   auto it = gpu_.find(arch);
   if (it != gpu_.end()) return it->second;
-  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options));
+  // Generated on a Gpu's first run: a table of its own.
+  StepTimes own;
+  const bool report = options.time_passes && !times;
+  auto code = std::make_shared<const GpuCode>(generateGpuCode(function(), arch, options, report ? &own : times));
+  if (report) std::fputs(own.render(name + " for " + arch).c_str(), stderr);
   gpu_[arch] = code;
   return code;
 }
@@ -128,38 +172,76 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     if (options.num_stages < 0)
       throw CompileError(SourceLoc{}, "num_stages must be 0 or more, got " + std::to_string(options.num_stages));
     if (std::optional<std::string> why = checkMaxNReg(options.maxnreg)) throw CompileError(SourceLoc{}, *why);
+    StepTimes timesStorage;
+    StepTimes* times = options.time_passes ? &timesStorage : nullptr;
 
     // 1. front end: Python source -> AST
-    auto file = makeSource(source.name, source.text, source.block);
-    std::unique_ptr<ast::Module> module = frontend::parseModule(file);
-    if (const ast::FunctionDef* def = module->findFunction(impl->name)) impl->ast = frontend::dump(*def);
-    if (afterParse) afterParse(*module);  // other modules' @jit functions and constants (link.h)
+    std::unique_ptr<ast::Module> module;
+    {
+      StepTimes::Scope t(times, "front end", "parse");
+      auto file = makeSource(source.name, source.text, source.block);
+      module = frontend::parseModule(file);
+      if (const ast::FunctionDef* def = module->findFunction(impl->name)) impl->ast = frontend::dump(*def);
+    }
+    if (afterParse) {
+      StepTimes::Scope t(times, "front end", "link");
+      afterParse(*module);  // other modules' @jit functions and constants (link.h)
+    }
 
     // 2. sema: specialize for the signature and lower to Tile IR
     // Errors in the signature point into it, shown as a source of its own: "<signature>:1:8".
-    sema::Signature sig = sema::parseSignature(signature, makeSource("<signature>", std::string(signature)));
-    impl->module = sema::lowerKernel(*module, kernel, sig, options.num_warps);
+    {
+      StepTimes::Scope t(times, "sema", "specialize and lower");
+      sema::Signature sig = sema::parseSignature(signature, makeSource("<signature>", std::string(signature)));
+      impl->module = sema::lowerKernel(*module, kernel, sig, options.num_warps);
+    }
     ir::Function& fn = *impl->module->functions.front();
-    verifyOrThrow(fn, "sema");
-    impl->irBeforePasses = ir::print(*impl->module);
+    {
+      StepTimes::Scope t(times, "sema", "verify");
+      verifyOrThrow(fn, "sema");
+    }
+    {
+      StepTimes::Scope t(times, "sema", "print ir-before-passes");
+      impl->irBeforePasses = ir::print(*impl->module);
+    }
 
     // 3. target-independent passes
     if (options.optimize) {
       for (const char* pass : kPassPipeline) {
         if (!options.enable_fp_fusion && std::string_view(pass) == "contract") continue;
-        passes::runPass(pass, fn);
-        verifyOrThrow(fn, std::string("pass '") + pass + "'");
+        {
+          StepTimes::Scope t(times, "tile passes", pass);
+          passes::runPass(pass, fn);
+        }
+        if (kVerifyEachPass) {
+          StepTimes::Scope t(times, "tile passes", "verify");
+          verifyOrThrow(fn, std::string("pass '") + pass + "'");
+        }
         for (const std::string& wanted : options.dump_after)
           if (wanted == pass) impl->dumps[std::string("after-") + pass] += ir::print(*impl->module);
       }
+      if (!kVerifyEachPass) {
+        StepTimes::Scope t(times, "tile passes", "verify");
+        verifyOrThrow(fn, "the Tile IR passes");
+      }
     }
-    impl->ir = ir::print(*impl->module);
-    impl->params = paramsOf(fn);
-    impl->written = writtenParams(fn);  // launches refuse read-only memory for these
-    for (const CompilerWarning& w : analysis::offsetOverflowWarnings(fn)) impl->warnings.push_back(toWarning(w));
+    {
+      StepTimes::Scope t(times, "tile passes", "print ir");
+      impl->ir = ir::print(*impl->module);
+    }
+    {
+      StepTimes::Scope t(times, "kernel facts", "parameters and written pointers");
+      impl->params = paramsOf(fn);
+      impl->written = writtenParams(fn);  // launches refuse read-only memory for these
+    }
+    {
+      StepTimes::Scope t(times, "kernel facts", "offset_overflow");
+      for (const CompilerWarning& w : analysis::offsetOverflowWarnings(fn)) impl->warnings.push_back(toWarning(w));
+    }
 
     // 4. GPU code, when a target is named: layouts, then PTX
-    if (!options.arch.empty()) impl->gpuCode(options.arch);
+    if (!options.arch.empty()) impl->gpuCode(options.arch, times);
+    if (times) std::fputs(times->render(impl->name + (options.arch.empty() ? "" : " for " + options.arch)).c_str(), stderr);
     return Kernel(std::move(impl));
   });
 }

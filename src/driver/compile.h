@@ -11,6 +11,7 @@
 #include "ir/ir.h"
 #include "kiln/kiln.h"
 #include "lower/codegen.h"
+#include "support/step_times.h"
 
 namespace kiln {
 
@@ -39,8 +40,9 @@ struct Kernel::Impl {
   std::vector<Warning> warnings;  // Kernel::warnings()
   const ir::Function& function() const { return *module->functions.front(); }
 
-  // GPU code by target, generated at compile time for options.arch or on first use by a Gpu.
-  std::shared_ptr<const GpuCode> gpuCode(const std::string& arch) const;
+  // GPU code by target, generated at compile time for options.arch or on first use by a Gpu. Its steps are
+  // timed into `times` when given, else (with options.time_passes) reported to stderr as a table of their own.
+  std::shared_ptr<const GpuCode> gpuCode(const std::string& arch, StepTimes* times = nullptr) const;
 
  private:
   mutable std::mutex gpuMutex_;
@@ -57,7 +59,9 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
 Status runInterpreter(const Kernel& kernel, Grid grid, std::span<const Arg> args, const InterpretOptions& options);
 
 // Tile IR -> GPU IR -> PTX for `arch` ("sm_80", "sm_90a") with the options' num_warps, num_stages
-// (the pipelining depth), maxnreg and dump_after. Throws CompileError/InternalError.
-GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, const CompileOptions& options);
+// (the pipelining depth), maxnreg and dump_after; each step's wall time is added to `times` when given.
+// Throws CompileError/InternalError.
+GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, const CompileOptions& options,
+                        StepTimes* times = nullptr);
 
 }  // namespace kiln

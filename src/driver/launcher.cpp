@@ -5,6 +5,8 @@
 #include "kiln/launcher.h"
 
 #include <charconv>
+#include <cstdlib>
+#include <string_view>
 
 #include "driver/compile.h"
 #include "driver/errors.h"
@@ -70,6 +72,8 @@ LaunchStatus JitFunction::Impl::variant(const std::string& key, size_t signature
   options.num_stages = o.num_stages;
   options.enable_fp_fusion = o.enable_fp_fusion;
   options.maxnreg = o.maxnreg;
+  const char* timePasses = std::getenv("KILN_TIME_PASSES");
+  options.time_passes = timePasses && std::string_view(timePasses) == "1";
   std::string signature = key.substr(0, signatureEnd);
   Result<Kernel> kernel = imports.empty() ? kiln::compile(source, name, signature, options)
                                           : compileLinked(source, imports, name, signature, options);

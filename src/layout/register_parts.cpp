@@ -11,6 +11,19 @@ std::vector<int32_t> registerCoords(const LinearLayout& l, int32_t r) {
   return c;
 }
 
+std::vector<uint64_t> registerImages(const LinearLayout& l) {
+  if (!l.hasInDim(kRegister)) return {0};
+  const InDim& d = l.ins()[size_t(l.inDimIndex(kRegister))];
+  // Coordinates are in range, so flattening is linear: an image is the XOR of its set bits' images.
+  std::vector<uint64_t> out(size_t(1) << d.bases.size(), 0);
+  for (size_t b = 0; b < d.bases.size(); ++b) {
+    const uint64_t bit = l.flattenOut(d.bases[b]);
+    const size_t step = size_t(1) << b;
+    for (size_t r = step; r < 2 * step; ++r) out[r] = out[r - step] ^ bit;
+  }
+  return out;
+}
+
 int32_t registerPart(const LinearLayout& l, int32_t r, int out) {
   if (!l.hasInDim(kRegister)) return 0;
   const InDim& d = l.ins()[size_t(l.inDimIndex(kRegister))];

@@ -19,6 +19,9 @@ int32_t registerPart(const LinearLayout& l, int32_t r, int out);
 // Every component of it: registerPart(l, r, j) for each out dim j (the coordinates register r holds
 // in lane 0 of warp 0; equal ones hold equal elements in every thread).
 std::vector<int32_t> registerCoords(const LinearLayout& l, int32_t r);
+// registerCoords of every register as one number each, flattened (LinearLayout::flattenOut): two
+// registers of layouts with the same out dims hold the same coordinates exactly when their numbers agree.
+std::vector<uint64_t> registerImages(const LinearLayout& l);
 // The bits the lane/warp part of out dim `out` can set (the OR of the lane and warp bases).
 int32_t threadMask(const LinearLayout& l, int out);
 

@@ -183,21 +183,40 @@ struct AccessBits {
   }
 };
 
-// `ldmatrix` is null for element sizes ldmatrix cannot load. Nothing when the stores alone take more
-// wavefronts than `bound` (the best candidate so far): such a candidate cannot win. The plan's layouts
-// stay empty (the caller builds the winner's).
+// The stores of a candidate: the widest st.shared vector and its wavefronts.
+struct StoreScore {
+  int32_t vec = 1;
+  int64_t wavefronts = 0;
+};
+
+StoreScore scoreStores(const LinearLayout& shared, const LinearLayout& src, int elemBytes) {
+  AccessBits stores(src, shared);
+  StoreScore st;
+  st.vec = std::min(std::max(1, 16 / elemBytes), stores.vectorWidth());
+  st.wavefronts = stores.wavefronts(st.vec, elemBytes);
+  return st;
+}
+
+// The whole candidate, given its stores. `ldmatrix` is null for element sizes ldmatrix cannot load.
+// Nothing when the stores and the fewest wavefronts the loads could take are more than `bound` (the best
+// candidate so far): such a candidate cannot win. The plan's layouts stay empty (the caller builds the
+// winner's).
 std::optional<Scored> score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst,
-                            int elemBytes, const layout::LdmatrixPlanner* ldmatrix, int64_t bound) {
+                            int elemBytes, const layout::LdmatrixPlanner* ldmatrix, const StoreScore& st,
+                            int64_t bound) {
   Scored s;
   const int32_t maxVec = std::max(1, 16 / elemBytes);
-  AccessBits stores(src, shared);
-  s.plan.storeVec = std::min(maxVec, stores.vectorWidth());
-  int64_t store = stores.wavefronts(s.plan.storeVec, elemBytes);
+  s.plan.storeVec = st.vec;
+  const int64_t store = st.wavefronts;
   if (store > bound) return std::nullopt;
   AccessBits loads(dst, shared);
   s.plan.loadVec = std::min(maxVec, loads.vectorWidth());
   int64_t load = loads.wavefronts(s.plan.loadVec, elemBytes);
   int64_t loadInstructions = numRegisters(dst) / s.plan.loadVec;
+  // ldmatrix takes at least one wavefront per 8 lanes of each instruction, numRegisters(dst) * elemBytes / 4
+  // in all.
+  const int64_t fewestLoad = ldmatrix ? std::min<int64_t>(load, int64_t(numRegisters(dst)) * elemBytes / 4) : load;
+  if (store + fewestLoad > bound) return std::nullopt;
   if (ldmatrix) {
     if (std::optional<layout::LdmatrixPlan> lm = ldmatrix->plan(loads.layout(dst, shared))) {
       // Row addresses are multiples of 16 bytes: count them in 16-byte units, 8 lanes per matrix.
@@ -336,20 +355,41 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
   std::unordered_multimap<size_t, const LinearLayout*> seen;  // by hash
   const layout::LdmatrixPlanner* ldmatrix =
       elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
-  Scored best;
-  const LinearLayout* bestShared = nullptr;
-  bool have = false;
+  // The stores of every distinct candidate first, then the loads in the order of fewest store wavefronts:
+  // once a candidate's stores alone take more than the best total, so do every later one's. The winner is
+  // the fewest wavefronts, then the fewest instructions, then the earliest candidate.
+  struct Stored {
+    const LinearLayout* shared;
+    size_t index;
+    StoreScore st;
+  };
+  std::vector<Stored> stored;
   for (const LinearLayout& c : candidates) {
     const size_t h = c.hash();
     auto [same, end] = seen.equal_range(h);
     if (std::any_of(same, end, [&](const auto& e) { return *e.second == c; })) continue;
     seen.emplace(h, &c);
-    std::optional<Scored> s =
-        score(c, srcUnique, dstUnique, elemBytes, ldmatrix, have ? best.plan.wavefronts : INT64_MAX);
-    if (s && (!have || s->plan.wavefronts < best.plan.wavefronts ||
-              (s->plan.wavefronts == best.plan.wavefronts && s->instructions < best.instructions))) {
+    stored.push_back(Stored{&c, stored.size(), scoreStores(c, srcUnique, elemBytes)});
+  }
+  std::stable_sort(stored.begin(), stored.end(),
+                   [](const Stored& a, const Stored& b) { return a.st.wavefronts < b.st.wavefronts; });
+  Scored best;
+  const LinearLayout* bestShared = nullptr;
+  size_t bestIndex = 0;
+  bool have = false;
+  for (const Stored& c : stored) {
+    if (have && c.st.wavefronts > best.plan.wavefronts) break;
+    std::optional<Scored> s = score(*c.shared, srcUnique, dstUnique, elemBytes, ldmatrix, c.st,
+                                    have ? best.plan.wavefronts : INT64_MAX);
+    if (!s) continue;
+    const bool wins = !have || s->plan.wavefronts < best.plan.wavefronts ||
+                      (s->plan.wavefronts == best.plan.wavefronts &&
+                       (s->instructions < best.instructions ||
+                        (s->instructions == best.instructions && c.index < bestIndex)));
+    if (wins) {
       best = std::move(*s);
-      bestShared = &c;
+      bestShared = c.shared;
+      bestIndex = c.index;
       have = true;
     }
   }
@@ -364,7 +404,8 @@ ScratchPlan planWithShared(const LinearLayout& shared, const LinearLayout& srcUn
                            int elemBytes) {
   const layout::LdmatrixPlanner* ldmatrix =
       elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
-  std::optional<Scored> s = score(shared, srcUnique, dstUnique, elemBytes, ldmatrix, INT64_MAX);
+  std::optional<Scored> s =
+      score(shared, srcUnique, dstUnique, elemBytes, ldmatrix, scoreStores(shared, srcUnique, elemBytes), INT64_MAX);
   ScratchPlan plan = std::move(s->plan);
   plan.shared = shared;
   plan.storeOffsets = layout::sharedOffsets(srcUnique, shared);

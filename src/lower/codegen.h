@@ -17,6 +17,7 @@
 #include "ir/ir.h"
 #include "layout/linear_layout.h"
 #include "ptx/builder.h"
+#include "support/step_times.h"
 
 namespace kiln::lower {
 
@@ -202,8 +203,9 @@ void lowerPrint(Codegen& cg, const ir::Op& op);        // print: vprintf per ele
 
 
 // Emits the PTX module text for a GPU IR function (one entry named after it).
-// maxNReg: the entry's .maxnreg (0: none).
+// maxNReg: the entry's .maxnreg (0: none). `times`, when given, receives the wall time of each step
+// (stage "ptx": axis info, lowering the ops, dead code, module text).
 std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
-                    int maxNReg = 0);
+                    int maxNReg = 0, StepTimes* times = nullptr);
 
 }  // namespace kiln::lower

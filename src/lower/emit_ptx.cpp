@@ -1,10 +1,12 @@
 // emitPtx: one GPU IR function -> a PTX module with one entry: parameters from the function's
 // arguments, the launch bound, the parameters loaded into registers, then the lowered body.
 #include <algorithm>
+#include <optional>
 
 #include "lower/codegen.h"
 #include "ptx/isel.h"
 #include "support/diagnostic.h"
+#include "support/step_times.h"
 
 namespace kiln::lower {
 
@@ -32,10 +34,16 @@ int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const ana
 }  // namespace
 
 std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
-                    int maxNReg) {
+                    int maxNReg, StepTimes* times) {
   if (!validIdentifier(gpuFn.name))
     throw CompileError(gpuFn.loc, "kernel name '" + gpuFn.name + "' is not a valid PTX identifier");
-  analysis::AxisInfoAnalysis axis(gpuFn);
+  std::optional<analysis::AxisInfoAnalysis> axisInfo;
+  {
+    StepTimes::Scope t(times, "ptx", "axis_info");
+    axisInfo.emplace(gpuFn);
+  }
+  const analysis::AxisInfoAnalysis& axis = *axisInfo;
+  std::optional<StepTimes::Scope> lowering(std::in_place, times, "ptx", "lower ops");
   ptx::Module module(target);
   ptx::Entry& e = module.addEntry(gpuFn.name);
 
@@ -72,11 +80,16 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
   cg.lowerBlock(gpuFn.body);  // ends with `return`, which emits `ret`
   const ir::Op* last = gpuFn.body.terminator();
   if (!last || last->opcode != ir::Opcode::Return) e.ret();
-  e.removeDeadCode();
+  lowering.reset();
+  {
+    StepTimes::Scope t(times, "ptx", "dead code");
+    e.removeDeadCode();
+  }
 
   info.name = gpuFn.name;
   info.numWarps = numWarps;
   info.sharedBytes = cg.scratchBytes();
+  StepTimes::Scope t(times, "ptx", "module text");
   return module.str();
 }
 

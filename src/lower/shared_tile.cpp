@@ -1,7 +1,10 @@
 // Storing registers into a planned shared-memory tile and reading them back (lower/shared_tile.h).
 #include "lower/shared_tile.h"
 
-#include <map>
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <utility>
 #include <set>
 #include <span>
 
@@ -18,12 +21,17 @@ namespace {
 
 // For each register of `to`, its compact register in `dst` (the distinct register holding the same element).
 std::vector<int32_t> compactIndices(const ir::Op& op, const UniqueRegisters& dst, const LinearLayout& to) {
-  std::map<std::vector<int32_t>, int32_t> byCoords;
-  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace(registerCoords(dst.compact, int32_t(c)), int32_t(c));
+  // (coordinates, compact register), sorted by coordinates: the first register of equal ones first.
+  const std::vector<uint64_t> have = layout::registerImages(dst.compact);
+  std::vector<std::pair<uint64_t, int32_t>> byCoords;
+  byCoords.reserve(dst.original.size());
+  for (size_t c = 0; c < dst.original.size(); ++c) byCoords.emplace_back(have.at(c), int32_t(c));
+  std::sort(byCoords.begin(), byCoords.end());
   std::vector<int32_t> out;
-  for (int32_t r = 0; r < inDimSize(to, layout::kRegister); ++r) {
-    auto it = byCoords.find(registerCoords(to, r));
-    if (it == byCoords.end()) throw InternalError(op.loc, "convert_layout: register without a distinct source");
+  for (uint64_t want : layout::registerImages(to)) {
+    auto it = std::lower_bound(byCoords.begin(), byCoords.end(), std::make_pair(want, INT32_MIN));
+    if (it == byCoords.end() || it->first != want)
+      throw InternalError(op.loc, "convert_layout: register without a distinct source");
     out.push_back(it->second);
   }
   return out;

@@ -247,11 +247,23 @@ Reg Entry::dynamicSharedBase() {
 Reg Entry::reg(RegClass c) { return Reg{c, regCount_[size_t(c)]++}; }
 
 void Entry::inst(std::string_view opcode, const std::vector<Operand>& operands, Guard guard) {
-  std::string line = "    ";
-  if (guard.active()) line += (guard.negate ? "@!" : "@") + guard.pred.str() + " ";
+  std::string line;
+  size_t bytes = 4 + opcode.size() + 1 + (guard.active() ? 12 : 0);
+  for (const Operand& o : operands) bytes += o.text.size() + 2;
+  line.reserve(bytes);
+  line += "    ";
+  if (guard.active()) {
+    line += guard.negate ? "@!" : "@";
+    line += guard.pred.str();
+    line += ' ';
+  }
   line += opcode;
-  for (size_t i = 0; i < operands.size(); ++i) line += (i ? ", " : " ") + operands[i].text;
-  addLine(line + ";");
+  for (size_t i = 0; i < operands.size(); ++i) {
+    line += i ? ", " : " ";
+    line += operands[i].text;
+  }
+  line += ';';
+  addLine(std::move(line));
 }
 
 void Entry::comment(std::string_view text) { addLine("    // " + std::string(text)); }
@@ -314,8 +326,15 @@ std::string Entry::str() const {
     decls = true;
   }
   if (decls && !body_.empty()) s += "\n";
-  for (const std::string& line : body_) s += line + "\n";
-  return s + "}\n";
+  size_t bodyBytes = 0;
+  for (const std::string& line : body_) bodyBytes += line.size() + 1;
+  s.reserve(s.size() + bodyBytes + 2);
+  for (const std::string& line : body_) {
+    s += line;
+    s += '\n';
+  }
+  s += "}\n";
+  return s;
 }
 
 // ---------------------------------------------------------------- module
@@ -345,7 +364,10 @@ std::string Module::str() const {
     if (!e->globalDecls().empty()) s += "\n";
     for (const std::string& d : e->globalDecls()) s += d + "\n";
   }
-  for (const auto& e : entries_) s += "\n" + e->str();
+  for (const auto& e : entries_) {
+    s += '\n';
+    s += e->str();
+  }
   return s;
 }
 

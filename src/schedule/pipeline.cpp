@@ -104,9 +104,10 @@ std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, co
     bool distinct = int64_t(src.original.size()) == layout::inDimSize(from, layout::kRegister);
     for (size_t i = 0; distinct && i < src.original.size(); ++i) distinct = src.original[i] == int32_t(i);
     if (!distinct) continue;
-    layout::ScratchPlan scratch = layout::planScratch(src.compact, dst.compact, bytes);
+    // A wgmma operand's slot has the tile wgmma reads; any other slot the best-scored scratch tile.
     std::optional<layout::WgmmaTile> tile = wgmmaSlot(c, ctx);
-    if (tile) scratch = layout::planWithShared(layout::wgmmaShared(*tile), src.compact, src.compact, bytes);
+    layout::ScratchPlan scratch = tile ? layout::planWithShared(layout::wgmmaShared(*tile), src.compact, src.compact, bytes)
+                                       : layout::planScratch(src.compact, dst.compact, bytes);
     const Value* mask = c.load->numOperands() > 1 ? c.load->operand(1) : nullptr;
     int64_t vec = std::min<int64_t>(scratch.storeVec, int64_t(analysis::planAccess(axis, c.load->operand(0), mask, from).vec));
     while (vec * bytes > 16) vec /= 2;
