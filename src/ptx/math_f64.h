@@ -61,6 +61,13 @@ Reg scaledExp(Seq& s, Reg k, Reg r, Reg rl);
 // e^x for all x except NaN (the caller selects NaN through): clamped to [-746, 710] first.
 Reg expNoNan(Seq& s, Reg x);
 
+// x = 2^k (1 + f) for a positive finite x (subnormals included): k an integral f64, f exact in
+// [sqrt(1/2) - 1, sqrt(2) - 1).
+struct LogReduction {
+  Reg k, f;
+};
+LogReduction logReduce(Seq& s, Reg x);
+
 // 2^x, log(x), log2(x) with every special value (NaN, infinities, zeros, negatives) handled.
 Reg exp2Of(Seq& s, Reg x);
 Reg logOf(Seq& s, Reg x);
@@ -79,5 +86,8 @@ Reg besselY0(Seq& s, Reg x);
 Reg besselY1(Seq& s, Reg x);
 Reg besselI0(Seq& s, Reg x);
 Reg besselI1(Seq& s, Reg x);
+
+// pow(x, y) with C's special cases, through a double-double log (math_pow.cpp).
+Reg pow(Seq& s, Reg x, Reg y);
 
 }  // namespace kiln::ptx::detail::f64math

@@ -55,8 +55,6 @@ SValue powFn(CallArgs& a) {
   } else {
     v = externArgs(a, 2, Floats::Both);
   }
-  if (v[0]->type.elem == Scalar::F64)
-    a.fail(a.display + "() on fp64 is not supported by kiln (fp32 is; docs/language.md)");
   return SValue::irValue(op2(a, Opcode::Pow, v[0], v[1]));
 }
 

@@ -115,7 +115,7 @@ const Fn kFns[] = {
     {Opcode::Cbrt, 1, [](const std::vector<long double>& v) { return cbrtl(v[0]); }, 1, 2},
     {Opcode::Atan2, 2, [](const std::vector<long double>& v) { return atan2l(v[0], v[1]); }, 1, 3},
     {Opcode::Hypot, 2, [](const std::vector<long double>& v) { return hypotl(v[0], v[1]); }, 1, 2},
-    {Opcode::Pow, 2, refPow, 1, 0},
+    {Opcode::Pow, 2, refPow, 1, 1.5},
     {Opcode::BesselJ0, 1, [](const std::vector<long double>& v) { return refJ(v[0], 0); }, 1, 4, 3e-12},
     {Opcode::BesselJ1, 1, [](const std::vector<long double>& v) { return refJ(v[0], 1); }, 1, 4, 3e-12},
     {Opcode::BesselY0, 1, [](const std::vector<long double>& v) { return refY(v[0], 0); }, 1, 4, 3e-12},
@@ -165,6 +165,28 @@ std::vector<double> randomValues(Scalar t, int n, std::mt19937_64& rng) {
   return v;
 }
 
+// pow's hard inputs: results across the whole exponent range (y log|x| uniform in [-745, 710]), x near 1
+// with large y, negative x with integer y, and subnormal x.
+void addPowInputs(Scalar t, std::mt19937_64& rng, std::vector<std::vector<double>>& in) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double maxLog = t == Scalar::F64 ? 709.7 : 88.7, minLog = t == Scalar::F64 ? -745.1 : -103.9;
+  for (int i = 0; i < 8000; ++i) {
+    double x, y;
+    switch (i % 4) {
+      case 0: x = std::ldexp(0.5 + unit(rng), int(rng() % 200) - 100); break;
+      case 1: x = 1 + std::ldexp(unit(rng) - 0.5, -int(rng() % 50)); break;
+      case 2: x = -std::ldexp(0.5 + unit(rng), int(rng() % 20) - 10); break;
+      default: x = std::ldexp(unit(rng), t == Scalar::F64 ? -1022 - int(rng() % 30) : -126 - int(rng() % 20));
+    }
+    if (t == Scalar::F32) x = double(float(x));
+    double lx = std::log(std::fabs(x));
+    y = lx == 0 ? unit(rng) : (minLog + (maxLog - minLog) * unit(rng)) / lx;
+    if (i % 4 == 2) y = std::nearbyint(y);
+    if (t == Scalar::F32) y = double(float(y));
+    in[0].push_back(x), in[1].push_back(y);
+  }
+}
+
 void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
   double bound = t == Scalar::F64 ? fn.boundF64 : fn.boundF32;
   if (bound == 0) return;
@@ -182,6 +204,7 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
     in[0].insert(in[0].end(), ra.begin(), ra.end());
     in[1].insert(in[1].end(), rb.begin(), rb.end());
   }
+  if (fn.op == Opcode::Pow) addPowInputs(t, rng, in);
   const bool viaSinCos = fn.op == Opcode::Tan || fn.op == Opcode::BesselJ0 || fn.op == Opcode::BesselJ1 ||
                          fn.op == Opcode::BesselY0 || fn.op == Opcode::BesselY1;
   if (viaSinCos)  // the f64 sin/cos reduction is exact for |x| < 2^33 only (docs/ptx.md)
@@ -213,8 +236,12 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
       if (!ok && ++failures <= 5) {
         std::string xs;
         for (size_t k = 0; k < fn.arity; ++k) xs += (k ? ", " : "") + std::to_string(in[k][i]);
-        char hx[64];
-        std::snprintf(hx, sizeof hx, "%a", in[0][i]);
+        std::string hx;
+        for (size_t k = 0; k < fn.arity; ++k) {
+          char h[40];
+          std::snprintf(h, sizeof h, "%s%a", k ? ", " : "", in[k][i]);
+          hx += h;
+        }
         ADD_FAILURE() << ir::info(fn.op).spelling << "(" << xs << " [" << hx << "]) " << ir::name(t) << " on "
                       << target.name() << ": got " << got[i] << ", want " << double(want) << " (" << ulps << " ulp)";
       }
