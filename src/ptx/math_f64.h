@@ -87,7 +87,26 @@ Reg besselY1(Seq& s, Reg x);
 Reg besselI0(Seq& s, Reg x);
 Reg besselI1(Seq& s, Reg x);
 
-// pow(x, y) with C's special cases, through a double-double log (math_pow.cpp).
+// erfc and normcdf (math_erfc.cpp).
+Reg erfc(Seq& s, Reg x);
+Reg normcdf(Seq& s, Reg x);
+
+// A value hi + lo with |lo| <= ulp(hi) / 2.
+struct DD {
+  Reg hi, lo;
+};
+
+// pow(x, y) with C's special cases, through logDD: log(x) of a positive finite x as a double-double
+// (~2^-100 relative) (math_pow.cpp).
 Reg pow(Seq& s, Reg x, Reg y);
+DD logDD(Seq& s, Reg x);
+
+// erfcx(c) = e^(c^2) erfc(c) for c in [0, 28] (math_erfc.cpp's fit; within ~3 ulp, 0.5 ulp from c = 1/2).
+Reg erfcxNonNegative(Seq& s, Reg c);
+
+// erfinv, erfcinv, normcdfinv (math_erfinv.cpp).
+Reg erfinv(Seq& s, Reg x);
+Reg erfcinv(Seq& s, Reg x);
+Reg normcdfinv(Seq& s, Reg x);
 
 }  // namespace kiln::ptx::detail::f64math

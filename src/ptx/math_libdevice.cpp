@@ -228,6 +228,9 @@ bool selectLibdeviceMath(Entry& e, const ElementOp& op, Reg d, std::span<const R
       {Opcode::BesselJ0, f64math::besselJ0}, {Opcode::BesselJ1, f64math::besselJ1},
       {Opcode::BesselY0, f64math::besselY0}, {Opcode::BesselY1, f64math::besselY1},
       {Opcode::BesselI0, f64math::besselI0}, {Opcode::BesselI1, f64math::besselI1},
+      {Opcode::Erfc, f64math::erfc}, {Opcode::Normcdf, f64math::normcdf},
+      {Opcode::Erfinv, f64math::erfinv}, {Opcode::Erfcinv, f64math::erfcinv},
+      {Opcode::Normcdfinv, f64math::normcdfinv},
   };
   static constexpr std::pair<Opcode, Binary> kBinary[] = {
       {Opcode::Atan2, f64math::atan2}, {Opcode::Hypot, f64math::hypot}, {Opcode::Pow, f64math::pow}};

@@ -11,11 +11,6 @@ namespace {
 
 constexpr uint64_t kInf = 0x7FF0000000000000, kNaN = 0x7FF8000000000000;
 
-// A value hi + lo with |lo| <= ulp(hi) / 2.
-struct DD {
-  Reg hi, lo;
-};
-
 // hi + lo renormalized (|hi| >= |lo| or hi = 0).
 DD fastTwoSum(Seq& s, Reg hi, Reg lo) {
   Reg h = s.add(hi, lo);
@@ -42,6 +37,11 @@ constexpr std::array<uint64_t, 12> kAtanhTail = [] {
   return c;
 }();
 constexpr uint64_t kTwelfthHi = 0x3FB5555555555555, kTwelfthLo = 0x3C55555555555555;  // 1/12 = hi + lo
+
+Reg pred(Seq& s, std::string_view m, Operand a, Operand b) { return s.op(RegClass::Pred, m, {a, b}); }
+Reg truncOf(Seq& s, Reg x) { return s.f("cvt.rzi.f64.f64", {x}); }
+
+}  // namespace
 
 // log(x) for a positive finite x: k ln 2 + log(1 + f), log(1 + f) = 2 atanh(u / 2), u = 2f / (2 + f)
 // carried as a double-double (the division's remainder recovered by fma), then
@@ -71,11 +71,6 @@ DD logDD(Seq& s, Reg x) {
   Reg se = s.add(s.sub(kh, sh), l.hi);
   return fastTwoSum(s, sh, s.add(se, s.add(l.lo, kl)));
 }
-
-Reg pred(Seq& s, std::string_view m, Operand a, Operand b) { return s.op(RegClass::Pred, m, {a, b}); }
-Reg truncOf(Seq& s, Reg x) { return s.f("cvt.rzi.f64.f64", {x}); }
-
-}  // namespace
 
 Reg pow(Seq& s, Reg x, Reg y) {
   Reg a = s.abs(x);
