@@ -21,8 +21,8 @@ namespace kiln {
 namespace {
 
 // The target-independent optimisation pipeline, in order.
-const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "canonicalize", "dot_accumulate", "contract",
-                                    "dce", "remat"};
+const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "unroll", "canonicalize", "dot_accumulate",
+                                    "contract", "dce", "remat"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
 const char* const kGpuPassPipeline[] = {"pipeline", "split_mma", "allocate_shared", "insert_barriers"};
 

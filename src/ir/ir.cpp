@@ -213,19 +213,21 @@ void replaceAllUses(Block& scope, Value* from, Value* to) {
 
 // ---- clone
 
-static void cloneBlock(const Block& src, Block& dst, std::unordered_map<const Value*, Value*>& map) {
-  for (const auto& a : src.args) map[a.get()] = dst.addArg(a->type, a->name);
-  for (const auto& op : src.ops) {
-    auto c = std::make_unique<Op>(op->opcode, op->loc);
-    for (Value* v : op->operands) {
-      auto it = map.find(v);
-      c->operands.push_back(it == map.end() ? v : it->second);
-    }
-    c->attrs = op->attrs;
-    for (const auto& r : op->results) map[r.get()] = c->addResult(r->type);
-    for (const auto& reg : op->regions) cloneBlock(*reg, c->addRegion(), map);
-    dst.append(std::move(c));
+Op* cloneOpInto(const Op& op, Block& dst, size_t pos, std::unordered_map<const Value*, Value*>& map) {
+  auto c = std::make_unique<Op>(op.opcode, op.loc);
+  for (Value* v : op.operands) {
+    auto it = map.find(v);
+    c->operands.push_back(it == map.end() ? v : it->second);
   }
+  c->attrs = op.attrs;
+  for (const auto& r : op.results) map[r.get()] = c->addResult(r->type);
+  for (const auto& reg : op.regions) cloneBlockInto(*reg, c->addRegion(), map);
+  return dst.insert(std::min(pos, dst.ops.size()), std::move(c));
+}
+
+void cloneBlockInto(const Block& src, Block& dst, std::unordered_map<const Value*, Value*>& map) {
+  for (const auto& a : src.args) map[a.get()] = dst.addArg(a->type, a->name);
+  for (const auto& op : src.ops) cloneOpInto(*op, dst, dst.ops.size(), map);
 }
 
 std::unique_ptr<Function> clone(const Function& f) {
@@ -233,7 +235,7 @@ std::unique_ptr<Function> clone(const Function& f) {
   out->name = f.name;
   out->loc = f.loc;
   std::unordered_map<const Value*, Value*> map;
-  cloneBlock(f.body, out->body, map);
+  cloneBlockInto(f.body, out->body, map);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -224,5 +225,10 @@ void replaceAllUses(Block& scope, Value* from, Value* to);
 
 // Deep copy of a function (values remapped), e.g. to keep an unoptimised copy for dumps.
 std::unique_ptr<Function> clone(const Function& f);
+// Appends copies of `src`'s arguments and ops to `dst`, operands looked up in `map` (a value not in
+// it is used as it is: defined outside `src`); every copied value is added to `map`.
+void cloneBlockInto(const Block& src, Block& dst, std::unordered_map<const Value*, Value*>& map);
+// Appends a copy of `op` (its regions too) to `dst` at `pos` (the end when past it), the same way.
+Op* cloneOpInto(const Op& op, Block& dst, size_t pos, std::unordered_map<const Value*, Value*>& map);
 
 }  // namespace kiln::ir
