@@ -186,6 +186,7 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
     case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
     case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:
     case Opcode::BesselI0: case Opcode::BesselI1:
+    case Opcode::Erfc: case Opcode::Normcdf: case Opcode::Erfinv: case Opcode::Erfcinv: case Opcode::Normcdfinv:
     case Opcode::Pow: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
     case Opcode::BytePerm: case Opcode::Rounded: return elementwise(in, t);
 

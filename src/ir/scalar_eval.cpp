@@ -598,6 +598,9 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& di
     case Opcode::Pow: f(std::pow(a.f, x[1].f)); return;
     case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:
     case Opcode::BesselI0: case Opcode::BesselI1: f(besselOf(fn.op, a.f)); return;
+    case Opcode::Erfc: case Opcode::Normcdf: case Opcode::Erfinv: case Opcode::Erfcinv: case Opcode::Normcdfinv:
+      f(specialOf(fn.op, a.f));
+      return;
     case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: out = bitCount(fn.op, t, a); return;
     case Opcode::MulHi: out = mulhi(t, a, x[1]); return;
     case Opcode::BytePerm: out = bytePerm(t, a, x[1], x[2]); return;

@@ -76,6 +76,8 @@ Elem fromBits(Scalar t, uint64_t bits);
 
 // bessel_j0 .. bessel_i1 of x, in double (scalar_bessel.cpp).
 double besselOf(Opcode op, double x);
+// erfc and the other one-operand special functions of x, in double (scalar_special.cpp).
+double specialOf(Opcode op, double x);
 
 // Float and half helpers used by both sides.
 double roundToF16(double x);

@@ -53,17 +53,7 @@ struct LogParts {
   Reg k, hi, lo;
 };
 LogParts logParts(Seq& s, Reg x) {
-  Reg tiny = s.test("lt", x, bits(kMinNormal));  // subnormals are scaled by 2^54 first
-  Reg xs = s.select(s.mul(x, dbl(0x1p54)), x, tiny);
-  Reg adjust = s.select(dbl(-54.0), dbl(0.0), tiny);
-  Reg b = s.op(RegClass::B64, "mov.b64", {xs});
-  Reg i = s.op(RegClass::B64, "sub.s64", {b, hexImm(kSqrtHalf)});
-  Reg ke = s.op(RegClass::B64, "shr.s64", {i, 52});
-  Reg k = s.add(s.op(RegClass::F64, "cvt.rn.f64.s64", {ke}), adjust);
-  Reg mb = s.op(RegClass::B64, "and.b64", {i, hexImm(0x000FFFFFFFFFFFFFull)});
-  mb = s.op(RegClass::B64, "add.s64", {mb, hexImm(kSqrtHalf)});
-  Reg m = s.op(RegClass::F64, "mov.b64", {mb});
-  Reg f = s.sub(m, dbl(1.0));
+  auto [k, f] = logReduce(s, x);
   Reg q = s.f("div.rn.f64", {f, s.add(f, dbl(2.0))});
   Reg z = s.mul(q, q);
   Reg r = s.mul(z, s.horner(z, kLogT));
@@ -109,6 +99,20 @@ Reg log2(Seq& s, Reg x) {
 }
 
 }  // namespace
+
+LogReduction logReduce(Seq& s, Reg x) {
+  Reg tiny = s.test("lt", x, bits(kMinNormal));  // subnormals are scaled by 2^54 first
+  Reg xs = s.select(s.mul(x, dbl(0x1p54)), x, tiny);
+  Reg adjust = s.select(dbl(-54.0), dbl(0.0), tiny);
+  Reg b = s.op(RegClass::B64, "mov.b64", {xs});
+  Reg i = s.op(RegClass::B64, "sub.s64", {b, hexImm(kSqrtHalf)});
+  Reg ke = s.op(RegClass::B64, "shr.s64", {i, 52});
+  Reg k = s.add(s.op(RegClass::F64, "cvt.rn.f64.s64", {ke}), adjust);
+  Reg mb = s.op(RegClass::B64, "and.b64", {i, hexImm(0x000FFFFFFFFFFFFFull)});
+  mb = s.op(RegClass::B64, "add.s64", {mb, hexImm(kSqrtHalf)});
+  Reg m = s.op(RegClass::F64, "mov.b64", {mb});
+  return {k, s.sub(m, dbl(1.0))};
+}
 
 Reg exp2Of(Seq& s, Reg x) { return exp2(s, x); }
 Reg logOf(Seq& s, Reg x) { return log(s, x); }

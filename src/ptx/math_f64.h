@@ -61,6 +61,13 @@ Reg scaledExp(Seq& s, Reg k, Reg r, Reg rl);
 // e^x for all x except NaN (the caller selects NaN through): clamped to [-746, 710] first.
 Reg expNoNan(Seq& s, Reg x);
 
+// x = 2^k (1 + f) for a positive finite x (subnormals included): k an integral f64, f exact in
+// [sqrt(1/2) - 1, sqrt(2) - 1).
+struct LogReduction {
+  Reg k, f;
+};
+LogReduction logReduce(Seq& s, Reg x);
+
 // 2^x, log(x), log2(x) with every special value (NaN, infinities, zeros, negatives) handled.
 Reg exp2Of(Seq& s, Reg x);
 Reg logOf(Seq& s, Reg x);
@@ -79,5 +86,27 @@ Reg besselY0(Seq& s, Reg x);
 Reg besselY1(Seq& s, Reg x);
 Reg besselI0(Seq& s, Reg x);
 Reg besselI1(Seq& s, Reg x);
+
+// erfc and normcdf (math_erfc.cpp).
+Reg erfc(Seq& s, Reg x);
+Reg normcdf(Seq& s, Reg x);
+
+// A value hi + lo with |lo| <= ulp(hi) / 2.
+struct DD {
+  Reg hi, lo;
+};
+
+// pow(x, y) with C's special cases, through logDD: log(x) of a positive finite x as a double-double
+// (~2^-100 relative) (math_pow.cpp).
+Reg pow(Seq& s, Reg x, Reg y);
+DD logDD(Seq& s, Reg x);
+
+// erfcx(c) = e^(c^2) erfc(c) for c in [0, 28] (math_erfc.cpp's fit; within ~3 ulp, 0.5 ulp from c = 1/2).
+Reg erfcxNonNegative(Seq& s, Reg c);
+
+// erfinv, erfcinv, normcdfinv (math_erfinv.cpp).
+Reg erfinv(Seq& s, Reg x);
+Reg erfcinv(Seq& s, Reg x);
+Reg normcdfinv(Seq& s, Reg x);
 
 }  // namespace kiln::ptx::detail::f64math

@@ -1,6 +1,7 @@
 // libdevice's functions beyond the language's own math (expm1, log1p, log10, exp10, tan, asin, acos,
-// atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot, pow) as branch-free f64 sequences built
-// on the f64 exp/log/sin/cos of math_f64*.cpp; f32 (and f16/bf16 through it) runs the same sequence
+// atan, atan2, sinh, cosh, asinh, acosh, atanh, cbrt, hypot; pow, the Bessel functions and the others in
+// math_f64.h are their own files') as branch-free f64 sequences built on the f64 exp/log/sin/cos of
+// math_f64*.cpp; f32 (and f16/bf16 through it) runs the same sequence
 // on the widened value and rounds once. Bounds (measured in math_libdevice_test): docs/ptx.md.
 #include <array>
 #include <bit>
@@ -211,25 +212,6 @@ Reg hypot(Seq& s, Reg x, Reg y) {
   return s.select(bits(kInf), h, inf);
 }
 
-// pow(x, y) = 2^(y log2|x|) with C's special cases. Accurate for f32 operands (docs/ptx.md); kiln
-// refuses f64 pow in sema.
-Reg pow(Seq& s, Reg x, Reg y) {
-  Reg r = exp2Of(s, s.mul(y, log2Of(s, s.abs(x))));
-  Reg halfY = s.mul(y, dbl(0.5));
-  Reg yInt = s.test("eq", s.f("cvt.rzi.f64.f64", {y}), y);
-  Reg yOdd = pred(s, "and.pred", yInt, s.test("neu", s.f("cvt.rzi.f64.f64", {halfY}), halfY));
-  Reg xb = s.op(RegClass::B64, "mov.b64", {x});
-  Reg xNeg = s.op(RegClass::Pred, "setp.lt.s64", {xb, 0});
-  r = s.select(s.neg(r), r, pred(s, "and.pred", xNeg, yOdd));
-  // x < 0 finite and y finite but not an integer: NaN.
-  Reg xNegFinite = pred(s, "and.pred", s.test("lt", x, dbl(0.0)), s.test("gt", x, bits(0xFFF0000000000000)));
-  Reg yFrac = pred(s, "and.pred", s.test("neu", s.f("cvt.rzi.f64.f64", {y}), y), s.test("lt", s.abs(y), bits(kInf)));
-  r = s.select(bits(kNaN), r, pred(s, "and.pred", xNegFinite, yFrac));
-  Reg one = pred(s, "or.pred", s.test("eq", y, dbl(0.0)), s.test("eq", x, dbl(1.0)));
-  Reg minusOneInf = pred(s, "and.pred", s.test("eq", x, dbl(-1.0)), s.test("eq", s.abs(y), bits(kInf)));
-  return s.select(dbl(1.0), r, pred(s, "or.pred", one, minusOneInf));
-}
-
 }  // namespace
 }  // namespace f64math
 
@@ -246,6 +228,9 @@ bool selectLibdeviceMath(Entry& e, const ElementOp& op, Reg d, std::span<const R
       {Opcode::BesselJ0, f64math::besselJ0}, {Opcode::BesselJ1, f64math::besselJ1},
       {Opcode::BesselY0, f64math::besselY0}, {Opcode::BesselY1, f64math::besselY1},
       {Opcode::BesselI0, f64math::besselI0}, {Opcode::BesselI1, f64math::besselI1},
+      {Opcode::Erfc, f64math::erfc}, {Opcode::Normcdf, f64math::normcdf},
+      {Opcode::Erfinv, f64math::erfinv}, {Opcode::Erfcinv, f64math::erfcinv},
+      {Opcode::Normcdfinv, f64math::normcdfinv},
   };
   static constexpr std::pair<Opcode, Binary> kBinary[] = {
       {Opcode::Atan2, f64math::atan2}, {Opcode::Hypot, f64math::hypot}, {Opcode::Pow, f64math::pow}};
@@ -255,7 +240,6 @@ bool selectLibdeviceMath(Entry& e, const ElementOp& op, Reg d, std::span<const R
   if (!known) return false;
   const bool f32 = op.type == ir::Scalar::F32;
   if (!f32 && op.type != ir::Scalar::F64) internal(op.loc, "libdevice math expects f32 or f64");
-  if (op.op == Opcode::Pow && !f32) internal(op.loc, "no f64 pow sequence (sema refuses it)");
   f64math::Seq q(e);
   std::vector<Reg> in;
   for (Reg x : s) {

@@ -55,8 +55,6 @@ SValue powFn(CallArgs& a) {
   } else {
     v = externArgs(a, 2, Floats::Both);
   }
-  if (v[0]->type.elem == Scalar::F64)
-    a.fail(a.display + "() on fp64 is not supported by kiln (fp32 is; docs/language.md)");
   return SValue::irValue(op2(a, Opcode::Pow, v[0], v[1]));
 }
 
@@ -301,12 +299,12 @@ constexpr BuiltinDef kLibdeviceDefs[] = {
     {"jn", kLibdevice, nullptr, unsupportedBuiltin},
     {"cyl_bessel_i0", kLibdevice, "arg0", unaryFn<Opcode::BesselI0>},
     {"cyl_bessel_i1", kLibdevice, "arg0", unaryFn<Opcode::BesselI1>},
-    {"erfinv", kLibdevice, nullptr, unsupportedBuiltin},
-    {"erfc", kLibdevice, nullptr, unsupportedBuiltin},
+    {"erfinv", kLibdevice, "arg0", unaryFn<Opcode::Erfinv>},
+    {"erfc", kLibdevice, "arg0", unaryFn<Opcode::Erfc>},
     {"erfcx", kLibdevice, nullptr, unsupportedBuiltin},
-    {"erfcinv", kLibdevice, nullptr, unsupportedBuiltin},
-    {"normcdfinv", kLibdevice, nullptr, unsupportedBuiltin},
-    {"normcdf", kLibdevice, nullptr, unsupportedBuiltin},
+    {"erfcinv", kLibdevice, "arg0", unaryFn<Opcode::Erfcinv>},
+    {"normcdfinv", kLibdevice, "arg0", unaryFn<Opcode::Normcdfinv>},
+    {"normcdf", kLibdevice, "arg0", unaryFn<Opcode::Normcdf>},
     {"lgamma", kLibdevice, nullptr, unsupportedBuiltin},
     {"ldexp", kLibdevice, "arg0 arg1", ldexpFn},
     {"scalbn", kLibdevice, "arg0 arg1", ldexpFn},

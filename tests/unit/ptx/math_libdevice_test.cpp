@@ -98,6 +98,48 @@ long double refI(long double x, int n) {
   long double r = std::cyl_bessel_il(n, std::fabs(x));
   return n == 1 && std::signbit(x) ? -r : r;
 }
+// normcdf(x) = erfc(y) / 2, y = -x / sqrt 2 with its rounding error in long double corrected to first order.
+long double refNormcdf(long double x) {
+  if (std::isnan(x) || std::isinf(x)) return std::isnan(x) ? x : x > 0 ? 1.0L : 0.0L;
+  const long double sh = 0xB504F333F9DE6484p-64L, sl = 1.895032558893257079655062e-20L;
+  long double y = -x * sh, yl = fmal(-x, sh, -y) - x * sl;
+  return (erfcl(y) - yl * 1.128379167095512573896158903121545172L * expl(-y * y)) / 2;
+}
+
+// The inverses by bisection to adjacent long doubles (erf on [0, 0.48] below 1/2, erfc above; the
+// series' first term below 2^-32).
+template <class F>
+long double bisect(F f, long double v, long double lo, long double hi, bool decreasing) {
+  for (int i = 0; i < 200; ++i) {
+    long double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    ((f(mid) > v) != decreasing ? hi : lo) = mid;
+  }
+  return lo + (hi - lo) / 2;
+}
+long double refErfinvSmall(long double a) {  // a in [0, 1/2]
+  if (a < 0x1p-32L) return a * 0.886226925452758013649083741671L;
+  return bisect([](long double y) { return erfl(y); }, a, 0, 0.48L, false);
+}
+long double refErfcinvPositive(long double p) {  // p in (0, 1]; 1 - p is exact for p >= 1/2
+  if (p >= 0.5L) return refErfinvSmall(1 - p);
+  return bisect([](long double y) { return erfcl(y); }, p, 0.47L, 110, true);
+}
+long double refErfcinv(long double q) {
+  if (std::isnan(q) || q < 0 || q > 2) return NAN;
+  if (q == 0 || q == 2) return q == 0 ? INFINITY : -INFINITY;
+  return q > 1 ? -refErfcinvPositive(2 - q) : refErfcinvPositive(q);
+}
+long double refErfinv(long double x) {
+  if (std::isnan(x) || std::fabs(x) > 1) return NAN;
+  long double a = std::fabs(x);
+  return std::copysign(a <= 0.5L ? refErfinvSmall(a) : refErfcinv(1 - a), x);  // 1 - a exact for a >= 1/2
+}
+long double refNormcdfinv(long double p) {
+  long double r = -1.414213562373095048801688724209698079L * refErfcinv(2 * p);
+  return r == 0 ? 0.0L : r;
+}
+
 const Fn kFns[] = {
     {Opcode::Expm1, 1, [](const std::vector<long double>& v) { return expm1l(v[0]); }, 1, 3},
     {Opcode::Log1p, 1, [](const std::vector<long double>& v) { return log1pl(v[0]); }, 1, 3},
@@ -115,13 +157,18 @@ const Fn kFns[] = {
     {Opcode::Cbrt, 1, [](const std::vector<long double>& v) { return cbrtl(v[0]); }, 1, 2},
     {Opcode::Atan2, 2, [](const std::vector<long double>& v) { return atan2l(v[0], v[1]); }, 1, 3},
     {Opcode::Hypot, 2, [](const std::vector<long double>& v) { return hypotl(v[0], v[1]); }, 1, 2},
-    {Opcode::Pow, 2, refPow, 1, 0},
+    {Opcode::Pow, 2, refPow, 1, 1.5},
     {Opcode::BesselJ0, 1, [](const std::vector<long double>& v) { return refJ(v[0], 0); }, 1, 4, 3e-12},
     {Opcode::BesselJ1, 1, [](const std::vector<long double>& v) { return refJ(v[0], 1); }, 1, 4, 3e-12},
     {Opcode::BesselY0, 1, [](const std::vector<long double>& v) { return refY(v[0], 0); }, 1, 4, 3e-12},
     {Opcode::BesselY1, 1, [](const std::vector<long double>& v) { return refY(v[0], 1); }, 1, 4, 3e-12},
     {Opcode::BesselI0, 1, [](const std::vector<long double>& v) { return refI(v[0], 0); }, 1, 6},
     {Opcode::BesselI1, 1, [](const std::vector<long double>& v) { return refI(v[0], 1); }, 1, 6},
+    {Opcode::Erfc, 1, [](const std::vector<long double>& v) { return erfcl(v[0]); }, 1, 3},
+    {Opcode::Normcdf, 1, [](const std::vector<long double>& v) { return refNormcdf(v[0]); }, 1, 4},
+    {Opcode::Erfinv, 1, [](const std::vector<long double>& v) { return refErfinv(v[0]); }, 1, 3},
+    {Opcode::Erfcinv, 1, [](const std::vector<long double>& v) { return refErfcinv(v[0]); }, 1, 3},
+    {Opcode::Normcdfinv, 1, [](const std::vector<long double>& v) { return refNormcdfinv(v[0]); }, 1, 3},
     {Opcode::Trunc, 1, [](const std::vector<long double>& v) { return truncl(v[0]); }, 0.0001, 0.0001},
     {Opcode::Rint, 1, [](const std::vector<long double>& v) { return nearbyintl(v[0]); }, 0.0001, 0.0001},
 };
@@ -165,6 +212,36 @@ std::vector<double> randomValues(Scalar t, int n, std::mt19937_64& rng) {
   return v;
 }
 
+// Uniform inputs over the ranges where a function's sequence is hardest (the tails).
+struct ExtraRange {
+  Opcode op;
+  double lo, hi;
+};
+const ExtraRange kExtraRanges[] = {{Opcode::Erfc, -6, 28},   {Opcode::Normcdf, -39, 9},  {Opcode::Erfinv, -1, 1},
+                                   {Opcode::Erfcinv, 0, 2},    {Opcode::Normcdfinv, 0, 1}};
+
+// pow's hard inputs: results across the whole exponent range (y log|x| uniform in [-745, 710]), x near 1
+// with large y, negative x with integer y, and subnormal x.
+void addPowInputs(Scalar t, std::mt19937_64& rng, std::vector<std::vector<double>>& in) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double maxLog = t == Scalar::F64 ? 709.7 : 88.7, minLog = t == Scalar::F64 ? -745.1 : -103.9;
+  for (int i = 0; i < 8000; ++i) {
+    double x, y;
+    switch (i % 4) {
+      case 0: x = std::ldexp(0.5 + unit(rng), int(rng() % 200) - 100); break;
+      case 1: x = 1 + std::ldexp(unit(rng) - 0.5, -int(rng() % 50)); break;
+      case 2: x = -std::ldexp(0.5 + unit(rng), int(rng() % 20) - 10); break;
+      default: x = std::ldexp(unit(rng), t == Scalar::F64 ? -1022 - int(rng() % 30) : -126 - int(rng() % 20));
+    }
+    if (t == Scalar::F32) x = double(float(x));
+    double lx = std::log(std::fabs(x));
+    y = lx == 0 ? unit(rng) : (minLog + (maxLog - minLog) * unit(rng)) / lx;
+    if (i % 4 == 2) y = std::nearbyint(y);
+    if (t == Scalar::F32) y = double(float(y));
+    in[0].push_back(x), in[1].push_back(y);
+  }
+}
+
 void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
   double bound = t == Scalar::F64 ? fn.boundF64 : fn.boundF32;
   if (bound == 0) return;
@@ -182,6 +259,12 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
     in[0].insert(in[0].end(), ra.begin(), ra.end());
     in[1].insert(in[1].end(), rb.begin(), rb.end());
   }
+  if (fn.op == Opcode::Pow) addPowInputs(t, rng, in);
+  for (const auto& [op, lo, hi] : kExtraRanges)
+    if (op == fn.op) {
+      std::uniform_real_distribution<double> d(lo, hi);
+      for (int i = 0; i < 3000; ++i) in[0].push_back(t == Scalar::F32 ? double(float(d(rng))) : d(rng));
+    }
   const bool viaSinCos = fn.op == Opcode::Tan || fn.op == Opcode::BesselJ0 || fn.op == Opcode::BesselJ1 ||
                          fn.op == Opcode::BesselY0 || fn.op == Opcode::BesselY1;
   if (viaSinCos)  // the f64 sin/cos reduction is exact for |x| < 2^33 only (docs/ptx.md)
@@ -213,8 +296,12 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
       if (!ok && ++failures <= 5) {
         std::string xs;
         for (size_t k = 0; k < fn.arity; ++k) xs += (k ? ", " : "") + std::to_string(in[k][i]);
-        char hx[64];
-        std::snprintf(hx, sizeof hx, "%a", in[0][i]);
+        std::string hx;
+        for (size_t k = 0; k < fn.arity; ++k) {
+          char h[40];
+          std::snprintf(h, sizeof h, "%s%a", k ? ", " : "", in[k][i]);
+          hx += h;
+        }
         ADD_FAILURE() << ir::info(fn.op).spelling << "(" << xs << " [" << hx << "]) " << ir::name(t) << " on "
                       << target.name() << ": got " << got[i] << ", want " << double(want) << " (" << ulps << " ulp)";
       }

@@ -126,8 +126,7 @@ inline bool floatOnly(ir::Opcode op) { return ir::familyOf(op) == ir::Family::Ma
 inline std::vector<ir::Scalar> typesFor(ir::Opcode op) {
   std::vector<ir::Scalar> out;
   for (ir::Scalar t : allScalars())
-    if ((!intOnly(op) || ir::isInt(t)) && (!floatOnly(op) || ir::isFloat(t)) &&
-        !(op == ir::Opcode::Pow && t == ir::Scalar::F64))  // sema refuses f64 pow
+    if ((!intOnly(op) || ir::isInt(t)) && (!floatOnly(op) || ir::isFloat(t)))
       out.push_back(t);
   // libdevice's bit ops take 32- and 64-bit integers (byte_perm 32-bit ones), rounded f32 and f64.
   using ir::Opcode;

@@ -3,7 +3,7 @@
 Every name of Triton 3.6's CUDA libdevice is here, from the compiler's own table. kiln compiles the
 math functions (exp .. pow, the rounding functions, the predicates, copysign, fdim, the fast_* ones;
 docs/language.md lists them); using any other in a kernel is a CompilationError at its line
-("libdevice.erfc is not supported by kiln"). Outside a kernel each is a stub that says it runs only
+("libdevice.rcp64h is not supported by kiln"). Outside a kernel each is a stub that says it runs only
 inside one."""
 from ... import _kiln
 from ..core import _stub
