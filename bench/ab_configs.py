@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -77,10 +78,11 @@ def main():
         return child(args.child[0].split(","), args.child[1])
     builds = args.builds.split(",")
     best = {}
+    caches = tempfile.mkdtemp(prefix="kiln-ab-")  # per build, outside --out: only results come back
     for r in range(args.rounds):
         for side, pp in enumerate(builds):
             out = os.path.join(args.out, f"ab_{side}_{r}.json")
-            env = dict(os.environ, PYTHONPATH=pp, KILN_CACHE_DIR=os.path.join(args.out, f"cache_{side}"))
+            env = dict(os.environ, PYTHONPATH=pp, KILN_CACHE_DIR=os.path.join(caches, f"cache_{side}"))
             with open(os.path.join(args.out, f"ab_{side}_{r}.log"), "w") as log:
                 subprocess.run([sys.executable, __file__, "--child", args.only, out], env=env, stdout=log,
                                stderr=subprocess.STDOUT, check=False)
