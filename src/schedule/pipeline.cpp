@@ -31,6 +31,7 @@
 #include "layout/scratch_layout.h"
 #include "layout/wgmma_shared.h"
 #include "schedule/pipeline_rewrite.h"
+#include "schedule/stage_operands.h"
 #include "support/diagnostic.h"
 
 namespace kiln::schedule {
@@ -157,7 +158,9 @@ class Pass {
       int64_t inside = reserved;
       if (op->opcode == Opcode::For) {
         LoopLoads loads = findPipelineLoads(*op);
-        if (std::optional<LoopPlan> plan = planLoop(*op, loads, axis_, ctx_, reserved)) {
+        // stage_operands' buffers, live across the loop: its invariant wgmma operands
+        const int64_t staged = stagedOperandBytes(*op, ctx_);
+        if (std::optional<LoopPlan> plan = planLoop(*op, loads, axis_, ctx_, reserved + staged)) {
           inside += plan->bytes;
           pipeline::LoopRewrite(*op, ctx_, std::move(loads), std::move(plan->loads), plan->stages).run();
         }

@@ -11,6 +11,7 @@ struct Entry {
 constexpr Entry kPasses[] = {
     {"pipeline", pipelineLoops},
     {"split_mma", splitMma},
+    {"stage_operands", stageOperands},
     {"allocate_shared", allocateShared},
     {"insert_barriers", insertBarriers},
 };

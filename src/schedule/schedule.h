@@ -28,6 +28,10 @@ void pipelineLoops(ir::Function& fn, const GpuContext& ctx);
 // slice ahead of its mmas (chained dots: right before them), the slices accumulating in place
 // (schedule/split_mma.cpp). wgmma issues whole; an f16 accumulator's dot stays one op.
 void splitMma(ir::Function& fn, const GpuContext& ctx);
+// Stores each loop-invariant A operand of a wgmma `mma` in a loop (attention's Q) once into a shared
+// buffer before the loop, which the mmas then read through matrix descriptors instead of holding the
+// tile in registers for the whole loop (schedule/stage_operands.cpp). sm_90a only.
+void stageOperands(ir::Function& fn, const GpuContext& ctx);
 // Gives every shared_alloc an offset: buffers whose live ranges overlap get disjoint bytes, others
 // may share them; each starts on a 128-byte boundary. Too much shared memory is a compile error. Then
 // every op that stages data through shared memory its scratch (`scratch = [offset, bytes]`,
@@ -38,7 +42,8 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx);
 // `for`, `while` and warp partitions. Needs the offsets of allocate_shared.
 void insertBarriers(ir::Function& fn, const GpuContext& ctx);
 
-// The GPU pass called `name` ("pipeline", "split_mma", "allocate_shared", "insert_barriers"); false if
+// The GPU pass called `name` ("pipeline", "split_mma", "stage_operands", "allocate_shared",
+// "insert_barriers"); false if
 // there is none.
 bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);
 std::vector<std::string> gpuPassNames();  // in the order the driver runs them
