@@ -209,9 +209,9 @@ Reg timesPow2(Seq& s, Reg m, Reg k) {
 }
 
 // e^a / sqrt(2 pi a) S(1/(8a)) for a in [20, 714], S Hankel's sum: e^a = 2^k (eh + el) within ~2^-60
-// (r = a - k ln 2 exact from kLn2Hi, 1 + r + r^2/2 + r^3 E(r) summed exactly), 1 / sqrt(2 pi a) = uh + ul (2 pi a
-// and its square root and reciprocal each with their residual), S = 1 + q (|q| < 0.02, ~2^-52 relative);
-// the product of the three rounded once before the exact scaling by 2^k.
+// (r = a - k ln 2 exact from kLn2Hi, 1 + r + r^2/2 + r^3 E(r) summed exactly), 1 / sqrt(2 pi a) = uh + ul
+// (2 pi a, its square root and its reciprocal each with their residual), S = 1 + q (|q| < 0.02, q within
+// ~2^-52 of itself); the product of the three rounded once, then scaled by 2^k exactly.
 Reg besselIAsymptotic(Seq& s, Reg a, int n) {
   const auto& hankelI = n == 0 ? kHI0 : kHI1;
   Reg w = div(s, dbl(0.125), a);
