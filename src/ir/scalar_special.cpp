@@ -1,10 +1,11 @@
-// The meaning of the special-function ops (erfc and the others after the Bessel functions in ops.def)
-// in double: computed in long double with the C library where it has the function, rounded once to
-// double by the caller's type rounding after this returns.
+// The meaning of the special-function ops (erfc and the others after the Bessel functions in ops.def):
+// computed in long double with the C library where it has the function (scalar_special.h), rounded once
+// to double here and to the op's type by the caller.
 #include <cmath>
 #include <string>
 
 #include "ir/scalar_eval.h"
+#include "ir/scalar_special.h"
 #include "support/diagnostic.h"
 
 namespace kiln::ir {
@@ -21,13 +22,17 @@ long double erfcOfSum(long double y, long double yl) {
   return erfcl(y) - yl * kTwoOverSqrtPi * expl(-y * y);
 }
 
+}  // namespace
+
 // normcdf(x) = erfc(-x / sqrt 2) / 2, -x / sqrt 2 carried beyond long double (the tail's relative error
 // is 2y^2 times that of y).
-long double normcdfOf(long double x) {
+long double normcdfLong(long double x) {
   long double yh = -x * kSqrtHalfHi;
   long double yl = std::isinf(x) ? 0.0L : fmal(-x, kSqrtHalfHi, -yh) - x * kSqrtHalfLo;
   return erfcOfSum(yh, yl) / 2;
 }
+
+namespace {
 
 // The y in [lo, hi] where the monotonic f crosses v, by bisection to adjacent long doubles.
 template <class F>
@@ -52,35 +57,35 @@ long double erfcinvPositive(long double p) {
   return bisect([](long double y) { return erfcl(y); }, p, 0.47L, 110, true);
 }
 
-long double erfinvOf(long double x) {
+}  // namespace
+
+long double erfinvLong(long double x) {
   long double a = std::fabs(x);
   if (std::isnan(x) || a > 1) return NAN;
   long double y = a == 1 ? INFINITY : a <= 0.5L ? erfinvSmall(a) : erfcinvPositive(1 - a);
   return std::copysign(y, x);
 }
 
-long double erfcinvOf(long double q) {
+long double erfcinvLong(long double q) {
   if (std::isnan(q) || q < 0 || q > 2) return NAN;
   if (q == 0 || q == 2) return q == 0 ? INFINITY : -INFINITY;
   return q > 1 ? -erfcinvPositive(2 - q) : erfcinvPositive(q);
 }
 
 // normcdfinv(p) = -sqrt 2 erfcinv(2p); +0 at p = 1/2.
-long double normcdfinvOf(long double p) {
-  long double r = -1.414213562373095048801688724209698079L * erfcinvOf(2 * p);
+long double normcdfinvLong(long double p) {
+  long double r = -1.414213562373095048801688724209698079L * erfcinvLong(2 * p);
   return r == 0 ? 0.0L : r;
 }
-
-}  // namespace
 
 double specialOf(Opcode op, double x) {
   const long double v = x;
   switch (op) {
     case Opcode::Erfc: return double(erfcl(v));
-    case Opcode::Normcdf: return double(normcdfOf(v));
-    case Opcode::Erfinv: return double(erfinvOf(v));
-    case Opcode::Erfcinv: return double(erfcinvOf(v));
-    case Opcode::Normcdfinv: return double(normcdfinvOf(v));
+    case Opcode::Normcdf: return double(normcdfLong(v));
+    case Opcode::Erfinv: return double(erfinvLong(v));
+    case Opcode::Erfcinv: return double(erfcinvLong(v));
+    case Opcode::Normcdfinv: return double(normcdfinvLong(v));
     default: throw InternalError({}, std::string("not a special function: ") + info(op).spelling);
   }
 }

@@ -1,8 +1,11 @@
 // The Bessel functions j0, j1, y0, y1 (first and second kind) and i0, i1 (modified, first kind) as
 // branch-free f64 sequences: the power series below a crossover, Hankel's asymptotic expansions above
-// it; f32 runs them on the widened value (math_libdevice.cpp). Bounds (math_bessel_test): docs/ptx.md.
+// it; i0 and i1 carry both beyond f64 (double-double) and round once. f32 runs them on the widened value
+// (math_libdevice.cpp). Bounds (math_libdevice_test): docs/ptx.md.
 #include <array>
 #include <bit>
+#include <limits>
+#include <span>
 
 #include "ptx/math_f64.h"
 
@@ -47,8 +50,8 @@ constexpr auto kJ0 = seriesOf(Series::J0), kJ1 = seriesOf(Series::J1), kY0 = ser
 // Hankel's expansion of order n (mu = 4 n^2) in w = 1/(8x): a_0 = 1, a_m = a_(m-1) (mu - (2m-1)^2) / m.
 // J and Y: P = sum_even (-1)^(m/2) a_m w^m, Q = sum_odd (-1)^((m-1)/2) a_m w^m (24 terms: at x >= 12 the
 // last is below 2^-45 of the first, the error of the truncated expansion ~1e-13 there);
-// I: sum (-1)^m a_m w^m (20 terms; above x = 20 the truncation is below 2^-50).
-constexpr size_t kHankel = 12, kHankelI = 20;
+// I: sum (-1)^m a_m w^m (32 terms; from x = 20 on the truncation is below 2^-56 of the sum).
+constexpr size_t kHankel = 12, kHankelI = 32;
 constexpr std::array<uint64_t, kHankel> hankelOf(int n, bool odd) {
   std::array<uint64_t, kHankel> c{};
   const double mu = 4.0 * n * n;
@@ -130,20 +133,133 @@ Reg besselY(Seq& s, Reg x, int n) {
   return s.select(bits(kNaN), r, s.test("ltu", x, dbl(0.0)));  // NaN and negatives (-0 is 0: -inf)
 }
 
-// i0(|x|), i1 with x's sign: the series below 20, e^a / sqrt(2 pi a) times Hankel's sum above (the
-// exponential in two halves, so that the result overflows only where it must, past 713.98).
+// i0 and i1's leading series coefficients 1/k!^2 and 1/(k! (k+1)!) as hi + lo pairs: the quotient in long
+// double (k! exact, two roundings: within 2^-63), split into the nearest f64 and the f64 nearest the rest.
+static_assert(std::numeric_limits<long double>::digits >= 64, "the i0/i1 coefficients need a 64-bit long double");
+constexpr size_t kSeriesExtended = 18;  // terms from 18 on sum to below 2^-10 of i0, i1 at x <= 20
+struct HiLo {
+  uint64_t hi, lo;
+};
+constexpr std::array<HiLo, kSeriesExtended> seriesIHiLoOf(int n) {
+  std::array<HiLo, kSeriesExtended> c{};
+  long double fk = 1;
+  for (size_t k = 0; k < kSeriesExtended; ++k) {
+    if (k > 0) fk *= (long double)k;
+    const long double v = 1.0L / (fk * (n == 0 ? fk : fk * (long double)(k + 1)));
+    const double hi = double(v);
+    c[k] = {std::bit_cast<uint64_t>(hi), std::bit_cast<uint64_t>(double(v - (long double)hi))};
+  }
+  return c;
+}
+constexpr auto kI0HiLo = seriesIHiLoOf(0), kI1HiLo = seriesIHiLoOf(1);
+
+// e^r = 1 + r + r^2/2 + r^3 E(r), E's coefficients 1/(j+3)! (Taylor to r^14: the remainder is below 2^-62
+// for |r| <= 0.3466).
+constexpr std::array<uint64_t, 12> kExpCubic = [] {
+  std::array<uint64_t, 12> c{};
+  double f = 6;  // 3!
+  for (size_t j = 0; j < c.size(); ++j) c[j] = std::bit_cast<uint64_t>(1 / f), f *= double(j + 4);
+  return c;
+}();
+constexpr uint64_t kTwoPiHi = 0x401921FB54442D18, kTwoPiLo = 0x3CB1A62633145C07;  // 2 pi = hi + lo
+
+// The series of i0 (n = 0) or i1 / (a/2) in z = a^2/4 for 0 <= a <= 20, as hi + lo within ~2^-60:
+// z = zh + zl exactly (the square's error by fma), the terms from kSeriesExtended on by f64 Horner
+// in zh, then Horner in double-double: p <- c_k + z p with z p's product error recovered by fma and the
+// sum's by two-sum (the low part is not renormalized: it stays below ~60 ulp of the high part).
+DD seriesI(Seq& s, Reg a, int n) {
+  Reg sq = s.mul(a, a);
+  Reg zh = s.mul(sq, dbl(0.25)), zl = s.mul(s.fma(a, a, s.neg(sq)), dbl(0.25));
+  const auto& lead = n == 0 ? kI0HiLo : kI1HiLo;
+  Reg ph = s.horner(zh, std::span<const uint64_t>(n == 0 ? kI0 : kI1).subspan(kSeriesExtended));
+  Reg pl;  // none before the first step
+  for (size_t k = kSeriesExtended; k-- > 0;) {
+    Reg th = s.mul(ph, zh);
+    Reg tl = s.fma(ph, zh, s.neg(th));
+    tl = s.fma(ph, zl, tl);
+    if (pl.valid()) tl = s.fma(pl, zh, tl);
+    Reg sum = s.add(bits(lead[k].hi), th);
+    Reg back = s.sub(sum, bits(lead[k].hi));
+    Reg err = s.add(s.sub(bits(lead[k].hi), s.sub(sum, back)), s.sub(th, back));  // c + th - sum exactly
+    pl = s.add(s.add(err, bits(lead[k].lo)), tl);
+    ph = sum;
+  }
+  return {ph, pl};
+}
+
+Reg besselISeries(Seq& s, Reg a, int n) {
+  DD p = seriesI(s, a, n);
+  if (n == 0) return s.add(p.hi, p.lo);
+  Reg half = s.mul(a, dbl(0.5));
+  return s.fma(half, p.hi, s.mul(half, p.lo));
+}
+
+// m 2^k for an integral f64 k in [-2044, 2046], in two exact steps and one rounding (overflow to inf).
+Reg timesPow2(Seq& s, Reg m, Reg k) {
+  Reg ki = s.op(RegClass::B32, "cvt.rzi.s32.f64", {k});
+  Reg k1 = s.op(RegClass::B32, "shr.s32", {ki, 1});
+  Reg k2 = s.op(RegClass::B32, "sub.s32", {ki, k1});
+  Reg r = m;
+  for (Reg e : {k1, k2}) {
+    Reg biased = s.op(RegClass::B32, "add.s32", {e, 1023});
+    Reg field = s.op(RegClass::B64, "shl.b64", {s.op(RegClass::B64, "cvt.u64.u32", {biased}), 52});
+    r = s.mul(r, s.op(RegClass::F64, "mov.b64", {field}));
+  }
+  return r;
+}
+
+// e^a / sqrt(2 pi a) S(1/(8a)) for a in [20, 714], S Hankel's sum: e^a = 2^k (eh + el) within ~2^-60
+// (r = a - k ln 2 exact from kLn2Hi, 1 + r + r^2/2 + r^3 E(r) summed exactly), 1 / sqrt(2 pi a) = uh + ul
+// (2 pi a, its square root and its reciprocal each with their residual), S = 1 + q (|q| < 0.02, q within
+// ~2^-52 of itself); the product of the three rounded once, then scaled by 2^k exactly.
+Reg besselIAsymptotic(Seq& s, Reg a, int n) {
+  const auto& hankelI = n == 0 ? kHI0 : kHI1;
+  Reg w = div(s, dbl(0.125), a);
+  Reg q = s.mul(w, s.horner(w, std::span<const uint64_t>(hankelI).subspan(1)));  // S - 1
+  Reg vh = s.mul(a, bits(kTwoPiHi));
+  Reg vl = s.fma(a, bits(kTwoPiLo), s.fma(a, bits(kTwoPiHi), s.neg(vh)));
+  Reg sh = sqrt(s, vh);
+  Reg sl = div(s, s.add(s.fma(s.neg(sh), sh, vh), vl), s.add(sh, sh));
+  Reg uh = div(s, dbl(1.0), sh);
+  Reg ul = s.mul(uh, s.sub(s.fma(s.neg(uh), sh, dbl(1.0)), s.mul(uh, sl)));
+  Reg t = s.mul(uh, q);  // (uh + ul)(1 + q) = th + tl
+  Reg th = s.add(uh, t);
+  Reg tl = s.add(s.sub(uh, th), t);  // exact: |uh| > |t|
+  tl = s.add(tl, s.add(s.fma(uh, q, s.neg(t)), s.fma(ul, q, ul)));
+
+  Reg k = s.rint(s.mul(a, bits(kLog2E)));
+  Reg nk = s.neg(k);
+  Reg r = s.fma(nk, bits(kLn2Hi), a);  // exact (math_f64.cpp's expNoNan)
+  Reg rl = s.mul(nk, bits(kLn2Lo));
+  Reg r2 = s.mul(r, r);
+  Reg r2l = s.fma(r, r, s.neg(r2));
+  Reg half = s.mul(r2, dbl(0.5));
+  Reg s1 = s.add(dbl(1.0), r);
+  Reg e1 = s.add(s.sub(dbl(1.0), s1), r);  // exact: |r| < 1
+  Reg quad = s.add(s1, half);
+  Reg e2 = s.add(s.sub(s1, quad), half);  // exact: s1 > 0.65 > r^2/2
+  Reg cubic = s.mul(s.mul(r2, r), s.horner(r, kExpCubic));
+  Reg eh = s.add(quad, cubic);
+  Reg e3 = s.add(s.sub(quad, eh), cubic);  // exact: |cubic| < 0.007
+  Reg el = s.add(s.add(e1, e2), s.fma(r2l, dbl(0.5), e3));
+  el = s.fma(eh, rl, el);  // e^(r + rl) = e^r (1 + rl), |rl| < 2^-45
+
+  Reg ph = s.mul(eh, th);
+  Reg pl = s.fma(eh, th, s.neg(ph));
+  pl = s.fma(eh, tl, pl);
+  pl = s.fma(el, th, pl);
+  return timesPow2(s, s.add(ph, pl), k);
+}
+
+// i0(|x|), i1 with x's sign: the series below 20, e^a / sqrt(2 pi a) times Hankel's sum above, both
+// carried beyond f64 and rounded once at the end (0.56 ulp measured: docs/ptx.md); inf past 714.
 Reg besselI(Seq& s, Reg x, int n) {
   Reg a = s.abs(x);
-  Reg z = s.mul(s.mul(a, a), dbl(0.25));
-  Reg series = s.horner(z, n == 0 ? kI0 : kI1);
-  if (n == 1) series = s.mul(series, s.mul(a, dbl(0.5)));
   Reg big = s.test("gt", a, dbl(kCrossI));
-  Reg ab = s.select(a, dbl(kCrossI), big);
-  Reg sum = s.horner(div(s, dbl(0.125), ab), n == 0 ? kHI0 : kHI1);
-  Reg h = expNoNan(s, s.mul(ab, dbl(0.5)));
-  Reg scaled = s.mul(s.mul(h, div(s, sum, sqrt(s, s.mul(ab, dbl(6.283185307179586))))), h);
+  Reg series = besselISeries(s, s.min(a, dbl(kCrossI)), n);
+  Reg scaled = besselIAsymptotic(s, s.min(s.max(a, dbl(kCrossI)), dbl(714.0)), n);
   Reg r = s.select(scaled, series, big);
-  r = s.select(bits(kInf), r, s.test("gt", a, dbl(714.0)));  // overflowed (and sqrt(2 pi a) may have)
+  r = s.select(bits(kInf), r, s.test("gt", a, dbl(714.0)));  // overflowed
   if (n == 1) r = s.f("copysign.f64", {x, r});
   return s.select(x, r, s.test("nan", x, x));
 }

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "../lower/ops_sim.h"
+#include "ir/scalar_special.h"
 #include "ptx_test_util.h"
 
 namespace kiln::ptx::test {
@@ -80,64 +81,11 @@ struct Fn {
 
 long double refPow(const std::vector<long double>& v) { return powl(v[0], v[1]); }
 
-// libstdc++'s long double Bessel functions take x >= 0: j0, i0 even, j1, i1 odd, y0, y1 NaN below 0.
-long double refJ(long double x, int n) {
-  if (std::isinf(x)) return n == 0 ? 0.0L : std::copysign(0.0L, x);
-  long double r = std::cyl_bessel_jl(n, std::fabs(x));
-  return n == 1 && std::signbit(x) ? -r : r;
-}
-long double refY(long double x, int n) {
-  if (std::isnan(x) || x < 0) return NAN;
-  if (x == 0) return -INFINITY;
-  if (std::isinf(x)) return 0;
-  if (x < 0x1p-900L) return n == 0 ? (logl(x) - M_LN2l + 0.577215664901532860606512L) * 2 / M_PIl : -2 / (M_PIl * x);
-  return std::cyl_neumannl(n, x);
-}
-long double refI(long double x, int n) {
-  if (std::fabs(x) > 714) return n == 1 && std::signbit(x) ? -INFINITY : INFINITY;  // past f64 (libstdc++ throws)
-  long double r = std::cyl_bessel_il(n, std::fabs(x));
-  return n == 1 && std::signbit(x) ? -r : r;
-}
-// normcdf(x) = erfc(y) / 2, y = -x / sqrt 2 with its rounding error in long double corrected to first order.
-long double refNormcdf(long double x) {
-  if (std::isnan(x) || std::isinf(x)) return std::isnan(x) ? x : x > 0 ? 1.0L : 0.0L;
-  const long double sh = 0xB504F333F9DE6484p-64L, sl = 1.895032558893257079655062e-20L;
-  long double y = -x * sh, yl = fmal(-x, sh, -y) - x * sl;
-  return (erfcl(y) - yl * 1.128379167095512573896158903121545172L * expl(-y * y)) / 2;
-}
-
-// The inverses by bisection to adjacent long doubles (erf on [0, 0.48] below 1/2, erfc above; the
-// series' first term below 2^-32).
-template <class F>
-long double bisect(F f, long double v, long double lo, long double hi, bool decreasing) {
-  for (int i = 0; i < 200; ++i) {
-    long double mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) break;
-    ((f(mid) > v) != decreasing ? hi : lo) = mid;
-  }
-  return lo + (hi - lo) / 2;
-}
-long double refErfinvSmall(long double a) {  // a in [0, 1/2]
-  if (a < 0x1p-32L) return a * 0.886226925452758013649083741671L;
-  return bisect([](long double y) { return erfl(y); }, a, 0, 0.48L, false);
-}
-long double refErfcinvPositive(long double p) {  // p in (0, 1]; 1 - p is exact for p >= 1/2
-  if (p >= 0.5L) return refErfinvSmall(1 - p);
-  return bisect([](long double y) { return erfcl(y); }, p, 0.47L, 110, true);
-}
-long double refErfcinv(long double q) {
-  if (std::isnan(q) || q < 0 || q > 2) return NAN;
-  if (q == 0 || q == 2) return q == 0 ? INFINITY : -INFINITY;
-  return q > 1 ? -refErfcinvPositive(2 - q) : refErfcinvPositive(q);
-}
-long double refErfinv(long double x) {
-  if (std::isnan(x) || std::fabs(x) > 1) return NAN;
-  long double a = std::fabs(x);
-  return std::copysign(a <= 0.5L ? refErfinvSmall(a) : refErfcinv(1 - a), x);  // 1 - a exact for a >= 1/2
-}
-long double refNormcdfinv(long double p) {
-  long double r = -1.414213562373095048801688724209698079L * refErfcinv(2 * p);
-  return r == 0 ? 0.0L : r;
+// The references: the C library's long double functions and the interpreter's long double meaning of
+// the Bessel and inverse-erf ops (ir/scalar_special.h).
+template <Opcode kOp>
+long double refBessel(const std::vector<long double>& v) {
+  return ir::besselLong(kOp, v[0]);
 }
 
 const Fn kFns[] = {
@@ -158,17 +106,17 @@ const Fn kFns[] = {
     {Opcode::Atan2, 2, [](const std::vector<long double>& v) { return atan2l(v[0], v[1]); }, 1, 3},
     {Opcode::Hypot, 2, [](const std::vector<long double>& v) { return hypotl(v[0], v[1]); }, 1, 2},
     {Opcode::Pow, 2, refPow, 1, 1.5},
-    {Opcode::BesselJ0, 1, [](const std::vector<long double>& v) { return refJ(v[0], 0); }, 1, 4, 3e-12},
-    {Opcode::BesselJ1, 1, [](const std::vector<long double>& v) { return refJ(v[0], 1); }, 1, 4, 3e-12},
-    {Opcode::BesselY0, 1, [](const std::vector<long double>& v) { return refY(v[0], 0); }, 1, 4, 3e-12},
-    {Opcode::BesselY1, 1, [](const std::vector<long double>& v) { return refY(v[0], 1); }, 1, 4, 3e-12},
-    {Opcode::BesselI0, 1, [](const std::vector<long double>& v) { return refI(v[0], 0); }, 1, 6},
-    {Opcode::BesselI1, 1, [](const std::vector<long double>& v) { return refI(v[0], 1); }, 1, 6},
+    {Opcode::BesselJ0, 1, refBessel<Opcode::BesselJ0>, 1, 4, 3e-12},
+    {Opcode::BesselJ1, 1, refBessel<Opcode::BesselJ1>, 1, 4, 3e-12},
+    {Opcode::BesselY0, 1, refBessel<Opcode::BesselY0>, 1, 4, 3e-12},
+    {Opcode::BesselY1, 1, refBessel<Opcode::BesselY1>, 1, 4, 3e-12},
+    {Opcode::BesselI0, 1, refBessel<Opcode::BesselI0>, 1, 0.75},
+    {Opcode::BesselI1, 1, refBessel<Opcode::BesselI1>, 1, 0.75},
     {Opcode::Erfc, 1, [](const std::vector<long double>& v) { return erfcl(v[0]); }, 1, 3},
-    {Opcode::Normcdf, 1, [](const std::vector<long double>& v) { return refNormcdf(v[0]); }, 1, 4},
-    {Opcode::Erfinv, 1, [](const std::vector<long double>& v) { return refErfinv(v[0]); }, 1, 3},
-    {Opcode::Erfcinv, 1, [](const std::vector<long double>& v) { return refErfcinv(v[0]); }, 1, 3},
-    {Opcode::Normcdfinv, 1, [](const std::vector<long double>& v) { return refNormcdfinv(v[0]); }, 1, 3},
+    {Opcode::Normcdf, 1, [](const std::vector<long double>& v) { return ir::normcdfLong(v[0]); }, 1, 4},
+    {Opcode::Erfinv, 1, [](const std::vector<long double>& v) { return ir::erfinvLong(v[0]); }, 1, 3},
+    {Opcode::Erfcinv, 1, [](const std::vector<long double>& v) { return ir::erfcinvLong(v[0]); }, 1, 3},
+    {Opcode::Normcdfinv, 1, [](const std::vector<long double>& v) { return ir::normcdfinvLong(v[0]); }, 1, 3},
     {Opcode::Trunc, 1, [](const std::vector<long double>& v) { return truncl(v[0]); }, 0.0001, 0.0001},
     {Opcode::Rint, 1, [](const std::vector<long double>& v) { return nearbyintl(v[0]); }, 0.0001, 0.0001},
 };
@@ -242,6 +190,22 @@ void addPowInputs(Scalar t, std::mt19937_64& rng, std::vector<std::vector<double
   }
 }
 
+// i0 and i1's inputs: dense around the series/asymptotic crossover at 20 and across [0, 714] (where f64
+// overflows), and |x| log-uniform in [2^-12, 2^12] as the device test draws them; random signs; the
+// crossover itself and the last finite results.
+void addBesselIInputs(Scalar t, std::mt19937_64& rng, std::vector<double>& in) {
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (double a : {20.0, std::nextafter(20.0, 0.0), std::nextafter(20.0, 21.0), 713.98, 713.987, 714.0})
+    in.push_back(t == Scalar::F32 ? double(float(a)) : a), in.push_back(-in.back());
+  for (int i = 0; i < 9000; ++i) {
+    double a = i % 3 == 0   ? 15 + 10 * unit(rng)
+               : i % 3 == 1 ? 714 * unit(rng)
+                            : std::exp2(-12 + 24 * unit(rng));
+    if (rng() % 2) a = -a;
+    in.push_back(t == Scalar::F32 ? double(float(a)) : a);
+  }
+}
+
 void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
   double bound = t == Scalar::F64 ? fn.boundF64 : fn.boundF32;
   if (bound == 0) return;
@@ -260,6 +224,7 @@ void check(const Fn& fn, Scalar t, std::mt19937_64& rng) {
     in[1].insert(in[1].end(), rb.begin(), rb.end());
   }
   if (fn.op == Opcode::Pow) addPowInputs(t, rng, in);
+  if (fn.op == Opcode::BesselI0 || fn.op == Opcode::BesselI1) addBesselIInputs(t, rng, in[0]);
   for (const auto& [op, lo, hi] : kExtraRanges)
     if (op == fn.op) {
       std::uniform_real_distribution<double> d(lo, hi);
