@@ -123,11 +123,22 @@ def layernorm(rows, cols, quick=False, eps=1e-5):
 
 # ---- matmul
 
+# fp8 e4m3 (torch's float8_e4m3fn; None where torch has no fp8): A [M, K] row-major, B the transpose of a
+# contiguous [N, K] tensor (K-major, as Triton's fp8 tutorial passes it and as wgmma and
+# torch._scaled_mm read it), C in fp16.
+FP8 = getattr(torch, "float8_e4m3fn", None)
+
+
 def matmul(m, n, k, dtype, quick=False):
-    name = {torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
+    fp8 = FP8 is not None and dtype == FP8
+    name = "fp8e4m3" if fp8 else {torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
     shape = f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+    out_dtype = torch.float16 if fp8 else dtype
 
     def setup(g):
+        if fp8:
+            return types.SimpleNamespace(a=randn(g, m, k, dtype=torch.float16).to(dtype),
+                                         b=randn(g, n, k, dtype=torch.float16).to(dtype).T)
         return types.SimpleNamespace(a=randn(g, m, k, dtype=dtype), b=randn(g, k, n, dtype=dtype))
 
     def reference(t):
@@ -139,87 +150,18 @@ def matmul(m, n, k, dtype, quick=False):
             torch.backends.cuda.matmul.allow_tf32 = saved
 
     def kernel(mod, t):
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
         return Launch(c, lambda: mod.matmul(t.a, t.b, c), tuned=mod.matmul_kernel_autotuned,
                       configs=mod.get_configs(), launch_config=lambda cfg: mod.matmul_with_config(t.a, t.b, c, cfg))
 
-    return Case("matmul", f"matmul {name} {shape}", setup, reference, kernel,
-                lambda t: [("torch.matmul (cuBLAS)", lambda: torch.matmul(t.a, t.b))], flops=2.0 * m * n * k,
+    if fp8:
+        one = lambda: torch.ones((), device="cuda", dtype=torch.float32)
+        peers = lambda t: [("torch._scaled_mm", lambda: torch._scaled_mm(t.a, t.b, scale_a=one(), scale_b=one(),
+                                                                          out_dtype=torch.float16))]
+    else:
+        peers = lambda t: [("torch.matmul (cuBLAS)", lambda: torch.matmul(t.a, t.b))]
+    return Case("matmul", f"matmul {name} {shape}", setup, reference, kernel, peers, flops=2.0 * m * n * k,
                 quick=quick)
-
-
-# ---- grouped matmul (tutorial 08's problem)
-
-def grouped_gemm(sizes, quick=False):
-    """One launch computing A_g @ B_g for square fp16 problems of the given sizes; every C_g is a view
-    into one flat output, so the check and the NaN pre-fill cover all of them."""
-    def setup(g):
-        return types.SimpleNamespace(a=[randn(g, s, s, dtype=torch.float16) for s in sizes],
-                                     b=[randn(g, s, s, dtype=torch.float16) for s in sizes])
-
-    def reference(t):
-        return torch.cat([torch.matmul(a.float(), b.float()).flatten() for a, b in zip(t.a, t.b)])
-
-    def kernel(mod, t):
-        flat = torch.full((sum(s * s for s in sizes), ), float("nan"), device="cuda", dtype=torch.float16)
-        views, at = [], 0
-        for s in sizes:
-            views.append(flat[at:at + s * s].view(s, s))
-            at += s * s
-        arrays = mod.problem_arrays(t.a, t.b, views)
-        return Launch(flat, lambda: mod.grouped_gemm(arrays), tuned=mod.grouped_gemm_kernel_autotuned,
-                      configs=mod.get_configs(), launch_config=lambda cfg: mod.grouped_gemm_with_config(arrays, cfg))
-
-    def peers(t):
-        return [("torch.matmul per problem (cuBLAS)", lambda: torch.cat([torch.matmul(a, b).flatten()
-                                                                         for a, b in zip(t.a, t.b)]))]
-
-    name = "grouped matmul fp16 " + "+".join(f"{s}^2" for s in sizes)
-    return Case("grouped_gemm", name, setup, reference, kernel, peers,
-                flops=sum(2.0 * s ** 3 for s in sizes), quick=quick)
-
-
-# ---- attention
-
-def sdpa_peers(q, k, v):
-    """scaled_dot_product_attention under each fused backend torch offers here (flash, cuDNN)."""
-    peers = [("sdpa (default)", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=False))]
-    try:
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-    except ImportError:
-        return peers
-
-    def under(backend):
-        def fn():
-            with sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=False)
-        return fn
-
-    for label, backend in (("sdpa flash", "FLASH_ATTENTION"), ("sdpa cuDNN", "CUDNN_ATTENTION")):
-        if hasattr(SDPBackend, backend):
-            peers.append((label, under(getattr(SDPBackend, backend))))
-    return peers
-
-
-def attention(z, h, n_ctx, d, quick=False):
-    def setup(g):
-        return types.SimpleNamespace(**{name: randn(g, z, h, n_ctx, d, dtype=torch.float16) for name in "qkv"})
-
-    def reference(t):
-        # fp32 attention one batch entry at a time (bounded memory if torch falls back to the math path).
-        return torch.cat([F.scaled_dot_product_attention(t.q[i:i + 1].float(), t.k[i:i + 1].float(),
-                                                         t.v[i:i + 1].float()) for i in range(z)])
-
-    def kernel(mod, t):
-        o = nan_like(t.q)
-        m = torch.empty((z, h, n_ctx), device="cuda", dtype=torch.float32)
-        scale = 1.0 / math.sqrt(d)
-        return Launch(o, lambda: mod.attention(t.q, t.k, t.v, scale, m, o), tuned=mod.attn_fwd_autotuned,
-                      configs=mod.get_configs(),
-                      launch_config=lambda cfg: mod.attention_with_config(t.q, t.k, t.v, scale, m, o, cfg))
-
-    return Case("attention", f"attention fp16 B{z} H{h} N{n_ctx} D{d}", setup, reference, kernel,
-                lambda t: sdpa_peers(t.q, t.k, t.v), flops=4.0 * z * h * n_ctx * n_ctx * d, quick=quick)
 
 
 # The kernel file of each family (bench/kernels/FILE.py).
@@ -237,6 +179,7 @@ def all_cases(smoke=False):
                 + [matmul(m, n, k, dt, quick=dt == torch.float16 and m == 256)
                    for dt in (torch.float16, torch.bfloat16)
                    for m, n, k in ((256, 256, 256), (300, 300, 300), (512, 512, 64), (127, 512, 512))]
+                + [matmul(m, n, k, FP8) for m, n, k in ((256, 256, 256), (300, 300, 300)) if FP8 is not None]
                 + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128)]
                 + [grouped_gemm((256, 128, 128, 128))])
     cases = [vector_add(1 << 28, quick=True)]
@@ -248,6 +191,8 @@ def all_cases(smoke=False):
                         (16384, 1024, 16384), (127, 8192, 8192)):
             quick = dtype == torch.float16 and (m, n, k) in ((4096, 4096, 4096), (3000, 3000, 3000))
             cases.append(matmul(m, n, k, dtype, quick=quick))
+    if FP8 is not None:
+        cases += [matmul(s, s, s, FP8) for s in (4096, 8192)]
     cases += [attention(4, 32, 4096, 64, quick=True), attention(4, 32, 4096, 128)]
     cases += [grouped_gemm((1024, 512, 256, 128)), grouped_gemm((4096, 2048, 1024, 512))]
     return cases
