@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "support/diagnostic.h"
@@ -529,6 +530,14 @@ Elem bytePerm(Scalar t, Elem x, Elem y, Elem s) {
   return wrapInt(t, r);
 }
 
+// A NaN as the math functions see it: quiet. The C library answers a signaling NaN with NaN where a quiet
+// one can give a number (pow(NaN, 0) = 1, hypot(inf, NaN) = inf); the GPU has no signaling NaNs (its
+// conversions to f32 and f64 quiet them), and a narrow format's NaN decodes with its quiet bit as stored.
+double quiet(double v) {
+  if (!std::isnan(v)) return v;
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) | uint64_t(1) << 51);  // the payload stays
+}
+
 }  // namespace
 
 // Operand types were checked by decodeElementwise: integer-only ops see integers here, float
@@ -594,8 +603,8 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& di
     case Opcode::Atanh: f(std::atanh(a.f)); return;
     case Opcode::Cbrt: f(std::cbrt(a.f)); return;
     case Opcode::Atan2: f(std::atan2(a.f, x[1].f)); return;
-    case Opcode::Hypot: f(std::hypot(a.f, x[1].f)); return;
-    case Opcode::Pow: f(std::pow(a.f, x[1].f)); return;
+    case Opcode::Hypot: f(std::hypot(quiet(a.f), quiet(x[1].f))); return;
+    case Opcode::Pow: f(std::pow(quiet(a.f), quiet(x[1].f))); return;
     case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:
     case Opcode::BesselI0: case Opcode::BesselI1: f(besselOf(fn.op, a.f)); return;
     case Opcode::Erfc: case Opcode::Normcdf: case Opcode::Erfinv: case Opcode::Erfcinv: case Opcode::Normcdfinv:

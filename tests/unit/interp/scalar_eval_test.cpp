@@ -254,6 +254,21 @@ TEST(Floats, CompareNaN) {
   EXPECT_TRUE(cmp(Scalar::F16, "lt", F(-kInf), F(-65504)));
 }
 
+// pow and hypot see every NaN as quiet, as the GPU (which quiets NaNs as it widens them) does: a signaling
+// f16 NaN (quiet bit clear) still gives pow(NaN, 0) = 1, pow(1, NaN) = 1 and hypot(inf, NaN) = inf.
+TEST(Floats, PowAndHypotTakeSignalingNaNsAsQuiet) {
+  for (uint64_t bits : {uint64_t(0x7C97), uint64_t(0xFC1A), uint64_t(0x7E00)}) {
+    Elem nan = fromBits(Scalar::F16, bits);
+    ASSERT_TRUE(std::isnan(nan.f));
+    EXPECT_EQ(evalF(Opcode::Pow, Scalar::F16, {nan, F(0.0)}), 1.0) << std::hex << bits;
+    EXPECT_EQ(evalF(Opcode::Pow, Scalar::F16, {nan, F(-0.0)}), 1.0) << std::hex << bits;
+    EXPECT_EQ(evalF(Opcode::Pow, Scalar::F16, {F(1.0), nan}), 1.0) << std::hex << bits;
+    EXPECT_EQ(evalF(Opcode::Hypot, Scalar::F16, {F(-kInf), nan}), kInf) << std::hex << bits;
+    EXPECT_EQ(evalF(Opcode::Hypot, Scalar::F16, {nan, F(kInf)}), kInf) << std::hex << bits;
+    EXPECT_TRUE(std::isnan(evalF(Opcode::Pow, Scalar::F16, {nan, F(2.0)})));
+  }
+}
+
 TEST(Floats, ArithmeticRoundsToTheType) {
   EXPECT_EQ(evalF(Opcode::Add, Scalar::F16, {F(2048), F(1)}), 2048);
   EXPECT_EQ(evalF(Opcode::Add, Scalar::F16, {F(1), F(std::ldexp(1, -11))}), 1);
