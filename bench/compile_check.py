@@ -85,6 +85,15 @@ def cases():
                 label = (f"matmul {dt} {m}x{n}x{k} {kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} "
                          f"w{c.num_warps} s{c.num_stages}")
                 yield (label, "matmul.py", "matmul_kernel", sig, c.num_warps, c.num_stages)
+    # fp8 e4m3 with B K-major (stride_bk = 1) and an fp16 C, as workloads.matmul passes it.
+    for s in (4096, 8192):
+        for c in configs["matmul"]:
+            kw = c.kwargs
+            sig = (f"*fp8e4nv:16, *fp8e4nv:16, *fp16:16, {i32(s)}, {i32(s)}, {i32(s)}, {i32(s)}, 1, 1, {i32(s)}, "
+                   f"{i32(s)}, 1, {kw['BLOCK_SIZE_M']}, {kw['BLOCK_SIZE_N']}, {kw['BLOCK_SIZE_K']}, {kw['GROUP_SIZE_M']}")
+            label = (f"matmul fp8e4m3 {s}^3 {kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} "
+                     f"w{c.num_warps} s{c.num_stages}")
+            yield (label, "matmul.py", "matmul_kernel", sig, c.num_warps, c.num_stages)
     h, n = 32, 4096  # B4 H32 N4096: the batch count does not enter the signature
     for d in (64, 128):
         for c in configs["attention"]:

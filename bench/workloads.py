@@ -123,11 +123,22 @@ def layernorm(rows, cols, quick=False, eps=1e-5):
 
 # ---- matmul
 
+# fp8 e4m3 (torch's float8_e4m3fn; None where torch has no fp8): A [M, K] row-major, B the transpose of a
+# contiguous [N, K] tensor (K-major, as Triton's fp8 tutorial passes it and as wgmma and
+# torch._scaled_mm read it), C in fp16.
+FP8 = getattr(torch, "float8_e4m3fn", None)
+
+
 def matmul(m, n, k, dtype, quick=False):
-    name = {torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
+    fp8 = FP8 is not None and dtype == FP8
+    name = "fp8e4m3" if fp8 else {torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
     shape = f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+    out_dtype = torch.float16 if fp8 else dtype
 
     def setup(g):
+        if fp8:
+            return types.SimpleNamespace(a=randn(g, m, k, dtype=torch.float16).to(dtype),
+                                         b=randn(g, n, k, dtype=torch.float16).to(dtype).T)
         return types.SimpleNamespace(a=randn(g, m, k, dtype=dtype), b=randn(g, k, n, dtype=dtype))
 
     def reference(t):
@@ -139,12 +150,17 @@ def matmul(m, n, k, dtype, quick=False):
             torch.backends.cuda.matmul.allow_tf32 = saved
 
     def kernel(mod, t):
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
         return Launch(c, lambda: mod.matmul(t.a, t.b, c), tuned=mod.matmul_kernel_autotuned,
                       configs=mod.get_configs(), launch_config=lambda cfg: mod.matmul_with_config(t.a, t.b, c, cfg))
 
-    return Case("matmul", f"matmul {name} {shape}", setup, reference, kernel,
-                lambda t: [("torch.matmul (cuBLAS)", lambda: torch.matmul(t.a, t.b))], flops=2.0 * m * n * k,
+    if fp8:
+        one = lambda: torch.ones((), device="cuda", dtype=torch.float32)
+        peers = lambda t: [("torch._scaled_mm", lambda: torch._scaled_mm(t.a, t.b, scale_a=one(), scale_b=one(),
+                                                                          out_dtype=torch.float16))]
+    else:
+        peers = lambda t: [("torch.matmul (cuBLAS)", lambda: torch.matmul(t.a, t.b))]
+    return Case("matmul", f"matmul {name} {shape}", setup, reference, kernel, peers, flops=2.0 * m * n * k,
                 quick=quick)
 
 
@@ -237,6 +253,7 @@ def all_cases(smoke=False):
                 + [matmul(m, n, k, dt, quick=dt == torch.float16 and m == 256)
                    for dt in (torch.float16, torch.bfloat16)
                    for m, n, k in ((256, 256, 256), (300, 300, 300), (512, 512, 64), (127, 512, 512))]
+                + [matmul(m, n, k, FP8) for m, n, k in ((256, 256, 256), (512, 512, 64)) if FP8 is not None]
                 + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128)]
                 + [grouped_gemm((256, 128, 128, 128))])
     cases = [vector_add(1 << 28, quick=True)]
@@ -248,6 +265,8 @@ def all_cases(smoke=False):
                         (16384, 1024, 16384), (127, 8192, 8192)):
             quick = dtype == torch.float16 and (m, n, k) in ((4096, 4096, 4096), (3000, 3000, 3000))
             cases.append(matmul(m, n, k, dtype, quick=quick))
+    if FP8 is not None:
+        cases += [matmul(s, s, s, FP8) for s in (4096, 8192)]
     cases += [attention(4, 32, 4096, 64, quick=True), attention(4, 32, 4096, 128)]
     cases += [grouped_gemm((1024, 512, 256, 128)), grouped_gemm((4096, 2048, 1024, 512))]
     return cases

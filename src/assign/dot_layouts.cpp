@@ -79,14 +79,50 @@ bool isChainedDot(const ir::Op& dot) {
   return false;
 }
 
+std::optional<ptx::WgmmaInput> wgmmaInput(Scalar elem) {
+  switch (elem) {
+    case Scalar::F16: return ptx::WgmmaInput::F16;
+    case Scalar::BF16: return ptx::WgmmaInput::BF16;
+    case Scalar::F32: return ptx::WgmmaInput::TF32;
+    case Scalar::F8E4M3: return ptx::WgmmaInput::E4M3;
+    case Scalar::F8E5M2: return ptx::WgmmaInput::E5M2;
+    case Scalar::I8: return ptx::WgmmaInput::S8;
+    case Scalar::U8: return ptx::WgmmaInput::U8;
+    default: return std::nullopt;
+  }
+}
+
+namespace {
+
+// The mma.sync kind of the same operand types (MmaConfig::kind; wgmma itself goes by wgmmaInput).
+ptx::MmaKind mmaKindOf(ptx::WgmmaInput in) {
+  switch (in) {
+    case ptx::WgmmaInput::F16: return ptx::MmaKind::F16_F32;
+    case ptx::WgmmaInput::BF16: return ptx::MmaKind::BF16_F32;
+    case ptx::WgmmaInput::TF32: return ptx::MmaKind::TF32_F32;
+    case ptx::WgmmaInput::E4M3: return ptx::MmaKind::E4M3_F32;
+    case ptx::WgmmaInput::E5M2: return ptx::MmaKind::E5M2_F32;
+    case ptx::WgmmaInput::S8: return ptx::MmaKind::S8_S32;
+    case ptx::WgmmaInput::U8: return ptx::MmaKind::U8_S32;
+  }
+  return ptx::MmaKind::F16_F32;
+}
+
+}  // namespace
+
 std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target) {
   if (target.sm != 90 || !target.archSpecific || numWarps % 4) return std::nullopt;
   if (dot.opcode == ir::Opcode::Mma && !dot.hasAttr("wgmma")) return std::nullopt;  // GPU IR says which
-  const ir::Type &a = dot.operand(0)->type, &acc = dot.operand(2)->type;
-  if (a.rank() != 2 || acc.rank() != 2 || acc.elem != Scalar::F32) return std::nullopt;
-  if (a.elem != Scalar::F16 && a.elem != Scalar::BF16) return std::nullopt;
+  const ir::Type &a = dot.operand(0)->type, &b = dot.operand(1)->type, &acc = dot.operand(2)->type;
+  if (a.rank() != 2 || acc.rank() != 2 || a.elem != b.elem) return std::nullopt;
+  const std::optional<ptx::WgmmaInput> in = wgmmaInput(a.elem);
+  if (!in) return std::nullopt;
+  const bool intSum = acc.elem == Scalar::I32 || acc.elem == Scalar::U32;
+  if (ptx::wgmmaIntegerSum(*in) ? !intSum : acc.elem != Scalar::F32) return std::nullopt;
+  if (*in == ptx::WgmmaInput::TF32 && !roundsToTf32(dot)) return std::nullopt;  // "ieee": exact f32 on FMA
+  const int kTile = ptx::wgmmaK(*in);
   const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
-  if (m % 64 || k % 16 || n % 8 || n < 8) return std::nullopt;
+  if (m % 64 || k % kTile || n % 8 || n < 8) return std::nullopt;
   const int64_t groups = numWarps / 4;
   int64_t gm = 0, gn = 0;
   if (const ir::AttrValue* w = dot.findAttr("warps")) {  // GPU IR's mma: the grid of the dot it came from
@@ -108,8 +144,7 @@ std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx:
   // Warpgroups side by side along N each take whole 64-column blocks of B's slot (their descriptors
   // start on a block, not inside a swizzled row).
   if (gm * gn != groups || m % (64 * gm) || n % (8 * gn) || (gn > 1 && n / gn < 64)) return std::nullopt;
-  MmaConfig cfg{a.elem == Scalar::F16 ? ptx::MmaKind::F16_F32 : ptx::MmaKind::BF16_F32, 16, 16,
-                {int32_t(4 * gm), int32_t(gn)}};
+  MmaConfig cfg{mmaKindOf(*in), ir::bitWidth(a.elem), kTile, {int32_t(4 * gm), int32_t(gn)}};
   cfg.wgmma = true;
   cfg.instrN = int32_t(std::min<int64_t>(256, n / gn));
   return cfg;
@@ -147,6 +182,36 @@ std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::T
     cfg->warpsPerCTA = mmaWarpsPerCTA(m, n, numWarps);
   }
   return cfg;
+}
+
+std::optional<layout::WgmmaTile> wgmmaStagedTile(const ir::Op& dot, int opIdx) {
+  const ir::Value* v = dot.operand(unsigned(opIdx));
+  if (v->type.isShared()) return std::nullopt;
+  const std::optional<ptx::WgmmaInput> in = wgmmaInput(v->type.elem);
+  if (!in) throw InternalError(dot.loc, "wgmma: no instruction for the operand type");
+  const int bytes = ir::bitWidth(v->type.elem) / 8;
+  if (ptx::wgmmaTransposes(*in)) {
+    if (opIdx == 0) return std::nullopt;  // register fragments
+    layout::WgmmaTile t{v->type.shape, {1, 0}, bytes};
+    if (!t.swizzleBytes()) t.order = {0, 1};
+    return t;
+  }
+  // K-major: A [M, K] contiguous along K (dim 1), B [K, N] along K (dim 0). K is a multiple of the
+  // instruction's 32 bytes, so the tile has a swizzled arrangement.
+  layout::WgmmaTile t{v->type.shape, opIdx == 0 ? std::vector<int32_t>{1, 0} : std::vector<int32_t>{0, 1}, bytes};
+  if (!t.swizzleBytes() || t.rows() < 8) throw InternalError(dot.loc, "wgmma: a K-major operand below one swizzle atom");
+  return t;
+}
+
+int64_t wgmmaStagedTileBytes(const layout::WgmmaTile& t) {
+  return t.shape[0] * t.shape[1] * t.elemBytes + 8 * int64_t(t.swizzleBytes());
+}
+
+int64_t wgmmaStagingBytes(const ir::Op& dot) {
+  int64_t bytes = 0;
+  for (int i = 0; i < 2; ++i)
+    if (std::optional<layout::WgmmaTile> t = wgmmaStagedTile(dot, i)) bytes += wgmmaStagedTileBytes(*t);
+  return bytes;
 }
 
 LinearLayout fmaAccumulatorLayout(const std::vector<int64_t>& shape, int numWarps) {
@@ -196,10 +261,17 @@ LinearLayout dotLayout(int opIdx, const ir::Op& dot, int numWarps, const ptx::Ta
   if (std::optional<MmaConfig> cfg = mmaConfig(dot, numWarps, target)) {
     if (cfg->wgmma) {
       if (opIdx == 2) return layout::wgmmaAccumulator(acc.shape, cfg->instrN, cfg->warpsPerCTA);
+      const int perThread = 16 / (ir::bitWidth(b.elem) / 8);
+      if (cfg->bitWidth != 16) {
+        // tf32, fp8, 8-bit integers: both operands are read K-major from shared memory; in registers
+        // each is spread over every thread once, 16 bytes along K, and staged there by the dot.
+        if (opIdx == 0) return layout::defaultBlocked(a.shape, numWarps, perThread, {1, 0});
+        return layout::defaultBlocked(b.shape, numWarps, perThread, {0, 1});
+      }
       if (opIdx == 0) return layout::wgmmaOperandA(a.shape, cfg->warpsPerCTA);
       // B is read from shared memory: in registers it is spread over every thread once, rows of 16
       // bytes, and staged there by the dot (a pipelined loop copies it into its slots directly).
-      return layout::defaultBlocked(b.shape, numWarps, 16 / (ir::bitWidth(b.elem) / 8), layout::rowMajorOrder(2));
+      return layout::defaultBlocked(b.shape, numWarps, perThread, layout::rowMajorOrder(2));
     }
     if (opIdx == 2) return layout::mmaV2Accumulator(acc.shape, cfg->warpsPerCTA);
     return layout::mmaV2Operand(opIdx, opIdx == 0 ? a.shape : b.shape, cfg->warpsPerCTA, cfg->bitWidth);

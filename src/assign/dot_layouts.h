@@ -7,8 +7,10 @@
 
 #include "ir/ir.h"
 #include "layout/linear_layout.h"
+#include "layout/wgmma_shared.h"
 #include "ptx/builder.h"
 #include "ptx/warp.h"
+#include "ptx/wgmma.h"
 
 namespace kiln::lower {
 
@@ -27,8 +29,7 @@ struct MmaConfig {
 // f32 x f32 + f32 at tf32 precision, i8/u8 x i8/u8 + i32/u32, f16 or fp8 (sm_89+) + f32 or f16 (an f16
 // accumulator sums in f32, rounded once at the end); M >= 16, N >= 8, K >= the instruction's K.
 // Warps: an mma op's `warps` attribute, else mmaWarpsPerCTA, or along M first for chained dots.
-// On sm_90a an f16/bf16 dot with an f32 accumulator, M a multiple of 64 and warps in groups of four runs
-// on wgmma (wgmmaConfig); the rest stays on mma.sync.
+// On sm_90a a dot wgmmaConfig accepts runs on wgmma; the rest stays on mma.sync.
 std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // The layouts the dot lowering needs for its operands and accumulator (used by layout assignment,
@@ -47,8 +48,25 @@ std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps);
 
 // The wgmma instruction and warpgroup grid for a dot, or nullopt: warpgroups along M first (all of them
 // for a chained dot, so that its accumulator is the next dot's A in registers), the rest along N; instrN
-// = N per warpgroup, at most 256.
+// = N per warpgroup, at most 256. Operand types (both the same): f16 / bf16 with an f32 accumulator,
+// f32 rounded to tf32 (roundsToTf32) with f32, fp8 e4m3 / e5m2 with f32, i8 / u8 with i32 / u32; M a
+// multiple of 64, K of the instruction's K (kTile).
 std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
+
+// The wgmma operand kind of an element type (f32: tf32), or nullopt.
+std::optional<ptx::WgmmaInput> wgmmaInput(ir::Scalar elem);
+
+// Where a wgmma dot's operand in registers is staged for the instruction to read (lower_wgmma.cpp), or
+// nullopt when it is read where it is: an operand in a slot, or an f16 / bf16 A (register fragments).
+// The tile is K-major, except an f16 / bf16 B with N at least 32 bytes wide (N-major: the transpose flag).
+// tf32 operands are rounded on the way (the instruction reads f32 bit patterns whose low 13 bits the
+// semantics zeroes by rounding, not truncation).
+std::optional<layout::WgmmaTile> wgmmaStagedTile(const ir::Op& dot, int opIdx);
+
+// The scratch bytes a wgmma dot needs for its staged operands: each tile aligned to its swizzle repeat
+// (8 rows of swizzleBytes), A's first.
+int64_t wgmmaStagingBytes(const ir::Op& dot);
+int64_t wgmmaStagedTileBytes(const layout::WgmmaTile& t);  // the tile and its alignment slack
 
 // Whether a dot's f32 operands are rounded to tf32 (input_precision "tf32" or absent).
 bool roundsToTf32(const ir::Op& dot);

@@ -1,8 +1,9 @@
 // dot and GPU IR's mma on sm_90a's warpgroup MMA (dot_layouts.h's wgmmaConfig): each warpgroup issues
-// wgmma.mma_async m64 x instrN x k16 over its rows (and columns) of the tile, the accumulators in the
+// wgmma.mma_async m64 x instrN x K over its rows (and columns) of the tile, the accumulators in the
 // wgmma layout, B (and A, when it is in a slot) read from shared memory through matrix descriptors. A
-// slot holds its tile in wgmma's swizzled arrangement (layout/wgmma_shared.h); a B in registers is first
-// stored in that arrangement to scratch. The mmas of one op form one commit group: a dot waits for it at
+// slot holds its tile in wgmma's swizzled arrangement (layout/wgmma_shared.h); a B in registers (and a
+// tf32, fp8 or 8-bit integer A, which have no register form here) is first stored in that arrangement
+// to scratch, K-major where the type has no transpose flag. The mmas of one op form one commit group: a dot waits for it at
 // once, GPU IR's mma leaves that to its mma_wait.
 #include <bit>
 #include <optional>
@@ -75,16 +76,30 @@ DescribedOperand describe(Codegen& cg, const ir::Op& op, Reg address, const Wgmm
   return d;
 }
 
-// B (or A) in registers stored to scratch in wgmma's arrangement, contiguous along `order[0]`, with
-// the proxy fence and barrier the asynchronous reads need. Returns the tile's address.
-Reg stage(Codegen& cg, const ir::Op& op, const ir::Value* v, const WgmmaTile& t) {
+// An operand in registers stored to the op's scratch in wgmma's arrangement `t` (wgmmaStagedTile), tf32
+// rounded to nearest (ties away) on the way, with the proxy fence and barrier the asynchronous reads
+// need. The op's scratch (wgmmaStagingBytes) holds A's tile and then B's, each on its swizzle repeat;
+// `used` counts the bytes taken so far. Returns the tile's address.
+Reg stage(Codegen& cg, const ir::Op& op, const ir::Value* v, const WgmmaTile& t, int64_t& used) {
   const LinearLayout shared = layout::wgmmaShared(t);
-  const int64_t bytes = t.shape[0] * t.shape[1] * t.elemBytes, align = 8 * int64_t(t.swizzleBytes());
+  const int64_t align = 8 * int64_t(t.swizzleBytes());
   cg.e.alignDynamicShared(int(align));
-  const Codegen::Scratch s = cg.scratch(op, bytes + align);
-  const int64_t offset = (s.begin + align - 1) / align * align;
+  const Codegen::Scratch s = cg.scratch(op, wgmmaStagingBytes(op));
+  const int64_t offset = (s.begin + used + align - 1) / align * align;
+  used = offset + t.shape[0] * t.shape[1] * t.elemBytes - s.begin;
   Reg base = cg.sharedAddress(offset);
-  storeTile(cg, base, shared, v);
+  if (v->type.elem == Scalar::F32) {
+    std::vector<Reg> rounded;
+    for (Reg r : cg.regs(v)) {
+      Reg bits = cg.e.reg(RegClass::B32), f = cg.e.reg(RegClass::F32);
+      ptx::roundToTf32(cg.e, bits, r);
+      cg.e.inst("mov.b32", {f, bits});
+      rounded.push_back(f);
+    }
+    storeTile(cg, base, shared, v, rounded);
+  } else {
+    storeTile(cg, base, shared, v);
+  }
   ptx::fenceProxyAsyncShared(cg.e);
   cg.barrier();
   return base;
@@ -109,28 +124,40 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   const ir::Value *a = op.operand(0), *b = op.operand(1), *c = op.operand(2);
   const int64_t m = c->type.shape[0], n = c->type.shape[1], k = a->type.shape[1];
   const int32_t wm = cfg.warpsPerCTA[0], gridM = wm / 4, gridN = cfg.warpsPerCTA[1], instrN = cfg.instrN;
-  const int64_t numM = m / (64 * gridM), numN = n / (int64_t(instrN) * gridN), numK = k / 16;
-  if (numM < 1 || numN < 1 || numK < 1) throw InternalError(op.loc, "wgmma: tile below one instruction");
-  const ptx::WgmmaInput in = a->type.elem == Scalar::F16 ? ptx::WgmmaInput::F16 : ptx::WgmmaInput::BF16;
+  const std::optional<ptx::WgmmaInput> input = wgmmaInput(a->type.elem);
+  if (!input) throw InternalError(op.loc, "wgmma: no instruction for the operand type");
+  const ptx::WgmmaInput in = *input;
+  const int64_t kTile = ptx::wgmmaK(in);
+  const int64_t numM = m / (64 * gridM), numN = n / (int64_t(instrN) * gridN), numK = k / kTile;
+  if (numM < 1 || numN < 1 || numK < 1 || k % kTile) throw InternalError(op.loc, "wgmma: tile below one instruction");
+  // Slots of tf32, fp8 and 8-bit integer operands are K-major (those forms have no transpose flags).
+  auto slotTile = [&](const ir::Value* v, int kDim, const char* name) {
+    std::optional<WgmmaTile> t = tileOf(v->type);
+    if (!t) throw InternalError(op.loc, std::string("wgmma: ") + name + "'s slot is not in a wgmma arrangement");
+    if (!ptx::wgmmaTransposes(in) && t->order[0] != kDim)
+      throw InternalError(op.loc, std::string("wgmma: ") + name + "'s slot is not K-major");
+    return *t;
+  };
 
-  // Operands: A from a slot or registers, B from a slot or staged from registers.
+  // Operands: A from a slot or registers (f16 / bf16: fragments; else staged), B from a slot or staged
+  // from registers.
   bool usedScratch = false;
+  int64_t scratchUsed = 0;
   std::optional<DescribedOperand> descA, descB;
   Reg wgM = gridM > 1 ? warpgroupPart(cg, gridN, true) : Reg{};
   Reg wgN = gridN > 1 ? warpgroupPart(cg, gridN, false) : Reg{};
   if (a->type.isShared()) {
-    std::optional<WgmmaTile> t = tileOf(a->type);
-    if (!t) throw InternalError(op.loc, "wgmma: A's slot is not in a wgmma arrangement");
-    descA = describe(cg, op, cg.reg(a), *t, 1, {64, 0}, wgM);
+    descA = describe(cg, op, cg.reg(a), slotTile(a, 1, "A"), 1, {64, 0}, wgM);
+  } else if (std::optional<WgmmaTile> t = wgmmaStagedTile(op, 0)) {
+    Reg base = stage(cg, op, a, *t, scratchUsed);
+    usedScratch = true;
+    descA = describe(cg, op, base, *t, 1, {64, 0}, wgM);
   }
   if (b->type.isShared()) {
-    std::optional<WgmmaTile> t = tileOf(b->type);
-    if (!t) throw InternalError(op.loc, "wgmma: B's slot is not in a wgmma arrangement");
-    descB = describe(cg, op, cg.reg(b), *t, 0, {0, instrN}, wgN);
+    descB = describe(cg, op, cg.reg(b), slotTile(b, 0, "B"), 0, {0, instrN}, wgN);
   } else {
-    WgmmaTile t{b->type.shape, {1, 0}, memBytes(b->type.elem)};
-    if (!t.swizzleBytes()) t.order = {0, 1};
-    Reg base = stage(cg, op, b, t);
+    const WgmmaTile t = *wgmmaStagedTile(op, 1);
+    Reg base = stage(cg, op, b, t, scratchUsed);
     usedScratch = true;
     descB = describe(cg, op, base, t, 0, {0, instrN}, wgN);
   }
@@ -150,8 +177,9 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
                                      8 * (i >> 2) + (i & 1) + int32_t(instrN * gridN * ni)});
         Reg d = cr.at(size_t(r));
         if (!inPlace) {  // the registers may be shared with other values (a splatted zero)
-          Reg fresh = e.reg(RegClass::F32);
-          e.inst("mov.f32", {fresh, d});
+          const bool intSum = ptx::wgmmaIntegerSum(in);
+          Reg fresh = e.reg(intSum ? RegClass::B32 : RegClass::F32);
+          e.inst(intSum ? "mov.b32" : "mov.f32", {fresh, d});
           d = fresh;
         }
         acc[size_t(mi * numN + ni)].push_back(d);
@@ -173,7 +201,7 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
     return regs;
   };
 
-  e.comment("dot: wgmma m64n" + std::to_string(instrN) + "k16, " + std::to_string(numM) + "x" + std::to_string(numN) +
+  e.comment("dot: wgmma m64n" + std::to_string(instrN) + "k" + std::to_string(kTile) + ", " + std::to_string(numM) + "x" + std::to_string(numN) +
             "x" + std::to_string(numK) + " per warpgroup");
   std::vector<std::vector<Reg>> aRegs;
   if (!descA)
@@ -184,11 +212,11 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
     for (int64_t mi = 0; mi < numM; ++mi)
       for (int64_t ni = 0; ni < numN; ++ni) {
         const int64_t row = 64 * gridM * mi, col = int64_t(instrN) * gridN * ni;
-        Reg da, db = descB->at(e, {16 * ki, col}, {0, 0});
+        Reg da, db = descB->at(e, {kTile * ki, col}, {0, 0});
         std::vector<Reg> ar;
-        if (descA) da = descA->at(e, {row, 16 * ki}, {0, 0});
+        if (descA) da = descA->at(e, {row, kTile * ki}, {0, 0});
         else ar = aRegs[size_t(ki * numM + mi)];
-        ptx::wgmmaF32(e, in, instrN, acc[size_t(mi * numN + ni)], da, ar, db, descA && descA->mnMajor,
+        ptx::wgmma(e, in, instrN, acc[size_t(mi * numN + ni)], da, ar, db, descA && descA->mnMajor,
                       descB->mnMajor, op.loc);
       }
   ptx::wgmmaCommit(e);

@@ -91,10 +91,13 @@ void copyToShared(Codegen& cg, const CopySource& src, SharedAddresses& storeAt, 
 }
 
 void storeTile(Codegen& cg, Reg base, const LinearLayout& shared, const ir::Value* value) {
+  storeTile(cg, base, shared, value, cg.regs(value));
+}
+
+void storeTile(Codegen& cg, Reg base, const LinearLayout& shared, const ir::Value* value, const std::vector<Reg>& regs) {
   const ir::Scalar t = value->type.elem;
   UniqueRegisters src = uniqueRegisters(*value->type.layout);
   ScratchPlan plan = planWithShared(shared, src.compact, src.compact, memBytes(t));
-  const std::vector<Reg>& regs = cg.regs(value);
   std::vector<Reg> compact;
   for (int32_t r : src.original) compact.push_back(regs.at(size_t(r)));
   SharedAddresses at(cg, base, threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0), memBytes(t));

@@ -38,6 +38,9 @@ void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs,
 // `shared` (offset -> coordinates), the widest st.shared the two layouts allow. Threads holding the same
 // element (duplicated lanes or warps) store the same bytes: harmless. No barrier.
 void storeTile(Codegen& cg, ptx::Reg base, const layout::LinearLayout& shared, const ir::Value* value);
+// The same with `regs` in place of the value's registers (one per register of its layout).
+void storeTile(Codegen& cg, ptx::Reg base, const layout::LinearLayout& shared, const ir::Value* value,
+               const std::vector<ptx::Reg>& regs);
 
 // Loads the registers `regs` (compact destination registers) with the ldmatrix plan: instruction q fills
 // registers [q * E, (q + 1) * E), 32-bit word j of it holding the next 32 / bits of them.

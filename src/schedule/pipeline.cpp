@@ -60,7 +60,10 @@ int fastestDim(const LinearLayout& l) {
 
 // The slot arrangement of a load that feeds a wgmma dot as operand a or b (read there through matrix
 // descriptors): wgmma's swizzled tile, contiguous along the dim the load's registers run along (so the
-// copies stay 16 bytes wide). Nothing when no dot on wgmma reads it or the tile has no such arrangement.
+// copies stay 16 bytes wide). Nothing when no dot on wgmma reads it or the tile has no such arrangement,
+// and for the types wgmma reads K-major only (fp8, 8-bit integers) when the load runs along M or N:
+// the slot is then an ordinary one and the dot stages the operand K-major itself. tf32 operands never
+// take a wgmma slot: the copies would land unrounded, and they are rounded in registers on the way.
 std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx) {
   if (!c.convert) return std::nullopt;
   const Value* operand = c.convert->result(0);
@@ -71,6 +74,9 @@ std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const Gpu
     const Type& t = c.load->result(0)->type;
     const int fast = fastestDim(*t.layout);
     if (fast < 0 || t.rank() != 2) return std::nullopt;
+    const ptx::WgmmaInput in = *lower::wgmmaInput(t.elem);
+    const int kDim = op->operand(0) == operand ? 1 : 0;
+    if (in == ptx::WgmmaInput::TF32 || (!ptx::wgmmaTransposes(in) && fast != kDim)) return std::nullopt;
     layout::WgmmaTile tile{t.shape, {fast, 1 - fast}, elemBytes(t.elem)};
     if (!tile.swizzleBytes() || tile.rows() < 8) return std::nullopt;
     return tile;

@@ -97,15 +97,14 @@ ScratchUse atomic(const ir::Op& op) {
   return {ptr.layout->totalOutSize() * bytes, true};
 }
 
-// wgmma reads B from shared memory: a B in registers is staged there, aligned to its swizzle pattern.
+// wgmma reads B (and a tf32, fp8 or 8-bit integer A) from shared memory: one in registers is staged
+// there, aligned to its swizzle pattern.
 ScratchUse mma(const ir::Op& op, int numWarps, const ptx::Target& target) {
-  const ir::Value* b = op.operand(1);
-  if (b->type.isShared()) return {};
   std::optional<lower::MmaConfig> cfg = lower::mmaConfig(op, numWarps, target);
   if (!cfg || !cfg->wgmma) return {};
-  layout::WgmmaTile t{b->type.shape, {1, 0}, elemBytes(b->type.elem)};
-  if (!t.swizzleBytes()) t.order = {0, 1};
-  return {t.shape[0] * t.shape[1] * t.elemBytes + 8 * int64_t(t.swizzleBytes()), true};
+  const int64_t bytes = lower::wgmmaStagingBytes(op);
+  if (bytes == 0) return {};
+  return {bytes, true};
 }
 
 }  // namespace

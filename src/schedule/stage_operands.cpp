@@ -124,8 +124,12 @@ void block(ir::Function& fn, ir::Block& b, const GpuContext& ctx) {
 }  // namespace
 
 std::optional<layout::WgmmaTile> stagedTile(const Type& a) {
-  if (a.elem != ir::Scalar::F16 && a.elem != ir::Scalar::BF16) return std::nullopt;
+  // fp8 and 8-bit integers: K-major only. tf32 stays in registers, rounded where the dot stages it.
+  const bool kMajorOnly = a.elem == ir::Scalar::F8E4M3 || a.elem == ir::Scalar::F8E5M2 || a.elem == ir::Scalar::I8 ||
+                          a.elem == ir::Scalar::U8;
+  if (a.elem != ir::Scalar::F16 && a.elem != ir::Scalar::BF16 && !kMajorOnly) return std::nullopt;
   for (std::vector<int32_t> order : {std::vector<int32_t>{1, 0}, std::vector<int32_t>{0, 1}}) {
+    if (kMajorOnly && order[0] != 1) continue;
     layout::WgmmaTile t{a.shape, order, elemBytes(a.elem)};
     if (t.swizzleBytes() && t.rows() >= 8) return t;
   }

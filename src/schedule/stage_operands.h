@@ -11,7 +11,8 @@
 namespace kiln::schedule {
 
 // The arrangement a wgmma A operand of type `a` takes when staged in shared memory (K contiguous when
-// its rows allow a swizzle, else M), or nothing when none holds it.
+// its rows allow a swizzle, else M; fp8 and 8-bit integers K only, tf32 never), or nothing when none
+// holds it.
 std::optional<layout::WgmmaTile> stagedTile(const ir::Type& a);
 
 // The shared bytes stage_operands will take for the loop-invariant A operands of the wgmma dots in

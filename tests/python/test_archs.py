@@ -43,7 +43,10 @@ def test_each_target_compiles_with_its_features_and_assembles(arch, tmp_path):
     ptx = _compiled().stage("ptx", arch)
     assert f".target {arch}\n" in ptx
     fp8_mma = "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx
-    assert fp8_mma == (int(arch[3:].rstrip("a")) >= 89)  # fp8 tensor cores from Ada on
+    fp8_wgmma = "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in ptx
+    # fp8 tensor cores from Ada on: sm_90a's warpgroup MMA there, mma.sync elsewhere.
+    assert fp8_wgmma == (arch == "sm_90a")
+    assert fp8_mma == (int(arch[3:].rstrip("a")) >= 89 and arch != "sm_90a")
     (tmp_path / "k.ptx").write_text(ptx)
     r = subprocess.run([PTXAS, f"-arch={arch}", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True)

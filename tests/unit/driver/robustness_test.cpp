@@ -41,6 +41,8 @@ const KernelCase kKernels[] = {
      "*fp16, *fp16, *fp16, *fp16, *fp32, *fp32, i32, i32, fp32, 128"},
     {"examples/matmul.py", "matmul_kernel",
      "*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 64, 64, 32, 8, \"leaky_relu\""},
+    {"examples/matmul_lowp.py", "matmul_lowp_kernel",
+     "*fp8e4nv, *fp8e4nv, *fp32, i32, i32, i32, i32, 1, 1, i32, i32, 1, 64, 64, 64, False"},
     {"examples/reductions.py", "argmax_kernel", "*fp32, *i32, *fp32, i32, i32, 128"},
     {"examples/reductions.py", "row_stats_kernel", "*fp32, *fp32, *fp32, i32, i32, 256"},
     {"examples/reductions.py", "segment_sum_kernel", "*fp32, *i32, *fp32, 64"},

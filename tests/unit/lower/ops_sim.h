@@ -258,14 +258,16 @@ class CtaSim {
       bool transA = false, transB = false, scaleD = true;
       std::vector<uint32_t> a;  // A from registers: four per thread of the warpgroup
     };
-    int n = 0;
-    std::string type;
+    int n = 0, k = 16;
+    std::string dtype, atype, btype;  // f32 / s32; f16 bf16 tf32 e4m3 e5m2 s8 u8
     std::vector<std::string> d;
     std::vector<Group> groups;
   };
   void execWgmma(const Inst& in);
   void runWgmma(const PendingWgmma& w);
   size_t wgmmaAddress(uint64_t desc, bool mnMajor, int mn, int k, int elemBytes);
+  static int wgmmaElemBytes(const std::string& type);
+  double wgmmaElem(const std::string& type, uint64_t bits);
   uint8_t* globalBytes(uint64_t at, int bytes);
   double floatMinMax(bool isMax, bool nanProp, double a, double b);
 

@@ -112,3 +112,17 @@ gen block_scaled_hints block_scaled_matmul.py mx_matmul_kernel \
   "*u8:16, *u8:16, *u8:16, *u8:16, *fp32:16, i32, i32, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, \"e2m1\", \"e4m3\""
 gen block_scaled_f16 block_scaled_matmul.py mx_matmul_kernel \
   "*u16, *u8, *u8, *u8, *fp32, i32, i32, i32, i32, i32, i32, 64, 64, 32, \"fp16\", \"e5m2\""
+# tf32, fp8 and 8-bit integer dots on 64x64 tiles at four warps (wgmma on sm_90a, K-major operands): B
+# K-major (stride_bk = 1) and N-major (stride_bn = 1); BLOCK_K spans 32, 64 and 128 bytes of a row
+# (each swizzle width). fp8 stays at BLOCK_K 32: on sm_80 (no fp8 mma.sync) wider K rows spill.
+lowp() {  # lowp NAME A_TYPE C_TYPE BLOCK_K ACC_INT MAJOR
+  if [ "$6" = k ]; then strides="i32:16, 1, 1, i32:16"; else strides="i32:16, 1, i32:16, 1"; fi
+  gen "$1" matmul_lowp.py matmul_lowp_kernel "*$2:16, *$2:16, *$3:16, i32:16, i32:16, i32:16, $strides, i32:16, 1, 64, 64, $4, $5"
+}
+lowp matmul_lowp_tf32_kmajor fp32 fp32 32 False k
+lowp matmul_lowp_tf32_nmajor fp32 fp32 32 False n
+lowp matmul_lowp_e4m3_kmajor fp8e4nv fp32 32 False k
+lowp matmul_lowp_e4m3_nmajor fp8e4nv fp32 32 False n
+lowp matmul_lowp_e5m2_kmajor fp8e5 fp32 32 False k
+lowp matmul_lowp_i8_kmajor i8 i32 64 True k
+lowp matmul_lowp_i8_nmajor i8 i32 128 True n
