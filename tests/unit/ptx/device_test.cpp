@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "device_check.h"
+#include "ir/scalar_special.h"
 
 namespace kiln::ptx::test {
 namespace {
@@ -15,12 +16,14 @@ using ir::Scalar;
 
 CudaDriver* gpu() { return CudaDriver::get(); }
 
-// libdevice's functions that run as f64 sequences (math_libdevice.cpp); trunc and rint are exact.
+// libdevice's functions that run as f64 sequences (math_libdevice.cpp, math_erfc.cpp, math_erfinv.cpp,
+// math_bessel.cpp, math_pow.cpp); trunc and rint are exact.
 bool ptxLibdevice(Opcode o) {
   for (Opcode l : {Opcode::Expm1, Opcode::Log1p, Opcode::Log10, Opcode::Exp10, Opcode::Tan, Opcode::Asin, Opcode::Acos,
                    Opcode::Atan, Opcode::Sinh, Opcode::Cosh, Opcode::Asinh, Opcode::Acosh, Opcode::Atanh, Opcode::Cbrt,
                    Opcode::Atan2, Opcode::Hypot, Opcode::Pow, Opcode::BesselJ0, Opcode::BesselJ1, Opcode::BesselY0,
-                   Opcode::BesselY1, Opcode::BesselI0, Opcode::BesselI1})
+                   Opcode::BesselY1, Opcode::BesselI0, Opcode::BesselI1, Opcode::Erfc, Opcode::Normcdf, Opcode::Erfinv,
+                   Opcode::Erfcinv, Opcode::Normcdfinv})
     if (o == l) return true;
   return false;
 }
@@ -85,6 +88,11 @@ double refDouble(Opcode op, const std::vector<double>& x) {
       {Opcode::BesselY1, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselY1, v[0]); }},
       {Opcode::BesselI0, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselI0, v[0]); }},
       {Opcode::BesselI1, [](const std::vector<double>& v) { return ir::besselOf(Opcode::BesselI1, v[0]); }},
+      {Opcode::Erfc, [](const std::vector<double>& v) { return double(erfcl(v[0])); }},
+      {Opcode::Normcdf, [](const std::vector<double>& v) { return double(ir::normcdfLong(v[0])); }},
+      {Opcode::Erfinv, [](const std::vector<double>& v) { return double(ir::erfinvLong(v[0])); }},
+      {Opcode::Erfcinv, [](const std::vector<double>& v) { return double(ir::erfcinvLong(v[0])); }},
+      {Opcode::Normcdfinv, [](const std::vector<double>& v) { return double(ir::normcdfinvLong(v[0])); }},
   };
   for (const auto& [o, f] : kRefs)
     if (o == op) return f(x);
