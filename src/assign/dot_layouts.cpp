@@ -119,7 +119,10 @@ std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx:
   if (!in) return std::nullopt;
   const bool intSum = acc.elem == Scalar::I32 || acc.elem == Scalar::U32;
   if (ptx::wgmmaIntegerSum(*in) ? !intSum : acc.elem != Scalar::F32) return std::nullopt;
-  if (*in == ptx::WgmmaInput::TF32 && !roundsToTf32(dot)) return std::nullopt;  // "ieee": exact f32 on FMA
+  // tf32 stays on mma.sync: its f32 operands must be rounded to tf32 on the way to wgmma, so they cannot use
+  // the pipeline's cp.async slots and are staged through registers, with a wait after every dot. Measured on
+  // the H200 (bench/results/2026-12-03-h200-dot-types.md), 4096^3: 7-70% slower than mma.sync.
+  if (*in == ptx::WgmmaInput::TF32) return std::nullopt;
   const int kTile = ptx::wgmmaK(*in);
   const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
   if (m % 64 || k % kTile || n % 8 || n < 8) return std::nullopt;
