@@ -1,7 +1,7 @@
-// tf32, fp8 (e4m3, e5m2) and 8-bit integer matmuls (examples/matmul_lowp.py) on sm_90a's wgmma, end to end
-// in the CTA simulator, whose wgmma model (ops_sim_wgmma.h) reads K-major operands only for these types,
+// fp8 (e4m3, e5m2) and 8-bit integer matmuls (examples/matmul_lowp.py) on sm_90a's wgmma, and tf32 ones,
+// which stay on mma.sync there (assign/dot_layouts.cpp), end to end in the CTA simulator, whose wgmma model (ops_sim_wgmma.h) reads K-major operands only for these types,
 // decodes fp8, multiplies 8-bit integers exactly into wrapping s32 sums and fails on an f32 operand that
-// was not rounded to tf32. Awkward sizes: M and N of 80 against 64x64 tiles, K not a multiple of BLOCK_K;
+// was not rounded to tf32. Awkward sizes: M and N of 80 against 64x64 tiles, K not a multiple of BLOCK_K (but for tf32's N-major input, BLOCK_K 16);
 // B K-major (the slot wgmma reads is the pipeline's) and N-major (staged K-major through registers),
 // unpipelined and three stages deep. The same kernels on sm_80 stay on mma.sync.
 #include <cmath>
