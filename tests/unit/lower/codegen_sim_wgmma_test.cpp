@@ -11,22 +11,16 @@
 namespace kiln::lower::test {
 namespace {
 
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(CodegenSimWgmma, MatmulTileOnAWarpgroup) {
   for (bool nMajor : {false, true})
     for (int stages = 1; stages <= 4; ++stages) {
       const std::string input = nMajor ? "matmul_wgmma_nmajor" : "matmul_wgmma_kmajor";
       SCOPED_TRACE(input + " stages " + std::to_string(stages));
       SimRun r(lowerInput(input, 4, stages, ptx::kSm90a));
-      EXPECT_GE(count(r.k.ptx, "wgmma.mma_async"), 1u);
-      EXPECT_EQ(count(r.k.ptx, "mma.sync"), 0u);
+      EXPECT_GE(count(r.k.ptx, "wgmma.mma_async"), 1);
+      EXPECT_EQ(count(r.k.ptx, "mma.sync"), 0);
       EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, stages > 1);
-      if (stages > 1) EXPECT_GE(count(r.k.ptx, "fence.proxy.async"), 1u);
+      if (stages > 1) EXPECT_GE(count(r.k.ptx, "fence.proxy.async"), 1);
       if (stages > 1) EXPECT_NE(r.k.ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos)
           << "a matmul keeps one group in flight";
       const int M = 80, N = 80, K = 144, lda = 160, ldb = nMajor ? 96 : 160, ldc = 96;

@@ -13,12 +13,6 @@
 namespace kiln::lower::test {
 namespace {
 
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
 enum class Kind { TF32, E4M3, E5M2, I8 };
 
 struct Case {
@@ -88,11 +82,11 @@ TEST(CodegenSimWgmma, LowPrecisionMatmulsMatchTheReference) {
       SCOPED_TRACE(std::string(c.input) + " stages " + std::to_string(stages));
       SimRun r(lowerInput(c.input, 4, stages, ptx::kSm90a));
       if (!c.instr) {
-        EXPECT_GE(count(r.k.ptx, "mma.sync"), 1u);
-        EXPECT_EQ(count(r.k.ptx, "wgmma"), 0u);
+        EXPECT_GE(count(r.k.ptx, "mma.sync"), 1);
+        EXPECT_EQ(count(r.k.ptx, "wgmma"), 0);
       } else {
-        EXPECT_GE(count(r.k.ptx, std::string("wgmma.mma_async.sync.aligned.m64n64") + c.instr), 1u);
-        EXPECT_EQ(count(r.k.ptx, "mma.sync"), 0u);
+        EXPECT_GE(count(r.k.ptx, std::string("wgmma.mma_async.sync.aligned.m64n64") + c.instr), 1);
+        EXPECT_EQ(count(r.k.ptx, "mma.sync"), 0);
         // A K-major fp8 / i8 B in a pipelined loop is read from its slot and its group stays in flight; an
         // N-major B is staged through registers to scratch, and the dot waits for its group at once (as
         // every dot of an unpipelined loop does).
@@ -141,8 +135,8 @@ TEST(CodegenSimWgmma, LowPrecisionMatmulsStayOnMmaSyncOnSm80) {
     SCOPED_TRACE(c.input);
     if (c.kind == Kind::E4M3 || c.kind == Kind::E5M2) continue;  // fp8 mma.sync needs sm_89
     Kernel k = lowerInput(c.input, 4, 3, ptx::kSm80);
-    EXPECT_GE(count(k.ptx, "mma.sync"), 1u);
-    EXPECT_EQ(count(k.ptx, "wgmma"), 0u);
+    EXPECT_GE(count(k.ptx, "mma.sync"), 1);
+    EXPECT_EQ(count(k.ptx, "wgmma"), 0);
   }
 }
 
