@@ -44,5 +44,7 @@ void checkAtomicTypeRule(const Op& op);
 void checkExchangeTypeRule(const Op& op);
 // The same for inline_asm and print (verifier_asm.cpp).
 void checkAsmTypeRule(const Op& op);
+// The same for tensor_map and tma_load (verifier_tma.cpp).
+void checkTmaTypeRule(const Op& op, const Block& parent);
 
 }  // namespace kiln::ir

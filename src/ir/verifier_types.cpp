@@ -435,6 +435,8 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
     case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
       return checkGpuTypeRule(op);  // verifier_gpu.cpp
+    case Opcode::TensorMap: case Opcode::TmaLoad:
+      return checkTmaTypeRule(op, parent);  // verifier_tma.cpp  // verifier_gpu.cpp
   }
   verifyFail(op, "has an opcode outside ops.def");
 }
