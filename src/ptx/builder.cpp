@@ -184,9 +184,18 @@ int Entry::addBoolParam(std::string_view name) {
   return i;
 }
 
+int Entry::addByteArrayParam(std::string_view name, int bytes, int align) {
+  if (bytes <= 0 || align <= 0 || (align & (align - 1)) != 0) bug("a byte array parameter needs a size and a power-of-two alignment");
+  int i = addParam(name, ParamType::B8);
+  params_[size_t(i)].arrayBytes = bytes;
+  params_[size_t(i)].arrayAlign = align;
+  return i;
+}
+
 Reg Entry::loadParam(int index) {
   if (index < 0 || size_t(index) >= params_.size()) bug("no parameter " + std::to_string(index));
   const Param& p = params_[size_t(index)];
+  if (p.arrayBytes) bug("parameter " + p.symbol + " is a byte array: read it through its address");
   Reg r = reg(paramRegClass(p.type));
   // .u8 for fp8 bits: zero-extended, as every fp8 register holds them
   inst("ld.param" + std::string(p.type == ParamType::B8 ? ".u8" : paramTypeName(p.type)), {r, addr(p.symbol)});
@@ -300,7 +309,12 @@ std::string Entry::str() const {
   for (size_t i = 0; i < params_.size(); ++i) {
     const Param& p = params_[i];
     s += i ? ",\n" : "\n";
-    s += "    .param " + std::string(paramTypeName(p.type));
+    s += "    .param ";
+    if (p.arrayBytes) {
+      s += ".align " + std::to_string(p.arrayAlign) + " .b8 " + p.symbol + "[" + std::to_string(p.arrayBytes) + "]";
+      continue;
+    }
+    s += std::string(paramTypeName(p.type));
     if (p.type == ParamType::Ptr) {
       s += " .ptr .global";
       if (p.ptrAlign) s += " .align " + std::to_string(p.ptrAlign);

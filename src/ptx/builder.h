@@ -82,6 +82,8 @@ struct Param {
   ParamType type = ParamType::U32;
   int ptrAlign = 0;  // Ptr: the alignment promised for the pointee (0: no .align attribute)
   bool isBool = false;  // loadParam gives a .pred (value != 0)
+  int arrayBytes = 0;   // an opaque byte array (`.param .align A .b8 sym[N]`, a TMA tensor map): not loaded
+  int arrayAlign = 0;
 };
 
 // One `.visible .entry` under construction: parameters, directives, registers and the body.
@@ -97,6 +99,8 @@ class Entry {
   // Parameters in signature order; returns the index. The PTX symbol is "<entry>_<name>".
   int addParam(std::string_view name, ParamType type, int ptrAlign = 0);
   int addBoolParam(std::string_view name);  // `.param .u8`, loaded as a .pred
+  // `.param .align A .b8 <entry>_<name>[bytes]`: passed by value, read through its address, never loadParam'd.
+  int addByteArrayParam(std::string_view name, int bytes, int align);
   const std::vector<Param>& params() const { return params_; }
   // ld.param into a fresh register: B32 for 8..32-bit integers (sign/zero extended), B16 for B16
   // and B8, B64 for 64-bit integers and pointers, F32/F64 for floats, Pred for bool parameters.
