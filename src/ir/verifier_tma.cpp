@@ -46,6 +46,18 @@ void tensorMap(const Op& op, const Block& parent) {
   require(inner->def && inner->def->opcode == Opcode::Constant && inner->def->intAttr("value") == 1, op,
           [] { return std::string("the last stride must be the constant 1 (the contiguous dim)"); });
   require(op.intAttr("index") >= 0, op, [] { return std::string("index must not be negative"); });
+  // The maps are the kernel's trailing parameters in index order: 0..n-1, each once.
+  int64_t maps = 0, same = 0;
+  for (const auto& other : parent.ops)
+    if (other->opcode == Opcode::TensorMap) {
+      ++maps;
+      same += other->intAttrOr("index", -1) == op.intAttr("index");
+    }
+  require(same == 1 && op.intAttr("index") < maps, op, [&] {
+    return "the kernel's " + std::to_string(maps) + " tensor maps must have the indices 0.." + std::to_string(maps - 1) +
+           ", each once; got index " + std::to_string(op.intAttr("index")) +
+           (same > 1 ? " " + std::to_string(same) + " times" : std::string());
+  });
   const std::vector<int64_t>& box = op.listAttr("box");
   require(box.size() == rank, op, [&] { return "box must have " + std::to_string(rank) + " dims, got " + shapeText(box); });
   for (int64_t b : box)

@@ -139,6 +139,9 @@ class Codegen {
   void noteSum(ptx::Reg r, ptx::Reg base, int64_t constant);
   std::optional<Sum> sumOf(ptx::Reg r) const;
 
+  // The generic address (.b64) of each tensor map, by its index (declareTensorMaps, at entry).
+  std::vector<ptx::Reg> tensorMaps;
+
   // Lowers every op of a block in order (dispatching on ops.def's family, no default:).
   void lowerBlock(const ir::Block& b);
   // Lowers `b` as the code of warps [firstWarp, firstWarp + warps) alone (a warp partition): the thread
@@ -197,6 +200,10 @@ void lowerSchedule(Codegen& cg, const ir::Op& op);     // shared buffers, async 
 // This thread's part of the offsets of every slot access in `body`, computed once where the kernel starts
 // (a loop reads its slots in every iteration; lower_schedule.cpp).
 void precomputeSlotOffsets(Codegen& cg, const ir::Block& body);
+void lowerTma(Codegen& cg, const ir::Op& op);          // tensor_map, tma_load (lower_tma.cpp; via lowerSchedule)
+// One `.param .align 128 .b8 <entry>_tmap<k>[128]` per tensor_map, after the runtime parameters, and
+// its generic address in cg.tensorMaps[k]; a CompileError below sm_90 (lower_tma.cpp).
+void declareTensorMaps(Codegen& cg);
 void lowerPartition(Codegen& cg, const ir::Op& op);    // warp_partition
 void lowerInlineAsm(Codegen& cg, const ir::Op& op);    // inline_asm: the user's PTX in a { } scope per pack
 void lowerPrint(Codegen& cg, const ir::Op& op);        // print: vprintf per element (lower_print.cpp; via lowerControl)

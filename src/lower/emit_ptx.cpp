@@ -19,6 +19,11 @@ bool validIdentifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
+// "tmap<k>": the names of the tensor-map parameters (declareTensorMaps), kept from the kernel's own.
+bool isTensorMapName(const std::string& s) {
+  return s.size() > 4 && s.rfind("tmap", 0) == 0 && std::all_of(s.begin() + 4, s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // The byte alignment the function promises for pointer parameter `arg`: what the axis info proves,
 // and what a `multiple_of` at the top of the body (run on every path) asserts about it.
 int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const analysis::AxisInfoAnalysis& axis) {
@@ -53,7 +58,8 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
   for (size_t i = 0; i < gpuFn.body.args.size(); ++i) {
     const ir::Value* a = gpuFn.body.arg(unsigned(i));
     std::string name = a->name;
-    if (!validIdentifier(name) || std::find(used.begin(), used.end(), name) != used.end()) name = "arg" + std::to_string(i);
+    if (!validIdentifier(name) || isTensorMapName(name) || std::find(used.begin(), used.end(), name) != used.end())
+      name = "arg" + std::to_string(i);
     used.push_back(name);
     if (a->type.isTensor()) throw InternalError(gpuFn.loc, "codegen: kernel parameter " + name + " is a tile");
     if (a->type.isPtr())
@@ -76,6 +82,7 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
 
   Codegen cg(e, gpuFn, axis, numWarps);
   for (size_t i = 0; i < values.size(); ++i) cg.bind(gpuFn.body.arg(unsigned(i)), {values[i]});
+  declareTensorMaps(cg);  // after the runtime parameters: the launcher appends the maps
   precomputeSlotOffsets(cg, gpuFn.body);
   cg.lowerBlock(gpuFn.body);  // ends with `return`, which emits `ret`
   const ir::Op* last = gpuFn.body.terminator();

@@ -8,6 +8,11 @@
 //   - async_copy writes asynchronously: its bytes are in flight until an async_wait, which turns them into
 //     pending writes (the pipeline decides how many groups to wait for; this pass makes what landed
 //     visible to the other threads). A copy into bytes others may still read or write waits for a barrier.
+//   - tma_load writes its slot asynchronously too, and reads its mbarrier (arrive.expect_tx). Its bytes
+//     are ordered for their readers by an mbarrier_wait on that mbarrier (the wait acquires what the copies
+//     completed, in every thread that waits), not by a barrier, so they leave nothing pending. Like a copy,
+//     a refill of bytes others may still read or write (the previous fill's local_loads) waits for a
+//     barrier first.
 //   - Control flow: an `if` leaves the union of its branches; a loop body starts from the union of what
 //     comes before the loop and what the body leaves at its back edge (iterated to a fixed point, so the
 //     next iteration's first accesses see the last iteration's); a warp partition starts from nothing (a
@@ -144,6 +149,8 @@ class BarrierPass {
         return false;
       case Opcode::LocalStore: case Opcode::MbarrierInit: case Opcode::AsyncCopy:
         return conflictsWrite(s, bytesOf(op.operand(0)));
+      case Opcode::TmaLoad:
+        return conflictsWrite(s, bytesOf(op.operand(0))) || conflictsRead(s, bytesOf(op.operand(1)));
       case Opcode::SharedAlloc:
         return conflictsWrite(s, wholeBuffer(op));
       case Opcode::WarpPartition:  // the partitions start from nothing pending
@@ -162,6 +169,9 @@ class BarrierPass {
     switch (op.opcode) {
       case Opcode::LocalLoad: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait:
         s.reads.push_back(bytesOf(op.operand(0)));
+        return;
+      case Opcode::TmaLoad:  // its slot is ordered for readers by their mbarrier_wait, not by a barrier
+        s.reads.push_back(bytesOf(op.operand(1)));
         return;
       case Opcode::Mma:
         for (unsigned i = 0; i < 2; ++i)

@@ -35,6 +35,16 @@ class CtaSim {
   }
   std::vector<uint8_t>& buffer(uint64_t base) { return buffers_.at(base); }
   void setParam(const std::string& symbol, uint64_t v) { params_[symbol] = v; }
+  // A TMA tensor map as cuTensorMapEncodeTiled takes it, dims innermost first (ops_sim_tma.h).
+  struct TensorMap {
+    uint64_t address = 0;             // a global buffer's address (plus an offset)
+    int elemBytes = 2;
+    std::vector<uint64_t> dims;       // elements
+    std::vector<uint64_t> strides;    // bytes, of dims 1..rank-1
+    std::vector<uint32_t> box;        // elements
+    int swizzle = 0;                  // 0, 32, 64 or 128 bytes
+  };
+  void setTensorMap(const std::string& symbol, TensorMap m);
   int64_t steps() const { return steps_; }
 
   // Runs the entry; "" on success, else what went wrong (with the instruction).
@@ -45,6 +55,8 @@ class CtaSim {
     copyGroups_.assign(size_t(n_), {});
     wgmmaOpen_.clear();
     wgmmaGroups_.clear();
+    mbarriers_.clear();
+    tensorCopies_.clear();
     try {
       for (size_t pc = 0; pc < code_.size();) {
         const Inst& in = code_[pc];
@@ -58,6 +70,7 @@ class CtaSim {
             if (!openCopies_[size_t(t)].empty() || !copyGroups_[size_t(t)].empty())
               return "cp.async copies never waited for at `" + in.line + "`";
           if (!wgmmaOpen_.empty() || !wgmmaGroups_.empty()) return "wgmma groups never waited for at `" + in.line + "`";
+          if (!tensorCopies_.empty()) return "TMA copies never waited for at `" + in.line + "`";
           return "";
         }
         if (op == "bra") {
@@ -170,6 +183,7 @@ class CtaSim {
     if (s == "%ctaid.x" || s == "%ctaid.y" || s == "%ctaid.z") return 0;
     if (s == "%nctaid.x" || s == "%nctaid.y" || s == "%nctaid.z") return 1;
     if (s == "smem") return 0;
+    if (auto m = tensorMaps_.find(s); m != tensorMaps_.end()) return m->second.first;  // its param-space address
     if (s.rfind("0f", 0) == 0 || s.rfind("0d", 0) == 0 || s.rfind("0x", 0) == 0) return std::stoull(s.substr(2), nullptr, 16);
     if (s.rfind("-0x", 0) == 0) return uint64_t(-int64_t(std::stoull(s.substr(3), nullptr, 16)));
     try {
@@ -251,6 +265,22 @@ class CtaSim {
   void sharedWrite(int t, size_t byte, uint8_t value);
   void execCpAsync(const Inst& in);  // ops_sim_async.h
   void execAtomic(const Inst& in);   // ops_sim_atomic.h
+  // mbarriers and TMA copies (ops_sim_tma.h)
+  struct Mbarrier {
+    int64_t completed = 0;  // phases completed: the current phase's parity is completed & 1
+    int64_t pending = 0, expected = 0, tx = 0;
+  };
+  struct TensorCopy {
+    size_t bar;
+    int issuer;
+    std::vector<std::pair<size_t, uint8_t>> bytes;  // shared byte -> value, swizzle applied
+  };
+  void execMbarrier(const Inst& in);
+  void execTensorCopy(const Inst& in);
+  void mbarrierArrive(size_t bar, int64_t arrivals, int64_t tx);
+  Mbarrier& mbarrierAt(size_t bar);
+  void landTensorCopies(size_t bar);
+  const TensorMap& tensorMapAt(uint64_t address) const;
   // wgmma (ops_sim_wgmma.h): each instruction's operands per warpgroup, run when its group retires.
   struct PendingWgmma {
     struct Group {
@@ -295,6 +325,9 @@ class CtaSim {
   std::vector<std::vector<std::vector<AsyncCopy>>> copyGroups_;
   std::vector<PendingWgmma> wgmmaOpen_;
   std::vector<std::vector<PendingWgmma>> wgmmaGroups_;
+  std::map<std::string, std::pair<uint64_t, TensorMap>> tensorMaps_;  // symbol -> (address, map)
+  std::map<size_t, Mbarrier> mbarriers_;
+  std::vector<TensorCopy> tensorCopies_;  // issued, not landed
   int64_t steps_ = 0;
   const Inst* cur_ = nullptr;
 };
@@ -305,3 +338,4 @@ class CtaSim {
 #include "ops_sim_async.h"
 #include "ops_sim_atomic.h"
 #include "ops_sim_wgmma.h"
+#include "ops_sim_tma.h"

@@ -22,7 +22,14 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "shfl") return execShfl(in);
   if (op == "mma") return execMma(in);
   if (op == "ldmatrix") return execLdmatrix(in);
-  if (op == "cp") return execCpAsync(in);
+  if (op == "cp") return in.parts.size() > 2 && in.parts[2] == "bulk" ? execTensorCopy(in) : execCpAsync(in);
+  if (op == "mbarrier") return execMbarrier(in);
+  if (op == "prefetch") {  // prefetch.param.tensormap [sym]: a hint; the symbol must name a tensor map
+    const std::string& a = in.ops.at(0);
+    if (in.line.find("prefetch.param.tensormap") == std::string::npos || !tensorMaps_.count(a.substr(1, a.size() - 2)))
+      fail("prefetch of no tensor map");
+    return;
+  }
   if (op == "wgmma") return execWgmma(in);
   if (op == "fence" && in.line.find("fence.proxy.async") != std::string::npos) return;  // one proxy here
   if (op == "atom" || op == "red") return execAtomic(in);
@@ -52,6 +59,11 @@ inline void CtaSim::exec(const Inst& in) {
       } else {
         set(t, d, src(1) & mask(w));
       }
+      continue;
+    }
+    if (op == "cvta") {  // cvta.param.u64: a parameter's address is its generic address here
+      if (!has("param")) fail("cvta form not modelled");
+      set(t, d, src(1));
       continue;
     }
     if (op == "selp") {

@@ -1,0 +1,165 @@
+// TMA and mbarriers in the CTA simulator (ops_sim.h), as PTX-NOTES §10-11 describe them:
+// - A tensor-map parameter holds what the test gives setTensorMap, in cuTensorMapEncodeTiled's terms
+//   (innermost dim first, strides in bytes for dims 1..); `mov.u64` of its symbol and `cvta.param.u64` give
+//   its address, `prefetch.param.tensormap` only checks that it is one.
+// - cp.async.bulk.tensor reads one box at issue (elements outside the tensor read as zero) and lands it in
+//   shared memory, swizzled on absolute address bits, when a thread waits on the current phase of its
+//   mbarrier and every arrival is in: the latest the hardware may deliver it. Its bytes (the whole box)
+//   then complete on the mbarrier. Landed bytes are visible to every thread without a barrier (the wait
+//   acquires them); a copy into bytes another thread read or wrote since the last barrier is a race.
+// - mbarrier: init, arrive, arrive.expect_tx, expect_tx, try_wait/test_wait.parity with the phase rules
+//   of the ISA; a wait on a phase that can never complete (arrivals missing, or bytes no copy delivers) is
+//   an error at once, since in lock step nothing else could complete it.
+#pragma once
+
+namespace kiln::lower::test {
+
+inline void CtaSim::setTensorMap(const std::string& symbol, TensorMap m) {
+  if (m.dims.empty() || m.dims.size() > 5 || m.box.size() != m.dims.size() || m.strides.size() + 1 != m.dims.size())
+    fail("malformed tensor map " + symbol);
+  tensorMaps_[symbol] = {0x7F0000000000ull + 128 * tensorMaps_.size(), std::move(m)};
+}
+
+inline const CtaSim::TensorMap& CtaSim::tensorMapAt(uint64_t address) const {
+  for (const auto& [symbol, entry] : tensorMaps_)
+    if (entry.first == address) return entry.second;
+  fail("the map operand is no tensor map's generic address");
+}
+
+inline void CtaSim::mbarrierArrive(size_t bar, int64_t arrivals, int64_t tx) {
+  Mbarrier& m = mbarrierAt(bar);
+  m.tx += tx;
+  m.pending -= arrivals;
+  if (m.pending < 0) fail("more arrivals on an mbarrier than it expects");
+  if (m.pending == 0 && m.tx == 0) m.completed++, m.pending = m.expected;
+}
+
+inline CtaSim::Mbarrier& CtaSim::mbarrierAt(size_t bar) {
+  auto it = mbarriers_.find(bar);
+  if (it == mbarriers_.end()) fail("an mbarrier used before mbarrier.init");
+  return it->second;
+}
+
+inline void CtaSim::execMbarrier(const Inst& in) {
+  const std::string& what = in.parts.at(1);
+  auto has = [&](const char* m) { return std::find(in.parts.begin(), in.parts.end(), m) != in.parts.end(); };
+  if (!has("shared::cta") || in.parts.back() != "b64") fail("mbarrier form not modelled");
+  if (what == "init") {
+    for (int t = 0; t < n_; ++t) {
+      if (!active(t, in)) continue;
+      const size_t bar = size_t(address(t, in.ops.at(0)));
+      if (bar % 8) fail("misaligned mbarrier");
+      for (size_t b = 0; b < 8; ++b) sharedWrite(t, bar + b, 0);
+      const int64_t count = int64_t(get(t, in.ops.at(1)));
+      mbarriers_[bar] = Mbarrier{0, count, count, 0};
+    }
+    return;
+  }
+  const bool wait = what == "try_wait" || what == "test_wait";
+  const std::string& barOp = in.ops.at(wait || what == "arrive" ? 1 : 0);
+  std::vector<uint8_t> done(size_t(n_), 0);
+  for (int t = 0; t < n_; ++t) {
+    if (!active(t, in)) continue;
+    const size_t bar = size_t(address(t, barOp));
+    for (size_t b = 0; b < 8; ++b) sharedRead(t, bar + b);
+    if (what == "arrive") {
+      if (in.ops.at(0) != "_") fail("mbarrier.arrive with a state result is not modelled");
+      mbarrierArrive(bar, 1, has("expect_tx") ? int64_t(get(t, in.ops.at(2))) : 0);
+    } else if (what == "expect_tx") {
+      mbarrierAt(bar).tx += int64_t(get(t, in.ops.at(1)));
+    } else if (wait) {
+      if (!has("parity")) fail("mbarrier wait without .parity is not modelled");
+      const uint64_t parity = get(t, in.ops.at(2)) & 1;
+      Mbarrier& m = mbarrierAt(bar);
+      if (uint64_t(m.completed & 1) == parity) {  // the current phase: it must complete now or never
+        if (m.pending > 0) fail("a wait on an mbarrier phase whose arrivals are not all in (" + std::to_string(m.pending) + " missing)");
+        landTensorCopies(bar);
+        if (uint64_t(m.completed & 1) == parity)
+          fail("a wait on an mbarrier phase that expects " + std::to_string(m.tx) + " bytes no copy delivers");
+      }
+      done[size_t(t)] = 1;
+    } else {
+      fail("mbarrier form not modelled");
+    }
+  }
+  if (wait)
+    for (int t = 0; t < n_; ++t)
+      if (active(t, in)) set(t, in.ops.at(0), done[size_t(t)]);
+}
+
+inline void CtaSim::landTensorCopies(size_t bar) {
+  for (size_t i = 0; i < tensorCopies_.size();) {
+    TensorCopy& c = tensorCopies_[i];
+    if (c.bar != bar) {
+      ++i;
+      continue;
+    }
+    for (const auto& [at, byte] : c.bytes) {
+      ByteInfo& bi = sharedInfo_[at];
+      if ((bi.rEpoch == epoch_ && bi.reader != c.issuer) || (bi.wEpoch == epoch_ && bi.writer != c.issuer))
+        fail("a TMA copy lands on a byte a thread used since the last barrier");
+      bi = ByteInfo{};  // seen by every thread that waits on the mbarrier
+      bi.value = byte;
+      shared_[at] = byte;
+    }
+    const int64_t bytes = int64_t(c.bytes.size());
+    tensorCopies_.erase(tensorCopies_.begin() + std::ptrdiff_t(i));
+    Mbarrier& m = mbarrierAt(bar);
+    m.tx -= bytes;
+    if (m.tx < 0) fail("a TMA copy completes more bytes than its mbarrier expects");
+    if (m.pending == 0 && m.tx == 0) m.completed++, m.pending = m.expected;
+  }
+}
+
+// cp.async.bulk.tensor.<r>d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst], [map, {c..}], [bar]
+inline void CtaSim::execTensorCopy(const Inst& in) {
+  const std::vector<std::string> want{"cp", "async", "bulk", "tensor", "", "shared::cluster", "global", "tile",
+                                      "mbarrier::complete_tx::bytes"};
+  if (in.parts.size() != want.size()) fail("cp.async.bulk form not modelled");
+  for (size_t i = 0; i < want.size(); ++i)
+    if (i != 4 && in.parts[i] != want[i]) fail("cp.async.bulk form not modelled");
+  const size_t rank = size_t(std::stoi(in.parts[4]));
+  const std::string src = in.ops.at(1).substr(1, in.ops.at(1).size() - 2);
+  const std::vector<std::string> mapAndCoords = split(src, ',', true);
+  if (mapAndCoords.size() != 2) fail("malformed tensor operand");
+  for (int t = 0; t < n_; ++t) {
+    if (!active(t, in)) continue;
+    const uint64_t dst = address(t, in.ops.at(0));
+    const size_t bar = size_t(address(t, in.ops.at(2)));
+    mbarrierAt(bar);
+    const TensorMap& map = tensorMapAt(get(t, mapAndCoords[0]));
+    const std::vector<std::string> coordRegs = vecOps(mapAndCoords[1]);
+    if (coordRegs.size() != rank || map.dims.size() != rank) fail("the copy's rank is not the map's");
+    if (dst % 128) fail("TMA destination not 128-byte aligned");
+    const uint64_t innerBytes = uint64_t(map.box[0]) * uint64_t(map.elemBytes);
+    if (innerBytes % 16 || (map.swizzle && innerBytes > uint64_t(map.swizzle))) fail("box not encodable");
+    std::vector<int64_t> c(rank);
+    for (size_t d = 0; d < rank; ++d) c[d] = sext(get(t, coordRegs[d]), 32);
+    size_t total = 1;
+    for (uint32_t b : map.box) total *= b;
+    TensorCopy copy{bar, t, {}};
+    for (size_t e = 0; e < total; ++e) {
+      bool inside = true;
+      uint64_t at = map.address;
+      for (size_t d = 0, rest = e; d < rank; ++d) {
+        const int64_t g = c[d] + int64_t(rest % map.box[d]);
+        rest /= map.box[d];
+        inside = inside && g >= 0 && uint64_t(g) < map.dims[d];
+        if (inside) at += uint64_t(g) * (d == 0 ? uint64_t(map.elemBytes) : map.strides[d - 1]);
+      }
+      const uint8_t* from = inside ? globalBytes(at, map.elemBytes) : nullptr;
+      for (int b = 0; b < map.elemBytes; ++b) {
+        uint64_t p = dst + e * uint64_t(map.elemBytes) + uint64_t(b);
+        if (map.swizzle) p ^= ((p >> 7) & uint64_t(map.swizzle / 16 - 1)) << 4;
+        if (p >= shared_.size()) fail("TMA copy past the shared memory size");
+        const ByteInfo& bi = sharedInfo_[size_t(p)];
+        if ((bi.rEpoch == epoch_ && bi.reader != t) || (bi.wEpoch == epoch_ && bi.writer != t))
+          fail("a TMA copy into a byte another thread used since the last barrier (thread " + std::to_string(t) + ")");
+        copy.bytes.emplace_back(size_t(p), from ? from[b] : uint8_t(0));
+      }
+    }
+    tensorCopies_.push_back(std::move(copy));
+  }
+}
+
+}  // namespace kiln::lower::test
