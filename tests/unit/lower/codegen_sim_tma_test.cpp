@@ -179,5 +179,69 @@ TEST(CodegenSimTma, RefusesASlotTheCopiesDoNotFill) {
   }
 }
 
+// One slot filled twice from one mbarrier (phases 0 and 1), each fill read and stored: ya gets the box at
+// (ra, ca), yb the one at (rb, cb).
+std::string refillText(const Case& c) {
+  const std::string t = c.ty, shape = shapeOf(c.rows, c.boxInner, t), flat = std::to_string(c.rows * c.boxInner) + "x";
+  std::string s = "func @tma(%x: ptr<" + t + ">, %ya: ptr<" + t + ">, %yb: ptr<" + t +
+                  ">, %rows: i32, %cols: i32, %ld: i32, %ra: i32, %ca: i32, %rb: i32, %cb: i32) {\n"
+                  "  %one = constant {value = 1} : i32\n"
+                  "  tensor_map %x, %rows, %cols, %ld, %one {box = [" + std::to_string(c.rows) + ", " + std::to_string(c.boxInner) +
+                  "], index = 0, swizzle = " + std::to_string(c.swizzle) + "}\n"
+                  "  %bar = shared_alloc : shared<1xi64>\n"
+                  "  %a = shared_alloc : shared<" + shape + ", #SA>\n"
+                  "  mbarrier_init %bar {count = 1}\n"
+                  "  barrier\n"  // the initialisation seen by every thread, with or without insert_barriers
+                  "  %o = arange {end = " + std::to_string(c.rows * c.boxInner) + ", start = 0} : tensor<" + flat + "i32, #FA>\n";
+  for (const std::string n : {"a", "b"}) {
+    s += "  tma_load %a, %bar, %r" + n + ", %c" + n + " {map = 0}\n"
+         "  %ph" + n + " = constant {value = " + (n == "a" ? "0" : "1") + "} : i32\n"
+         "  mbarrier_wait %bar, %ph" + n + "\n"
+         "  %v" + n + " = local_load %a : tensor<" + shape + ", #RA>\n"
+         "  %f" + n + " = reshape %v" + n + " : tensor<" + flat + t + ", #FA>\n"
+         "  %s" + n + " = splat %y" + n + " : tensor<" + flat + "ptr<" + t + ">, #FA>\n"
+         "  %p" + n + " = ptr_add %s" + n + ", %o : tensor<" + flat + "ptr<" + t + ">, #FA>\n"
+         "  store %p" + n + ", %f" + n + "\n";
+  }
+  return s + "  return\n}\n";
+}
+
+// A refill of the slot the threads have just read: insert_barriers puts a barrier before it; without
+// one the copy would overwrite bytes other threads may still be reading, which the simulator reports.
+TEST(CodegenSimTma, ARefillWaitsForTheReadersOfTheLastFill) {
+  const Case c = kCases[1];
+  for (bool barriers : {true, false}) {
+    SCOPED_TRACE(barriers ? "with insert_barriers" : "without");
+    auto m = parseGpu(refillText(c), layoutsOf(c));
+    ir::Function& f = *m->functions.at(0);
+    const schedule::GpuContext ctx{ptx::kSm90a, kWarps};
+    schedule::allocateShared(f, ctx);
+    if (barriers) schedule::insertBarriers(f, ctx);
+    EntryInfo info;
+    const std::string ptx = emitPtx(f, ptx::kSm90a, kWarps, info);
+    CtaSim sim(ptx, kWarps * 32, info.sharedBytes);
+    std::vector<uint8_t> x(size_t(kRows * kLd * c.elemBytes));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 7 % 61);
+    const uint64_t xAt = sim.addBuffer(x);
+    const size_t bytes = size_t(c.rows * c.boxInner * c.elemBytes);
+    const uint64_t ya = sim.addBuffer(std::vector<uint8_t>(bytes, 0xFF)), yb = sim.addBuffer(std::vector<uint8_t>(bytes, 0xFF));
+    const int64_t ra = 90, ca = 280, rb = 3, cb = 5;
+    for (auto [name, v] : std::vector<std::pair<std::string, uint64_t>>{
+             {"x", xAt}, {"ya", ya}, {"yb", yb}, {"rows", kRows}, {"cols", kCols}, {"ld", kLd},
+             {"ra", uint64_t(ra)}, {"ca", uint64_t(ca)}, {"rb", uint64_t(rb)}, {"cb", uint64_t(cb)}})
+      sim.setParam("tma_" + name, v);
+    sim.setTensorMap("tma_tmap0", CtaSim::TensorMap{xAt, c.elemBytes, {uint64_t(kCols), uint64_t(kRows)},
+                                                    {uint64_t(kLd * c.elemBytes)}, {uint32_t(c.boxInner), uint32_t(c.rows)}, c.swizzle});
+    const std::string error = sim.run();
+    if (!barriers) {
+      EXPECT_NE(error.find("a TMA copy into a byte another thread used since the last barrier"), std::string::npos) << error;
+      continue;
+    }
+    ASSERT_EQ(error, "") << ptx;
+    EXPECT_EQ(sim.buffer(ya), expected(x, c, c.boxInner, ra, ca));
+    EXPECT_EQ(sim.buffer(yb), expected(x, c, c.boxInner, rb, cb));
+  }
+}
+
 }  // namespace
 }  // namespace kiln::lower::test
