@@ -154,6 +154,10 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::MbarrierExpectTx, {bar}, {}, {{"bytes", int64_t(32)}});
   b.create(O::MbarrierArrive, {bar}, {});
   b.create(O::MbarrierWait, {bar, c0}, {});
+  // TMA: a map over the f16 argument (n elements, stride 1) and one box of it copied into the slot.
+  b.create(O::TensorMap, {hp, n, c1}, {},
+           {{"box", std::vector<int64_t>{16}}, {"index", int64_t(0)}, {"swizzle", int64_t(0)}});
+  b.create(O::TmaLoad, {slot, bar, c0}, {}, {{"map", int64_t(0)}});
   auto mk = [](const char* text) { return std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(text)); };
   auto accL = mk("{register=[[0,1],[8,0],[0,8]], lane=[[0,2],[0,4],[1,0],[2,0],[4,0]], warp=[]} -> [dim0=16, dim1=16]");
   Value* tileA = b.create1(O::SharedAlloc, {}, Type::shared({16, 16}, Scalar::F16, 1,
