@@ -167,9 +167,10 @@ Status Gpu::run(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
     std::vector<runtime::cu::TensorMap> maps(loaded.tensorMaps ? loaded.tensorMaps->size() : 0);
     if (!maps.empty()) {
       std::vector<std::string> where;
-      for (size_t i = 0; i < params.size(); ++i) where.push_back("argument " + std::to_string(i) + " ('" + params[i].name + "')");
-      if (std::optional<std::string> why =
-              loaded.tensorMaps->fill(pointers.data(), where, TensorMapArgs::encodeOn(*impl_->driver, impl_->ordinal), maps.data()))
+      for (size_t i = 0; i < params.size(); ++i)
+        where.push_back("argument " + std::to_string(i) + " ('" + params[i].name + "')");
+      const TensorMapArgs::Encode encode = TensorMapArgs::encodeOn(*impl_->driver, impl_->ordinal);
+      if (std::optional<std::string> why = loaded.tensorMaps->fill(pointers.data(), where, encode, maps.data()))
         throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': " + *why);
       for (runtime::cu::TensorMap& m : maps) pointers.push_back(&m);
     }

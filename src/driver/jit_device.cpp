@@ -229,7 +229,8 @@ LaunchStatus JitFunction::Impl::runWithTensorMaps(const Loaded& l, const Variant
     pointers = heapPointers.data();
   }
   try {
-    if (std::optional<std::string> why = maps.fill(params, v.where, TensorMapArgs::encodeOn(*runtime.impl()->driver, l.device), encoded))
+    const TensorMapArgs::Encode encode = TensorMapArgs::encodeOn(*runtime.impl()->driver, l.device);
+    if (std::optional<std::string> why = maps.fill(params, v.where, encode, encoded))
       return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + *why);
   } catch (const runtime::CudaError& e) {
     return failure(LaunchErrorKind::Device, e.what());

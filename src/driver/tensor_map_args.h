@@ -36,7 +36,9 @@ class TensorMapArgs {
 
   // The encode of a launch on `device` through `driver` (runtime::encodeTensorMap).
   static Encode encodeOn(runtime::CudaDriver& driver, int device) {
-    return [&driver, device](const runtime::TensorMapValues& v) { return runtime::encodeTensorMap(driver, device, v, {}); };
+    return [&driver, device](const runtime::TensorMapValues& v) {
+      return runtime::encodeTensorMap(driver, device, v, {});
+    };
   }
 
   size_t encodes() const { return encoder_.encodes(); }  // driver encodes so far (the rest were reused)

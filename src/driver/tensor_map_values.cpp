@@ -60,8 +60,11 @@ std::optional<TensorMapReader> TensorMapReader::bind(const TensorMapSpec& spec, 
     whyNot = map + ": " + why;
     return std::nullopt;
   };
-  if (!baseOk) return fail("its base must be a kernel parameter, got " + (spec.base.param < 0 ? "a constant" : "parameter #" + std::to_string(spec.base.param)));
-  if (!params[size_t(spec.base.param)].pointer) return fail("its base must be a pointer parameter, got " + params[size_t(spec.base.param)].type);
+  if (!baseOk)
+    return fail("its base must be a kernel parameter, got " +
+                (spec.base.param < 0 ? "a constant" : "parameter #" + std::to_string(spec.base.param)));
+  const Param& base = params[size_t(spec.base.param)];
+  if (!base.pointer) return fail("its base must be a pointer parameter, got " + base.type);
   const size_t rank = spec.shape.size();
   if (rank < 1 || rank > runtime::cu::kTensorMapMaxRank)
     return fail("TMA takes 1 to 5 dims, got " + std::to_string(rank));
@@ -71,12 +74,14 @@ std::optional<TensorMapReader> TensorMapReader::bind(const TensorMapSpec& spec, 
   TensorMapReader r;
   r.elem_ = spec.elem;
   r.fixed_.dataType = tmaDataType(spec.elem);
-  if (r.fixed_.dataType < 0) return fail("TMA has no data type for " + std::string(ir::name(spec.elem)) + " elements");
+  if (r.fixed_.dataType < 0)
+    return fail("TMA has no data type for " + std::string(ir::name(spec.elem)) + " elements");
   r.elemBytes_ = ir::bitWidth(spec.elem) / 8;
   r.base_ = spec.base.param;
   r.fixed_.rank = uint32_t(rank);
   r.fixed_.swizzle = swizzleMode(spec.swizzle);
-  if (r.fixed_.swizzle < 0) return fail("swizzle must be 0, 32, 64 or 128 bytes, got " + std::to_string(spec.swizzle));
+  if (r.fixed_.swizzle < 0)
+    return fail("swizzle must be 0, 32, 64 or 128 bytes, got " + std::to_string(spec.swizzle));
   for (size_t d = 0; d < rank; ++d) {
     if (spec.box[d] < 1 || spec.box[d] > 256)
       return fail("each box dim must be from 1 to 256 elements, got " + listText(spec.box));
@@ -84,8 +89,9 @@ std::optional<TensorMapReader> TensorMapReader::bind(const TensorMapSpec& spec, 
   }
   const int64_t rowBytes = spec.box.back() * r.elemBytes_;
   if (rowBytes % 16 != 0 || (spec.swizzle != 0 && rowBytes > spec.swizzle))
-    return fail("the box " + listText(spec.box) + " spans " + std::to_string(rowBytes) + " bytes along the contiguous dim; TMA needs a multiple of 16" +
-                (spec.swizzle ? " and at most the swizzle (" + std::to_string(spec.swizzle) + " bytes)" : std::string()));
+    return fail("the box " + listText(spec.box) + " spans " + std::to_string(rowBytes) +
+                " bytes along the contiguous dim; TMA needs a multiple of 16" +
+                (spec.swizzle ? " and at most the swizzle (" + std::to_string(spec.swizzle) + " bytes)" : ""));
   auto operand = [&](const TensorMapOperand& o, const char* what, size_t d, Operand& out) -> bool {
     if (o.param < 0) {
       out.value = o.value;
@@ -151,7 +157,8 @@ std::optional<std::string> TensorMapReader::read(void* const* kernelParams, std:
   // "argument 1 ('M'): the tensor map over argument 0 ('a_ptr') needs ...; got 5", or for a constant
   // operand "the tensor map over argument 0 ('a_ptr') needs ...; got the constant 5 (dim 1)".
   auto problem = [&](const Operand& o, const std::string& needs, const std::string& got, const char* what, size_t d) {
-    if (o.param >= 0) return where[size_t(o.param)] + ": the tensor map over " + base + " needs " + needs + "; got " + got;
+    if (o.param >= 0)
+      return where[size_t(o.param)] + ": the tensor map over " + base + " needs " + needs + "; got " + got;
     return "the tensor map over " + base + " needs " + needs + "; got the constant " + got + " (" + what + " " +
            std::to_string(d) + ")";
   };
@@ -160,7 +167,8 @@ std::optional<std::string> TensorMapReader::read(void* const* kernelParams, std:
     const int64_t dim = valueOf(shape_[d], kernelParams, huge);
     if (huge || dim < 1 || dim > kMaxDim)
       return problem(shape_[d], "dims from 1 to 2^32 elements",
-                     huge ? std::to_string(*static_cast<const uint64_t*>(kernelParams[shape_[d].param])) : std::to_string(dim),
+                     huge ? std::to_string(*static_cast<const uint64_t*>(kernelParams[shape_[d].param]))
+                          : std::to_string(dim),
                      "dim", d);
     out.dims[rank - 1 - d] = uint64_t(dim);
   }
@@ -169,7 +177,8 @@ std::optional<std::string> TensorMapReader::read(void* const* kernelParams, std:
     bool huge = false;
     const int64_t stride = valueOf(strides_[d], kernelParams, huge);
     auto got = [&] {
-      if (huge) return std::to_string(*static_cast<const uint64_t*>(kernelParams[strides_[d].param])) + " elements";
+      if (huge)
+        return std::to_string(*static_cast<const uint64_t*>(kernelParams[strides_[d].param])) + " elements";
       std::string text = std::to_string(stride) + " element" + (stride == 1 ? "" : "s") + " of " + elemName;
       if (stride > 0 && stride < kStrideLimitBytes) text += " = " + std::to_string(stride * elemBytes_) + " bytes";
       return text;
