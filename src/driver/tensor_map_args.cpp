@@ -17,6 +17,7 @@ std::unique_ptr<TensorMapArgs> TensorMapArgs::bind(const std::vector<TensorMapSp
 
 std::optional<std::string> TensorMapArgs::fill(void* const* kernelParams, std::span<const std::string> where,
                                                const Encode& encode, runtime::cu::TensorMap* out) {
+  std::lock_guard<std::mutex> lock(mutex_);
   for (size_t i = 0; i < readers_.size(); ++i) {
     runtime::TensorMapValues values;
     if (std::optional<std::string> why = readers_[i].read(kernelParams, where, values)) return why;

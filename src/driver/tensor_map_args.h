@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,12 +42,17 @@ class TensorMapArgs {
     };
   }
 
-  size_t encodes() const { return encoder_.encodes(); }  // driver encodes so far (the rest were reused)
+  // Driver encodes so far (the rest were reused).
+  size_t encodes() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return encoder_.encodes();
+  }
 
  private:
   explicit TensorMapArgs(std::vector<TensorMapReader> readers)
       : readers_(std::move(readers)), encoder_(readers_.size()) {}
   std::vector<TensorMapReader> readers_;
+  mutable std::mutex mutex_;  // launches from several threads share the encoder: one lock per fill
   runtime::TensorMapEncoder encoder_;
 };
 

@@ -172,14 +172,14 @@ std::optional<std::string> TensorMapReader::read(void* const* kernelParams, std:
                      "dim", d);
     out.dims[rank - 1 - d] = uint64_t(dim);
   }
-  const std::string elemName(ir::name(elem_));
   for (size_t d = 0; d + 1 < rank; ++d) {
     bool huge = false;
     const int64_t stride = valueOf(strides_[d], kernelParams, huge);
     auto got = [&] {
       if (huge)
         return std::to_string(*static_cast<const uint64_t*>(kernelParams[strides_[d].param])) + " elements";
-      std::string text = std::to_string(stride) + " element" + (stride == 1 ? "" : "s") + " of " + elemName;
+      std::string text =
+          std::to_string(stride) + " element" + (stride == 1 ? "" : "s") + " of " + std::string(ir::name(elem_));
       if (stride > 0 && stride < kStrideLimitBytes) text += " = " + std::to_string(stride * elemBytes_) + " bytes";
       return text;
     };

@@ -5,7 +5,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,8 +35,8 @@ std::string describe(const TensorMapValues& v);
 // `kernel`, the call and the values.
 cu::TensorMap encodeTensorMap(CudaDriver& driver, int device, const TensorMapValues& v, const std::string& kernel);
 
-// The last encoding of each of a loaded kernel's `count` maps, with the values it was encoded from.
-// Thread-safe: launches from several threads share it (one lock per launch of a kernel with maps).
+// The last encoding of each of a loaded kernel's `count` maps, with the values it was encoded from. Not
+// synchronised: its owner serialises the launches that share it (TensorMapArgs: one lock per launch).
 class TensorMapEncoder {
  public:
   explicit TensorMapEncoder(size_t count) : entries_(count) {}
@@ -47,7 +46,6 @@ class TensorMapEncoder {
   // encode(v) (a callable returning cu::TensorMap, which may throw: nothing is kept then), kept for next time.
   template <class Encode>
   void get(size_t i, const TensorMapValues& v, cu::TensorMap& out, Encode&& encode) {
-    std::lock_guard<std::mutex> lock(mutex_);
     Entry& e = entries_[i];
     if (!e.valid || !(e.values == v)) {
       e.valid = false;
@@ -59,10 +57,7 @@ class TensorMapEncoder {
     out = e.map;
   }
   // How many encodes get() has run (the rest reused a kept map).
-  size_t encodes() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return encodes_;
-  }
+  size_t encodes() const { return encodes_; }
 
  private:
   struct Entry {
@@ -70,7 +65,6 @@ class TensorMapEncoder {
     TensorMapValues values;
     bool valid = false;
   };
-  mutable std::mutex mutex_;
   std::vector<Entry> entries_;
   size_t encodes_ = 0;
 };
