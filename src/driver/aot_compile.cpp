@@ -6,6 +6,7 @@
 
 #include "driver/aot_emit.h"
 #include "driver/aot_grid.h"
+#include "driver/aot_tensor_maps.h"
 #include "driver/compile.h"
 #include "driver/errors.h"
 #include "kiln/aot.h"
@@ -167,6 +168,7 @@ Result<std::vector<File>> compileVariant(const Source& source, const Options& o)
   Result<std::shared_ptr<const GpuCode>> code =
       guarded<std::shared_ptr<const GpuCode>>([&] { return kernel->impl().gpuCode(o.arch); });
   if (!code.ok()) return code.error();
+  if (std::optional<Error> refused = refuseTensorMaps(kernel.value(), *code.value())) return *refused;
   v.entry = code.value()->entry.name;
   v.numWarps = code.value()->entry.numWarps;
   v.sharedBytes = code.value()->entry.sharedBytes;

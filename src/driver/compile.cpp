@@ -12,6 +12,7 @@
 #include "frontend/ast_dump.h"
 #include "frontend/parser.h"
 #include "ir/text.h"
+#include "lower/tensor_maps.h"
 #include "passes/passes.h"
 #include "ptx/builder.h"
 #include "schedule/schedule.h"
@@ -121,6 +122,10 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
   if (!kVerifyEachPass) {
     StepTimes::Scope t(times, "schedule", "verify");
     verifyOrThrow(*fn, "the schedule passes");
+  }
+  {  // what the launcher encodes for the kernel: its TMA tensor maps, passed after its parameters
+    StepTimes::Scope t(times, "schedule", "tensor maps");
+    code.tensorMaps = lower::tensorMapSpecs(*fn);
   }
   {
     StepTimes::Scope t(times, "schedule", "print gpu-ir");

@@ -9,6 +9,7 @@
 
 #include "frontend/ast.h"
 #include "ir/ir.h"
+#include "driver/tensor_map_spec.h"
 #include "kiln/kiln.h"
 #include "lower/codegen.h"
 #include "support/step_times.h"
@@ -21,6 +22,9 @@ struct GpuCode {
   std::string gpuIr;  // after the schedule passes
   std::string ptx;
   lower::EntryInfo entry;
+  // The TMA tensor maps the entry takes after its runtime parameters, in index order (empty: none). Kept
+  // with the PTX that keys the cubin cache, so a cubin served from disk comes with the specs of its code.
+  std::vector<TensorMapSpec> tensorMaps;
   std::map<std::string, std::string> dumps;  // "after-<gpu pass>" for the passes CompileOptions::dump_after names
 };
 

@@ -6,6 +6,7 @@
 
 #include "driver/compile.h"
 #include "driver/errors.h"
+#include "driver/tensor_map_args.h"
 #include "runtime/cache.h"
 #include "runtime/cubin.h"
 #include "runtime/cuda_driver.h"
@@ -24,7 +25,12 @@ struct Gpu::Impl {
   int smCount = 0;
   runtime::Cache cache{runtime::defaultCacheDirectory()};
   std::mutex mutex;
-  std::map<std::string, std::shared_ptr<runtime::LoadedKernel>> loaded;  // by cache key
+  // A kernel loaded on the device, with the TMA tensor maps it takes after its parameters (null: none).
+  struct Loaded {
+    std::shared_ptr<runtime::LoadedKernel> kernel;
+    std::shared_ptr<TensorMapArgs> tensorMaps;
+  };
+  std::map<std::string, Loaded> loaded;  // by cache key
 };
 
 namespace {
@@ -51,9 +57,13 @@ Result<T> guardedGpu(F&& step) {
 }
 
 // The loaded kernel for this device, compiling and assembling on first use.
-std::shared_ptr<runtime::LoadedKernel> load(Gpu::Impl& gpu, const Kernel& kernel, lower::EntryInfo& entry) {
+Gpu::Impl::Loaded load(Gpu::Impl& gpu, const Kernel& kernel, lower::EntryInfo& entry) {
   std::shared_ptr<const GpuCode> code = kernel.impl().gpuCode(gpu.arch);
   entry = code->entry;
+  std::string mapProblem;
+  std::shared_ptr<TensorMapArgs> tensorMaps = TensorMapArgs::bind(code->tensorMaps, kernel.params(), mapProblem);
+  if (!mapProblem.empty()) throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': " + mapProblem);
+  const size_t mapCount = tensorMaps ? tensorMaps->size() : 0;
   runtime::CubinOptions options;
   options.kernelName = kernel.name();
   // The tag names the assembler (ptxas and its version, nvJitLink or the driver): their cubins differ.
@@ -65,8 +75,9 @@ std::shared_ptr<runtime::LoadedKernel> load(Gpu::Impl& gpu, const Kernel& kernel
   runtime::Bytes cubin = gpu.cache.getOrBuild(key, [&] {
     return runtime::compileToCubin(code->ptx, gpu.arch, options, gpu.driver.get(), gpu.ordinal).image;
   });
-  std::shared_ptr<runtime::LoadedKernel> loaded =
-      runtime::LoadedKernel::fromImage(gpu.driver, gpu.ordinal, cubin, code->entry.name, int(kernel.params().size()));
+  Gpu::Impl::Loaded loaded{runtime::LoadedKernel::fromImage(gpu.driver, gpu.ordinal, cubin, code->entry.name,
+                                                             int(kernel.params().size() + mapCount)),
+                           std::move(tensorMaps)};
   gpu.loaded[key.hex()] = loaded;
   return loaded;
 }
@@ -106,7 +117,7 @@ Result<std::string> Gpu::ptx(const Kernel& kernel) {
 Status Gpu::run(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
   Result<bool> r = guardedGpu<bool>([&] {
     lower::EntryInfo entry;
-    std::shared_ptr<runtime::LoadedKernel> loaded = load(*impl_, kernel, entry);
+    Impl::Loaded loaded = load(*impl_, kernel, entry);
     const std::vector<Param>& params = kernel.params();
     if (args.size() != params.size())
       throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': expected " + std::to_string(params.size()) +
@@ -152,7 +163,18 @@ Status Gpu::run(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
       }
       pointers.push_back(slots[i].data());
     }
-    runtime::launch(*loaded, runtime::Dim3{grid.x, grid.y, grid.z}, unsigned(entry.numWarps * 32),
+    // The tensor maps follow the parameters (the driver copies them during the launch call).
+    std::vector<runtime::cu::TensorMap> maps(loaded.tensorMaps ? loaded.tensorMaps->size() : 0);
+    if (!maps.empty()) {
+      std::vector<std::string> where;
+      for (size_t i = 0; i < params.size(); ++i)
+        where.push_back("argument " + std::to_string(i) + " ('" + params[i].name + "')");
+      const TensorMapArgs::Encode encode = TensorMapArgs::encodeOn(*impl_->driver, impl_->ordinal);
+      if (std::optional<std::string> why = loaded.tensorMaps->fill(pointers.data(), where, encode, maps.data()))
+        throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': " + *why);
+      for (runtime::cu::TensorMap& m : maps) pointers.push_back(&m);
+    }
+    runtime::launch(*loaded.kernel, runtime::Dim3{grid.x, grid.y, grid.z}, unsigned(entry.numWarps * 32),
                     size_t(entry.sharedBytes), nullptr, pointers);
     impl_->driver->synchronize(impl_->ordinal);
     size_t b = 0;

@@ -34,6 +34,19 @@ std::span<const LaunchArg> leavesOf(const Variant& v, std::span<const LaunchArg>
   return out;
 }
 
+// Launches l with the packed arguments (kernelParams) on the options' stream and attributes.
+LaunchStatus launchPrepared(const Loaded& l, Grid grid, void* const* kernelParams, const LaunchOptions& o) {
+  try {
+    l.prepared->launch(runtime::Dim3{grid.x, grid.y, grid.z}, static_cast<runtime::cu::Stream>(o.stream),
+                       kernelParams, runtime::LaunchAttributes{o.launch_cooperative_grid, o.launch_pdl});
+  } catch (const runtime::CudaError& e) {
+    return failure(e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
+                                                                         : LaunchErrorKind::Device,
+                   e.what());
+  }
+  return {};
+}
+
 }  // namespace
 
 LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out) {
@@ -61,6 +74,10 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
       return true;
     });
     if (!generated) return failure(LaunchErrorKind::Compile, generated.error());
+    std::string mapProblem;
+    std::unique_ptr<TensorMapArgs> tensorMaps = TensorMapArgs::bind(code->tensorMaps, kernel.params(), mapProblem);
+    if (!mapProblem.empty()) return failure(LaunchErrorKind::Compile, "kernel '" + name + "': " + mapProblem);
+    const size_t mapCount = tensorMaps ? tensorMaps->size() : 0;
     runtime::CubinOptions options;
     options.kernelName = kernel.name();
     // The tag names the assembler (ptxas and its version, nvJitLink or the driver): their cubins differ.
@@ -69,7 +86,7 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
     runtime::Bytes cubin = rt.cache.getOrBuild(
         key, [&] { return runtime::compileToCubin(code->ptx, arch, options, driver, device).image; });
     std::shared_ptr<runtime::LoadedKernel> lk = runtime::LoadedKernel::fromImage(
-        rt.driver, device, cubin, code->entry.name, int(kernel.params().size()));
+        rt.driver, device, cubin, code->entry.name, int(kernel.params().size() + mapCount));
     const runtime::KernelAttributes& attrs = lk->attributes();
     Loaded l;
     l.device = device;
@@ -98,7 +115,8 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
                          " threads per block fit on " + info.name + ", but it needs " +
                          std::to_string(l.blockThreads) + ": use fewer warps or smaller blocks");
     // The rest of what a launch would fail with (the device's limits), checked once here.
-    l.prepared.emplace(*lk, l.blockThreads, l.dynamicShared, v.slots.size());
+    l.prepared.emplace(*lk, l.blockThreads, l.dynamicShared, v.slots.size() + mapCount);
+    l.tensorMaps = std::move(tensorMaps);
     v.loaded.push_back(std::move(l));
     out = &v.loaded.back();
     if (size_t(device) < kFastDevices) v.byDevice[size_t(device)].store(out, std::memory_order_release);
@@ -186,15 +204,40 @@ LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid
       return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " " + *why);
     pointers[k] = &slots[k];
   }
-  try {
-    l.prepared->launch(runtime::Dim3{grid.x, grid.y, grid.z}, static_cast<runtime::cu::Stream>(o.stream), pointers,
-                       runtime::LaunchAttributes{o.launch_cooperative_grid, o.launch_pdl});
-  } catch (const runtime::CudaError& e) {
-    return failure(e.kind() == runtime::CudaError::Kind::InvalidArgument ? LaunchErrorKind::Argument
-                                                                         : LaunchErrorKind::Device,
-                   e.what());
+  if (l.tensorMaps) return runWithTensorMaps(l, v, grid, pointers, o);
+  return launchPrepared(l, grid, pointers, o);
+}
+
+LaunchStatus JitFunction::Impl::runWithTensorMaps(const Loaded& l, const Variant& v, Grid grid, void* const* params,
+                                                  const LaunchOptions& o) {
+  TensorMapArgs& maps = *l.tensorMaps;
+  const size_t n = v.argIndex.size(), m = maps.size();
+  // On the stack for a few parameters and maps; the driver copies them during the launch call.
+  constexpr size_t kInlinePointers = 32, kInlineMaps = 4;
+  runtime::cu::TensorMap inlineMaps[kInlineMaps];  // 128-byte aligned, as the type says
+  void* inlinePointers[kInlinePointers];
+  std::vector<runtime::cu::TensorMap> heapMaps;
+  std::vector<void*> heapPointers;
+  runtime::cu::TensorMap* encoded = inlineMaps;
+  void** pointers = inlinePointers;
+  if (m > kInlineMaps) {
+    heapMaps.resize(m);
+    encoded = heapMaps.data();
   }
-  return {};
+  if (n + m > kInlinePointers) {
+    heapPointers.resize(n + m);
+    pointers = heapPointers.data();
+  }
+  try {
+    const TensorMapArgs::Encode encode = TensorMapArgs::encodeOn(*runtime.impl()->driver, l.device);
+    if (std::optional<std::string> why = maps.fill(params, v.where, encode, encoded))
+      return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + *why);
+  } catch (const runtime::CudaError& e) {
+    return failure(LaunchErrorKind::Device, e.what());
+  }
+  for (size_t k = 0; k < n; ++k) pointers[k] = params[k];
+  for (size_t i = 0; i < m; ++i) pointers[n + i] = &encoded[i];
+  return launchPrepared(l, grid, pointers, o);
 }
 
 LaunchStatus JitFunction::Impl::placement(std::span<const LaunchArg> args, const LaunchOptions& o, bool& interp,

@@ -15,6 +15,7 @@
 
 #include "driver/param_slots.h"
 #include "driver/recent_launches.h"
+#include "driver/tensor_map_args.h"
 #include "kiln/launcher.h"
 #include "runtime/launch.h"
 
@@ -28,6 +29,8 @@ struct Loaded {
   unsigned blockThreads = 0;
   size_t dynamicShared = 0;
   std::optional<runtime::PreparedLaunch> prepared;  // block, shared memory and arguments checked at load
+  // The TMA tensor maps the entry takes after its runtime parameters; null when it takes none.
+  std::unique_ptr<TensorMapArgs> tensorMaps;
 };
 
 // Devices whose loaded kernels a launch finds without taking a lock (higher ordinals take it).
@@ -99,6 +102,11 @@ struct JitFunction::Impl {
   // (cuLaunchKernel, or cuLaunchKernelEx with attributes; no synchronisation).
   LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
                    const LaunchOptions& o);
+
+  // run's tail for a kernel with tensor maps: `params` (v's packed runtime parameters) followed by the
+  // maps this launch's values give (encoded, or reused from the last launch with the same values).
+  LaunchStatus runWithTensorMaps(const Loaded& l, const Variant& v, Grid grid, void* const* params,
+                                 const LaunchOptions& o);
 
   // Where a launch runs: the interpreter (true) or the GPU (false, on `device`).
   LaunchStatus placement(std::span<const LaunchArg> args, const LaunchOptions& o, bool& interp, int& device);

@@ -87,6 +87,34 @@ constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
 // CUresult of a cooperative launch whose programs cannot all be resident at once
 constexpr Result kErrorCooperativeLaunchTooLarge = 720;
 
+// cuTensorMapEncodeTiled's enums (CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle,
+// CUtensorMapL2promotion, CUtensorMapFloatOOBfill): the values kiln passes.
+constexpr int kTensorMapDataTypeUint8 = 0;
+constexpr int kTensorMapDataTypeUint16 = 1;
+constexpr int kTensorMapDataTypeUint32 = 2;
+constexpr int kTensorMapDataTypeInt32 = 3;
+constexpr int kTensorMapDataTypeUint64 = 4;
+constexpr int kTensorMapDataTypeInt64 = 5;
+constexpr int kTensorMapDataTypeFloat16 = 6;
+constexpr int kTensorMapDataTypeFloat32 = 7;
+constexpr int kTensorMapDataTypeFloat64 = 8;
+constexpr int kTensorMapDataTypeBfloat16 = 9;
+constexpr int kTensorMapInterleaveNone = 0;
+constexpr int kTensorMapSwizzleNone = 0;
+constexpr int kTensorMapSwizzle32B = 1;
+constexpr int kTensorMapSwizzle64B = 2;
+constexpr int kTensorMapSwizzle128B = 3;
+constexpr int kTensorMapL2Promotion128B = 2;
+constexpr int kTensorMapL2Promotion256B = 3;
+constexpr int kTensorMapFloatOobFillNone = 0;  // out-of-bounds elements read as zero
+constexpr unsigned kTensorMapMaxRank = 5;
+
+// CUtensorMap: the opaque 128-byte descriptor a kernel takes by value (`.param .align 128 .b8 [128]`);
+// cuda.h 13.0 aligns it to 128 bytes (the driver asks 64).
+struct alignas(128) TensorMap {
+  std::uint64_t opaque[16];
+};
+
 // cuGetProcAddress flags: kiln asks for the legacy default-stream variants, like the plain symbols.
 constexpr std::uint64_t kGetProcAddressLegacyStream = 1;
 
@@ -158,9 +186,13 @@ struct LaunchConfig {  // CUlaunchConfig
   X(linkDestroy, cuLinkDestroy, cuLinkDestroy, Result, (LinkState))
 
 // Entry points kiln can do without (newer than the oldest driver kiln accepts): resolved when present.
-// cuFuncGetParamInfo (CUDA 12.4) lets a launch check the argument count.
-#define KILN_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) \
-  X(funcGetParamInfo, cuFuncGetParamInfo, cuFuncGetParamInfo, Result, (Function, size_t, size_t*, size_t*))
+// cuFuncGetParamInfo (CUDA 12.4) lets a launch check the argument count; cuTensorMapEncodeTiled (CUDA 12.0,
+// absent from drivers without Hopper support) encodes the TMA tensor maps of kernels that have some.
+#define KILN_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                                                \
+  X(funcGetParamInfo, cuFuncGetParamInfo, cuFuncGetParamInfo, Result, (Function, size_t, size_t*, size_t*))  \
+  X(tensorMapEncodeTiled, cuTensorMapEncodeTiled, cuTensorMapEncodeTiled, Result,                          \
+    (TensorMap*, int, std::uint32_t, void*, const std::uint64_t*, const std::uint64_t*, const std::uint32_t*, \
+     const std::uint32_t*, int, int, int, int))
 
 struct DriverApi {
 #define KILN_CUDA_MEMBER(member, name, symbol, ret, params) ret(*member) params = nullptr;

@@ -132,6 +132,29 @@ static_assert(cu::kLaunchAttrClusterDimension == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIM
 static_assert(cu::kLaunchAttrCooperative == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
 static_assert(cu::kLaunchAttrProgrammaticStreamSerialization == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
 static_assert(cu::kErrorCooperativeLaunchTooLarge == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+static_assert(cu::kTensorMapDataTypeUint8 == CU_TENSOR_MAP_DATA_TYPE_UINT8);
+static_assert(cu::kTensorMapDataTypeUint16 == CU_TENSOR_MAP_DATA_TYPE_UINT16);
+static_assert(cu::kTensorMapDataTypeUint32 == CU_TENSOR_MAP_DATA_TYPE_UINT32);
+static_assert(cu::kTensorMapDataTypeInt32 == CU_TENSOR_MAP_DATA_TYPE_INT32);
+static_assert(cu::kTensorMapDataTypeUint64 == CU_TENSOR_MAP_DATA_TYPE_UINT64);
+static_assert(cu::kTensorMapDataTypeInt64 == CU_TENSOR_MAP_DATA_TYPE_INT64);
+static_assert(cu::kTensorMapDataTypeFloat16 == CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+static_assert(cu::kTensorMapDataTypeFloat32 == CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+static_assert(cu::kTensorMapDataTypeFloat64 == CU_TENSOR_MAP_DATA_TYPE_FLOAT64);
+static_assert(cu::kTensorMapDataTypeBfloat16 == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+static_assert(cu::kTensorMapInterleaveNone == CU_TENSOR_MAP_INTERLEAVE_NONE);
+static_assert(cu::kTensorMapSwizzleNone == CU_TENSOR_MAP_SWIZZLE_NONE);
+static_assert(cu::kTensorMapSwizzle32B == CU_TENSOR_MAP_SWIZZLE_32B);
+static_assert(cu::kTensorMapSwizzle64B == CU_TENSOR_MAP_SWIZZLE_64B);
+static_assert(cu::kTensorMapSwizzle128B == CU_TENSOR_MAP_SWIZZLE_128B);
+static_assert(cu::kTensorMapL2Promotion128B == CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+static_assert(cu::kTensorMapL2Promotion256B == CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+static_assert(cu::kTensorMapFloatOobFillNone == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+static_assert(sizeof(cu::TensorMap) == sizeof(CUtensorMap) && sizeof(cu::TensorMap) == 128);
+static_assert(alignof(cu::TensorMap) == alignof(CUtensorMap) && alignof(cu::TensorMap) % 64 == 0);
+static_assert(sizeof(CUtensorMapDataType) == sizeof(int) && sizeof(CUtensorMapSwizzle) == sizeof(int));
+// cuTensorMapEncodeTiled's array parameters: kiln's std::uint64_t / std::uint32_t are cuda.h's types.
+static_assert(std::is_same_v<cuuint64_t, std::uint64_t> && std::is_same_v<cuuint32_t, std::uint32_t>);
 static_assert(cu::kGetProcAddressLegacyStream == CU_GET_PROC_ADDRESS_LEGACY_STREAM);
 
 static_assert(cu::kNvJitLinkSuccess == NVJITLINK_SUCCESS);
