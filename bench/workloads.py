@@ -291,8 +291,8 @@ def all_cases(smoke=False):
                    for dt in (torch.float16, torch.bfloat16)
                    for m, n, k in ((256, 256, 256), (300, 300, 300), (512, 512, 64), (127, 512, 512))]
                 + [matmul(m, n, k, FP8) for m, n, k in ((256, 256, 256), (512, 512, 64)) if FP8 is not None]
-                + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128), attention(1, 2, 256, 128, causal=True),
-                   attention(2, 2, 128, 128), attention(1, 2, 512, 128)]
+                + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128),
+                   attention(1, 2, 256, 128, causal=True), attention(2, 2, 128, 128), attention(1, 2, 512, 128)]
                 + [grouped_gemm((256, 128, 128, 128))]
                 # M odd, N and K not multiples of any tile (multiples of 8: a descriptor's 16-byte rows)
                 + [matmul_persistent(333, 264, 200)])
