@@ -24,6 +24,7 @@ CASES = {
     "attention": [("attention", (4, 32, 4096, 64)), ("attention", (4, 32, 4096, 128))],
     "softmax": [("softmax", (4096, 1024)), ("softmax", (32768, 4096))],
     "grouped_gemm": [("grouped_gemm", ((1024, 512, 256, 128), )), ("grouped_gemm", ((4096, 2048, 1024, 512), ))],
+    "matmul_persistent": [("matmul_persistent", (8192, 8192, 8192))],
 }
 
 

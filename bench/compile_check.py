@@ -35,7 +35,7 @@ def load_config_lists():
     sys.modules.update({"triton": triton, "triton.language": tl})
     try:
         out = {}
-        for name in ("softmax", "layernorm", "matmul", "attention"):
+        for name in ("softmax", "layernorm", "matmul", "attention", "matmul_persistent"):
             ns = {"__name__": "bench_check_" + name}
             path = os.path.join(KERNELS, name + ".py")
             with open(path) as f:
@@ -94,14 +94,26 @@ def cases():
             label = (f"matmul fp8e4m3 {s}^3 {kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} "
                      f"w{c.num_warps} s{c.num_stages}")
             yield (label, "matmul.py", "matmul_kernel", sig, c.num_warps, c.num_stages)
-    h, n = 32, 4096  # B4 H32 N4096: the batch count does not enter the signature
-    for d in (64, 128):
+    # B4 H32 N4096: the batch count does not enter the signature, nor does N among 1024, 4096 and 16384
+    # (every size and stride divisible by 16), so the N1024 and N16384 rows compile as these do.
+    h, n = 32, 4096
+    for d, causal in ((64, False), (128, False), (128, True)):
         for c in configs["attention"]:
             strides = ", ".join(f"{i32(h * n * d)}, {i32(n * d)}, {i32(d)}, 1" for _ in range(4))
             sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, {i32(h)}, {i32(n)}, "
-                   f"{d}, {c.kwargs['BLOCK_M']}, {c.kwargs['BLOCK_N']}, False")
-            label = f"attention D{d} {c.kwargs['BLOCK_M']}x{c.kwargs['BLOCK_N']} w{c.num_warps} s{c.num_stages}"
+                   f"{d}, {c.kwargs['BLOCK_M']}, {c.kwargs['BLOCK_N']}, {causal}")
+            label = (f"attention D{d}{' causal' if causal else ''} {c.kwargs['BLOCK_M']}x{c.kwargs['BLOCK_N']} "
+                     f"w{c.num_warps} s{c.num_stages}")
             yield (label, "attention.py", "attn_fwd", sig, c.num_warps, c.num_stages)
+    # The persistent matmul at 8192^3 on an H200 (132 multiprocessors: NUM_SMS is a constexpr).
+    s, num_sms = 8192, 132
+    for c in configs["matmul_persistent"]:
+        kw = c.kwargs
+        sig = (f"*fp16:16, *fp16:16, *fp16:16, {i32(s)}, {i32(s)}, {i32(s)}, {kw['BLOCK_SIZE_M']}, "
+               f"{kw['BLOCK_SIZE_N']}, {kw['BLOCK_SIZE_K']}, {kw['GROUP_SIZE_M']}, {num_sms}")
+        label = (f"matmul persistent fp16 {s}^3 {kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} "
+                 f"w{c.num_warps} s{c.num_stages}")
+        yield (label, "matmul_persistent.py", "matmul_persistent_kernel", sig, c.num_warps, c.num_stages)
 
 
 def main():

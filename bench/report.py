@@ -95,7 +95,8 @@ def markdown(env, copy, rows, args_line):
         out.append("| " + " | ".join(cells) + " |")
     out += ["", "Ratios are speed-ups, peer time / kiln time: above 1.00x kiln is faster. GB/s counts each input "
             "read once and each output written once; the percentage is of the device copy bandwidth. TFLOP/s: "
-            "2MNK for matmul (shapes M x N x K), 4·B·H·N²·D for attention. Checks: max |out - ref| / max |ref| "
+            "2MNK for matmul (shapes M x N x K), 4·B·H·N²·D for attention (half that when causal). Checks: "
+            "max |out - ref| / max |ref| "
             "against an fp32/fp64 reference; ok when every element is within atol + rtol·|ref| "
             "(fp32 1e-4/1e-5, fp16 1e-2/1e-2, bf16 2e-2/2e-2; atol relative to max |ref|)."]
     sized = [row for row in rows if (row.get("same_size_copy") or {}).get("gbs")]

@@ -197,9 +197,9 @@ def grouped_gemm(sizes, quick=False):
 
 # ---- attention
 
-def sdpa_peers(q, k, v):
+def sdpa_peers(q, k, v, causal):
     """scaled_dot_product_attention under each fused backend torch offers here (flash, cuDNN)."""
-    peers = [("sdpa (default)", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=False))]
+    peers = [("sdpa (default)", lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))]
     try:
         from torch.nn.attention import SDPBackend, sdpa_kernel
     except ImportError:
@@ -208,7 +208,7 @@ def sdpa_peers(q, k, v):
     def under(backend):
         def fn():
             with sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=False)
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         return fn
 
     for label, backend in (("sdpa flash", "FLASH_ATTENTION"), ("sdpa cuDNN", "CUDNN_ATTENTION")):
@@ -217,30 +217,67 @@ def sdpa_peers(q, k, v):
     return peers
 
 
-def attention(z, h, n_ctx, d, quick=False):
+def attention(z, h, n_ctx, d, causal=False, quick=False):
+    """Forward attention, q k v [z, h, n_ctx, d] fp16; causal: query i sees keys 0..i only, which halves the
+    FLOPs (the kernel skips the key blocks past the diagonal)."""
     def setup(g):
         return types.SimpleNamespace(**{name: randn(g, z, h, n_ctx, d, dtype=torch.float16) for name in "qkv"})
 
     def reference(t):
-        # fp32 attention one batch entry at a time (bounded memory if torch falls back to the math path).
-        return torch.cat([F.scaled_dot_product_attention(t.q[i:i + 1].float(), t.k[i:i + 1].float(),
-                                                         t.v[i:i + 1].float()) for i in range(z)])
+        # fp32 attention a batch entry and at most 2^30 scores at a time (bounded memory if torch falls back
+        # to the math path, which holds the N x N scores of every head it is given).
+        heads = max(1, (1 << 30) // (n_ctx * n_ctx))
+        return torch.cat([torch.cat([F.scaled_dot_product_attention(t.q[i:i + 1, j:j + heads].float(),
+                                                                    t.k[i:i + 1, j:j + heads].float(),
+                                                                    t.v[i:i + 1, j:j + heads].float(), is_causal=causal)
+                                     for j in range(0, h, heads)], dim=1) for i in range(z)])
 
     def kernel(mod, t):
         o = nan_like(t.q)
         m = torch.empty((z, h, n_ctx), device="cuda", dtype=torch.float32)
         scale = 1.0 / math.sqrt(d)
-        return Launch(o, lambda: mod.attention(t.q, t.k, t.v, scale, m, o), tuned=mod.attn_fwd_autotuned,
-                      configs=mod.get_configs(),
-                      launch_config=lambda cfg: mod.attention_with_config(t.q, t.k, t.v, scale, m, o, cfg))
+        return Launch(o, lambda: mod.attention(t.q, t.k, t.v, scale, m, o, causal=causal),
+                      tuned=mod.attn_fwd_autotuned, configs=mod.get_configs(),
+                      launch_config=lambda cfg: mod.attention_with_config(t.q, t.k, t.v, scale, m, o, cfg,
+                                                                          causal=causal))
 
-    return Case("attention", f"attention fp16 B{z} H{h} N{n_ctx} D{d}", setup, reference, kernel,
-                lambda t: sdpa_peers(t.q, t.k, t.v), flops=4.0 * z * h * n_ctx * n_ctx * d, quick=quick)
+    flops = 4.0 * z * h * n_ctx * n_ctx * d * (0.5 if causal else 1.0)
+    return Case("attention", f"attention fp16 B{z} H{h} N{n_ctx} D{d}" + (" causal" if causal else ""), setup,
+                reference, kernel, lambda t: sdpa_peers(t.q, t.k, t.v, causal), flops=flops, quick=quick)
+
+
+# ---- persistent matmul through tensor descriptors (tutorial 09's kernel)
+
+def matmul_persistent(m, n, k, quick=False):
+    """fp16 C = A @ B with B K-major (the transpose of a contiguous [N, K] tensor, as the kernel's
+    descriptor reads it); the peer is cuBLAS on the same tensors."""
+    shape = f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+
+    def setup(g):
+        return types.SimpleNamespace(a=randn(g, m, k, dtype=torch.float16), b=randn(g, n, k, dtype=torch.float16).T)
+
+    def reference(t):
+        saved = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False  # a true fp32 product
+        try:
+            return torch.matmul(t.a.float(), t.b.float())
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = saved
+
+    def kernel(mod, t):
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+        return Launch(c, lambda: mod.matmul_persistent(t.a, t.b, c), tuned=mod.matmul_persistent_kernel_autotuned,
+                      configs=mod.get_configs(),
+                      launch_config=lambda cfg: mod.matmul_persistent_with_config(t.a, t.b, c, cfg))
+
+    peers = lambda t: [("torch.matmul (cuBLAS)", lambda: torch.matmul(t.a, t.b))]
+    return Case("matmul_persistent", f"matmul persistent descriptors fp16 {shape}", setup, reference, kernel, peers,
+                flops=2.0 * m * n * k, quick=quick)
 
 
 # The kernel file of each family (bench/kernels/FILE.py).
 KERNEL_FILES = {"vector_add": "vector_add", "softmax": "softmax", "layernorm": "layernorm", "matmul": "matmul",
-                "attention": "attention", "grouped_gemm": "grouped_gemm"}
+                "attention": "attention", "grouped_gemm": "grouped_gemm", "matmul_persistent": "matmul_persistent"}
 
 
 def all_cases(smoke=False):
@@ -254,8 +291,11 @@ def all_cases(smoke=False):
                    for dt in (torch.float16, torch.bfloat16)
                    for m, n, k in ((256, 256, 256), (300, 300, 300), (512, 512, 64), (127, 512, 512))]
                 + [matmul(m, n, k, FP8) for m, n, k in ((256, 256, 256), (512, 512, 64)) if FP8 is not None]
-                + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128)]
-                + [grouped_gemm((256, 128, 128, 128))])
+                + [attention(1, 2, 256, 64, quick=True), attention(1, 2, 256, 128),
+                   attention(1, 2, 256, 128, causal=True), attention(2, 2, 128, 128), attention(1, 2, 512, 128)]
+                + [grouped_gemm((256, 128, 128, 128))]
+                # M odd, N and K not multiples of any tile (multiples of 8: a descriptor's 16-byte rows)
+                + [matmul_persistent(333, 264, 200)])
     cases = [vector_add(1 << 28, quick=True)]
     cases += [softmax(r, c, quick=(r, c) == (4096, 4096))
               for r, c in ((4096, 1024), (4096, 4096), (4096, 16384), (32768, 4096))]
@@ -267,6 +307,13 @@ def all_cases(smoke=False):
             cases.append(matmul(m, n, k, dtype, quick=quick))
     if FP8 is not None:
         cases += [matmul(s, s, s, FP8) for s in (4096, 8192)]
-    cases += [attention(4, 32, 4096, 64, quick=True), attention(4, 32, 4096, 128)]
+    cases += [attention(4, 32, 4096, 64, quick=True), attention(4, 32, 4096, 128),
+              attention(4, 32, 4096, 128, causal=True)]
+    # The sequence length at either side of 4096. B4 H32 N1024 is 128 (batch, head) pairs as at N4096, with a
+    # sixteenth of the work per pair (short K/V loops: prologue and epilogue weigh more); B1 H32 N16384 has
+    # 32 pairs x 128 query blocks of 128 rows (4096 programs, as many as B4 H32 N4096) with long K/V loops,
+    # at 4x the work of the N4096 row (4.4 TFLOP a call) rather than the 16x that B4 would take to time.
+    cases += [attention(4, 32, 1024, 128), attention(1, 32, 16384, 128)]
     cases += [grouped_gemm((1024, 512, 256, 128)), grouped_gemm((4096, 2048, 1024, 512))]
+    cases += [matmul_persistent(8192, 8192, 8192)]
     return cases

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kiln
-from conftest import assert_allclose
+from conftest import BACKENDS, assert_allclose
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "kernels"
 _modules = {}
@@ -60,3 +60,69 @@ def test_layernorm(backend, rng, rows, cols, block):
         assert_allclose(backend.numpy(mean), mu, rtol=1e-5, atol=1e-5, what=f"mean {cfg}")
         assert_allclose(backend.numpy(rstd), r, rtol=1e-4, atol=1e-5, what=f"rstd {cfg}")
         assert_allclose(backend.numpy(y), ref, rtol=1e-2, atol=1e-3, what=f"y {cfg}")
+
+
+# The wrappers below read torch strides (and the persistent matmul transposes B): CPU tensors on the
+# interpreter, and CUDA tensors where there is a GPU.
+TORCH_BACKENDS = BACKENDS[1:]
+
+
+def attention_ref(q, k, v, scale, causal):
+    s = np.einsum("zhmd,zhnd->zhmn", q, k) * scale
+    if causal:
+        n = s.shape[-1]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return np.einsum("zhmn,zhnd->zhmd", p / p.sum(axis=-1, keepdims=True), v)
+
+
+@pytest.mark.parametrize("backend", TORCH_BACKENDS, indirect=True)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("n_ctx, d", [(150, 64), (70, 128)])
+def test_attention(backend, rng, causal, n_ctx, d):
+    # N not a multiple of any block: the last query and key blocks are partial.
+    m = load("attention")
+    z, h = 1, 2
+    qh, kh, vh = (rng.standard_normal((z, h, n_ctx, d)).astype(np.float16) for _ in range(3))
+    scale = 1.0 / np.sqrt(d)
+    ref = attention_ref(qh.astype(np.float64), kh.astype(np.float64), vh.astype(np.float64), scale, causal)
+    q, k, v = (backend.asarray(a) for a in (qh, kh, vh))
+    for cfg in m.get_configs():
+        o = backend.empty((z, h, n_ctx, d), np.float16)
+        lse = backend.empty((z, h, n_ctx), np.float32)
+        m.attention_with_config(q, k, v, scale, lse, o, cfg, causal=causal)
+        backend.sync()
+        assert_allclose(backend.numpy(o), ref, rtol=1e-2, atol=1e-2 * np.abs(ref).max(),
+                        what=f"attention causal={causal} {cfg.kwargs} w{cfg.num_warps}")
+
+
+@pytest.mark.parametrize("backend", TORCH_BACKENDS, indirect=True)
+@pytest.mark.parametrize("M, N, K", [(150, 264, 200), (37, 40, 24), (257, 136, 72)])
+@pytest.mark.parametrize("num_sms", [1, 3, 64])
+def test_matmul_persistent(backend, rng, M, N, K, num_sms):
+    # Sizes that no tile divides (N and K multiples of 8, as the descriptors' 16-byte rows need); num_sms
+    # programs at most, so with few programs each walks several tiles.
+    m = load("matmul_persistent")
+    ah = rng.standard_normal((M, K)).astype(np.float16)
+    bth = rng.standard_normal((N, K)).astype(np.float16)
+    ref = ah.astype(np.float64) @ bth.astype(np.float64).T
+    a, b = backend.asarray(ah), backend.asarray(bth).T  # b [K, N], K-major
+    for cfg in m.get_configs():
+        c = backend.empty((M, N), np.float16)
+        m.matmul_persistent_with_config(a, b, c, cfg, num_sms=num_sms)
+        backend.sync()
+        # fp16 rounding of the result (2^-11 relative) over an fp32 sum of K fp16 products.
+        assert_allclose(backend.numpy(c), ref, rtol=2e-3, atol=1e-3 * np.abs(ref).max(),
+                        what=f"matmul_persistent {cfg.kwargs} w{cfg.num_warps} s{cfg.num_stages}, {num_sms} programs")
+
+
+@pytest.mark.parametrize("backend", TORCH_BACKENDS, indirect=True)
+def test_matmul_persistent_rejects_layouts_its_descriptors_cannot_read(backend):
+    m = load("matmul_persistent")
+    a = backend.asarray(np.ones((16, 32), np.float16))
+    c = backend.empty((16, 24), np.float16)
+    cfg = m.get_configs()[0]
+    with pytest.raises(ValueError, match="transpose of a contiguous"):
+        m.matmul_persistent_with_config(a, backend.asarray(np.ones((32, 24), np.float16)), c, cfg, num_sms=2)
+    with pytest.raises(ValueError, match="shapes"):
+        m.matmul_persistent_with_config(a, backend.asarray(np.ones((24, 16), np.float16)).T, c, cfg, num_sms=2)

@@ -126,3 +126,7 @@ lowp matmul_lowp_e4m3_nmajor fp8e4nv fp32 32 False n
 lowp matmul_lowp_e5m2_kmajor fp8e5 fp32 32 False k
 lowp matmul_lowp_i8_kmajor i8 i32 64 True k
 lowp matmul_lowp_i8_nmajor i8 i32 128 True n
+# The benchmark suite's persistent matmul (bench/kernels/matmul_persistent.py): device-side tensor
+# descriptors, 64x64x32 tiles in groups of 2 block-rows, NUM_SMS 1 so one program walks every tile.
+gen matmul_persistent ../bench/kernels/matmul_persistent.py matmul_persistent_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32, i32:8, i32:8, 64, 64, 32, 2, 1"
