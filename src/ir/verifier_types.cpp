@@ -246,6 +246,23 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
                 [&] { return "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(1).str(); });
       if (op.numOperands() > 2) require(T(2) == R(), op,
                                         [&] { return "other must be " + R().str() + ", got " + T(2).str(); });
+      if (!op.hasAttr("tma")) {
+        require(op.numOperands() <= 3, op, [] { return std::string("takes a pointer, a mask and other, no more"); });
+        return;
+      }
+      const size_t rank = size_t(T(0).rank());
+      require(op.intAttr("tma") == int64_t(rank) && op.numOperands() == 3 + 3 * rank + 1, op, [&] {
+        return "with tma = " + std::to_string(rank) + ", takes pointer, mask, other, " + std::to_string(rank) +
+               " coordinates, the base, " + std::to_string(rank) + " dims and " + std::to_string(rank) + " strides";
+      });
+      for (unsigned i = 3; i < op.numOperands(); ++i) {
+        const bool coord = i < 3 + rank, base = i == 3 + rank;
+        const bool ok = !T(i).isTensor() && (coord ? T(i).elem == Scalar::I32 : base ? T(i).isPtr() : T(i).isInt() && !T(i).isBool());
+        require(ok, op, [&] {
+          return "operand #" + std::to_string(i) + " must be " + (coord ? "an i32 coordinate" : base ? "the base pointer" : "an integer") +
+                 ", got " + T(i).str();
+        });
+      }
       return;
     }
     case Opcode::Store: {

@@ -94,7 +94,7 @@ struct LoopPlan {
 // Which candidates pipeline and how deep, or nothing: each needs a layout holding distinct elements in
 // its registers (cp.async copies what a register holds) and copies of 4 to 16 bytes.
 std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, const analysis::AxisInfoAnalysis& axis,
-                                 const GpuContext& ctx, int64_t reserved) {
+                                 const ir::Function& fn, const GpuContext& ctx, int64_t reserved) {
   int stages = pipelineStages(forOp, ctx.numStages);
   if (stages < 2 || ctx.target.sm < 80 || loads.loads.empty() || !wordSized(forOp.operand(0)->type.elem))
     return std::nullopt;
@@ -116,14 +116,27 @@ std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, co
     layout::ScratchPlan scratch = tile ? layout::planWithShared(layout::wgmmaShared(*tile), src.compact, src.compact, bytes)
                                        : layout::planScratch(src.compact, dst.compact, bytes);
     const Value* mask = c.load->numOperands() > 1 ? c.load->operand(1) : nullptr;
+    std::optional<pipeline::TmaCopyPlan> tma = tile ? pipeline::tmaCopyPlan(c, *tile, axis, fn, ctx) : std::nullopt;
     int64_t vec = std::min<int64_t>(scratch.storeVec, int64_t(analysis::planAccess(axis, c.load->operand(0), mask, from).vec));
     while (vec * bytes > 16) vec /= 2;
-    if (vec * bytes < 4) continue;  // cp.async moves 4, 8 or 16 bytes
+    if (vec * bytes < 4 && !tma) continue;  // cp.async moves 4, 8 or 16 bytes; TMA whole boxes
     pipeline::PipelinedLoad p;
     p.c = c;
     p.shared = std::make_shared<const LinearLayout>(tile ? layout::wgmmaShared(*tile) : std::move(scratch.shared));
     if (tile) p.align = 8 * tile->swizzleBytes();
+    if (tma) {
+      p.tma = true;
+      p.box = tma->box;
+      p.swizzle = tma->swizzle;
+      p.narrow = vec * bytes < 4;
+    }
     plan.loads.push_back(std::move(p));
+  }
+  // TMA for all of the loop's copies or for none: one kind of completion to wait for. Without TMA, a
+  // load whose copies would move less than 4 bytes stays unpipelined.
+  if (!std::all_of(plan.loads.begin(), plan.loads.end(), [](const pipeline::PipelinedLoad& p) { return p.tma; })) {
+    std::erase_if(plan.loads, [](const pipeline::PipelinedLoad& p) { return p.narrow; });
+    for (pipeline::PipelinedLoad& p : plan.loads) p.tma = false;
   }
   auto slotBytes = [](const pipeline::PipelinedLoad& p) {
     return Type::shared(p.c.load->result(0)->type.shape, p.c.load->result(0)->type.elem, 1, p.shared).slotStride();
@@ -155,7 +168,7 @@ std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, co
 
 class Pass {
  public:
-  Pass(ir::Function& fn, const GpuContext& ctx) : ctx_(ctx), axis_(fn) {}
+  Pass(ir::Function& fn, const GpuContext& ctx) : fn_(fn), ctx_(ctx), axis_(fn) {}
 
   void block(ir::Block& b, int64_t reserved) {
     std::vector<ir::Op*> ops;
@@ -166,7 +179,7 @@ class Pass {
         LoopLoads loads = findPipelineLoads(*op);
         // stage_operands' buffers, live across the loop: its invariant wgmma operands
         const int64_t staged = stagedOperandBytes(*op, ctx_);
-        if (std::optional<LoopPlan> plan = planLoop(*op, loads, axis_, ctx_, reserved + staged)) {
+        if (std::optional<LoopPlan> plan = planLoop(*op, loads, axis_, fn_, ctx_, reserved + staged)) {
           inside += plan->bytes;
           pipeline::LoopRewrite(*op, ctx_, std::move(loads), std::move(plan->loads), plan->stages).run();
         }
@@ -176,6 +189,7 @@ class Pass {
   }
 
  private:
+  const ir::Function& fn_;
   const GpuContext& ctx_;
   const analysis::AxisInfoAnalysis axis_;  // of the function before any loop is rewritten
 };

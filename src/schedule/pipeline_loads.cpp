@@ -168,10 +168,26 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
     visit(load.operand(0));
     if (load.numOperands() > 1) visit(load.operand(1));
     if (!ok) continue;
+    // The TMA coordinates: recomputed like the address, or the load is copied with cp.async only.
+    bool tmaCoords = load.hasAttr("tma");
+    if (tmaCoords) {
+      const std::set<const ir::Op*> sliceBefore = slice;
+      const std::vector<Advancing> advancingBefore = advancing;
+      const bool readsIvBefore = readsIv;
+      for (unsigned k = 3; k < 3 + unsigned(load.intAttr("tma")); ++k) visit(load.operand(k));
+      if (!ok) {
+        slice = sliceBefore;
+        advancing = advancingBefore;
+        readsIv = readsIvBefore;
+        ok = true;
+        tmaCoords = false;
+      }
+    }
 
     PipelineCandidate c;
     c.load = &load;
     c.convert = convert;
+    c.tmaCoords = tmaCoords;
     for (const auto& op : body.ops)
       if (slice.count(op.get())) c.slice.push_back(op.get());
     out.loads.push_back(std::move(c));

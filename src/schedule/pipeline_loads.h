@@ -22,6 +22,9 @@ struct PipelineCandidate {
   // it stands (loops with an explicit num_stages).
   const ir::Op* convert = nullptr;
   std::vector<const ir::Op*> slice;        // body ops its pointer and mask depend on, in body order
+  // A tensor-descriptor load carrying its TMA description (docs/ir.md, "load") whose coordinates the
+  // slice also computes: the pipeline may copy it with TMA instead.
+  bool tmaCoords = false;
 };
 
 struct LoopLoads {

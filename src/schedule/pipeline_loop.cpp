@@ -83,6 +83,7 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
 
 void LoopRewrite::run() {
   slot_ = body_.addArg(Type::scalar(Scalar::I32));
+  if (tma()) phase_ = body_.addArg(Type::scalar(Scalar::I32));
   prologue();
   rewriteBody();
   b_.setInsertionPointAfter(&for_);  // the drain: no copy in flight, every slot read
@@ -93,7 +94,8 @@ void LoopRewrite::run() {
     ir::replaceAllUses(*for_.parent, acc, wait->result(0));
     wait->operands[0] = acc;
   }
-  b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
+  if (tma()) drainTma();
+  else b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
   b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);
 }
 
@@ -121,7 +123,7 @@ Value* LoopRewrite::advanced(const Advancing& a, Value* from, int64_t ahead) {
 }
 
 LoopRewrite::CopyOperands LoopRewrite::cloneAt(const PipelineCandidate& c, Value* ivBase, bool fromInits,
-                                               int64_t ahead) {
+                                               int64_t ahead, bool tma) {
   const SourceLoc& loc = c.load->loc;
   const Type ivType = for_.operand(0)->type, i1 = Type::scalar(Scalar::I1);
   Value* iv = ivBase;
@@ -129,8 +131,10 @@ LoopRewrite::CopyOperands LoopRewrite::cloneAt(const PipelineCandidate& c, Value
     Value* by = b_.create1(Opcode::Mul, {for_.operand(2), b_.intConst(ahead, ivType, loc)}, ivType, {}, loc);
     iv = b_.create1(Opcode::Add, {ivBase, by}, ivType, {}, loc);
   }
-  Value* valid = b_.create1(Opcode::Cmp, {iv, for_.operand(1)}, i1, {ir::Attr{"pred", std::string("lt")}}, loc);
-  if (ahead > 0) {  // and the induction variable did not wrap
+  // A TMA copy past the end runs anyway (its coordinates are out of the tensor or harmless to read);
+  // drainTma waits for it.
+  Value* valid = tma ? nullptr : b_.create1(Opcode::Cmp, {iv, for_.operand(1)}, i1, {ir::Attr{"pred", std::string("lt")}}, loc);
+  if (ahead > 0 && !tma) {  // and the induction variable did not wrap
     Value* noWrap = b_.create1(Opcode::Cmp, {iv, ivBase}, i1, {ir::Attr{"pred", std::string("gt")}}, loc);
     valid = b_.create1(Opcode::And, {valid, noWrap}, i1, {}, loc);
   }
@@ -155,19 +159,31 @@ LoopRewrite::CopyOperands LoopRewrite::cloneAt(const PipelineCandidate& c, Value
     ir::Op* n = b_.create(op->opcode, operands, types, op->attrs, op->loc);
     for (unsigned i = 0; i < op->numResults(); ++i) map[op->result(i)] = n->result(i);
   }
+  if (tma) {
+    CopyOperands out{nullptr, nullptr, {}};
+    for (unsigned k = 3; k < 3 + unsigned(c.load->intAttr("tma")); ++k) out.coords.push_back(mapped(c.load->operand(k)));
+    return out;
+  }
   Value* ptr = mapped(c.load->operand(0));
-  if (c.load->numOperands() < 2) return {ptr, valid};  // one predicate for the whole tile
+  if (c.load->numOperands() < 2) return {ptr, valid, {}};  // one predicate for the whole tile
   Value* mask = mapped(c.load->operand(1));
   if (mask->type.isTensor()) valid = b_.create1(Opcode::Splat, {valid}, mask->type, {}, loc);
-  return {ptr, b_.create1(Opcode::And, {mask, valid}, mask->type, {}, loc)};
+  return {ptr, b_.create1(Opcode::And, {mask, valid}, mask->type, {}, loc), {}};
 }
 
-void LoopRewrite::copy(PipelinedLoad& p, Value* slot, Value* ivBase, bool fromInits, int64_t ahead) {
-  CopyOperands src = cloneAt(p.c, ivBase, fromInits, ahead);
-  b_.create(Opcode::AsyncCopy, {slot, src.ptr, src.mask}, {}, {}, p.c.load->loc);
+void LoopRewrite::copy(PipelinedLoad& p, Value* slot, Value* bar, Value* ivBase, bool fromInits, int64_t ahead) {
+  CopyOperands src = cloneAt(p.c, ivBase, fromInits, ahead, p.tma);
+  if (!p.tma) {
+    b_.create(Opcode::AsyncCopy, {slot, src.ptr, src.mask}, {}, {}, p.c.load->loc);
+    return;
+  }
+  std::vector<Value*> operands{slot, bar};
+  operands.insert(operands.end(), src.coords.begin(), src.coords.end());
+  b_.create(Opcode::TmaLoad, operands, {}, {ir::Attr{"map", p.map}}, p.c.load->loc);
 }
 
 void LoopRewrite::prologue() {
+  if (tma()) declareTensorMaps();  // at the kernel's entry: before the insertion point is taken
   b_.setInsertionPointBefore(&for_);
   for (PipelinedLoad& p : pipelined_) {
     const Type& t = p.c.load->result(0)->type;
@@ -175,13 +191,19 @@ void LoopRewrite::prologue() {
     if (p.align > 0) attrs.push_back(ir::Attr{"align", p.align});
     p.buffer = b_.create1(Opcode::SharedAlloc, {}, Type::shared(t.shape, t.elem, stages_, p.shared), attrs, p.c.load->loc);
   }
+  if (tma()) initSlotBarriers();
   for (int s = 0; s + 1 < stages_; ++s) {
+    Value* bar = tma() ? slotBarrier(i32(s)) : nullptr;
     for (PipelinedLoad& p : pipelined_)
-      copy(p, b_.create1(Opcode::SharedSlot, {p.buffer, i32(s)}, p.buffer->type.withSlots(1)), for_.operand(0), true, s);
-    b_.create(Opcode::AsyncCommit, {}, {});
+      copy(p, b_.create1(Opcode::SharedSlot, {p.buffer, i32(s)}, p.buffer->type.withSlots(1)), bar, for_.operand(0), true, s);
+    if (!tma()) b_.create(Opcode::AsyncCommit, {}, {});
   }
   for_.operands.push_back(i32(0));  // the slot of iteration 0
   for_.addResult(Type::scalar(Scalar::I32));
+  if (tma()) {  // and its mbarrier's phase
+    for_.operands.push_back(i32(0));
+    for_.addResult(Type::scalar(Scalar::I32));
+  }
   if (!driven()) return;
   // Iteration 0's slot and first k-slice, as each iteration's driving dot does for the next.
   b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(stages_ - 2)}});
@@ -204,6 +226,7 @@ Value* LoopRewrite::nextSlot() {
   const Type i32t = Type::scalar(Scalar::I32);
   Value* n = b_.create1(Opcode::Add, {slot_, i32(1)}, i32t);
   Value* wraps = b_.create1(Opcode::Cmp, {n, i32(stages_)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
+  if (tma()) nextPhase_ = nextPhase(wraps);
   return b_.create1(Opcode::Select, {wraps, i32(0), n}, i32t);
 }
 
@@ -211,7 +234,7 @@ bool LoopRewrite::issueDeferredCopy() {
   if (deferred_.empty()) return false;
   PipelinedLoad* p = deferred_.front();
   deferred_.pop_front();
-  copy(*p, p->writeSlot, body_.arg(0), false, stages_ - 1);
+  copy(*p, p->writeSlot, writeBar_, body_.arg(0), false, stages_ - 1);
   return true;
 }
 
@@ -250,7 +273,13 @@ void LoopRewrite::rewriteBody() {
   std::vector<ir::Op*> ops;
   for (const auto& op : body_.ops) ops.push_back(op.get());
   b_.setInsertionPoint(body_, 0);
-  if (!driven()) {  // iteration i's slots landed, and every thread is done with iteration i - 1's
+  if (tma()) {
+    // Iteration i's copies landed (the mbarrier's phase completes with their bytes, and makes them
+    // visible to the waiting threads, wgmma's reads included). Unless the dot's barrier after its
+    // wait does it (asyncDot), a barrier: every thread is done with iteration i - 1's slots.
+    b_.create(Opcode::MbarrierWait, {slotBarrier(slot_), phase_}, {});
+    if (!asyncDot_) b_.create(Opcode::Barrier, {}, {});
+  } else if (!driven()) {  // iteration i's slots landed, and every thread is done with iteration i - 1's
     b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(stages_ - 2)}});
     // wgmma reads its slots through the async proxy: each thread's copies, landed, are made visible
     // to it before the barrier passes them on.
@@ -265,6 +294,7 @@ void LoopRewrite::rewriteBody() {
     p.readSlot = b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1));
     p.writeSlot = b_.create1(Opcode::SharedSlot, {p.buffer, previous}, p.buffer->type.withSlots(1));
   }
+  if (tma()) writeBar_ = slotBarrier(previous);
 
   std::vector<ir::Op*> replaced;
   for (ir::Op* op : ops) {
@@ -286,7 +316,7 @@ void LoopRewrite::rewriteBody() {
       if (op->numOperands() > 2)  // masked-off elements are `other`, not the zeros of the copy
         x = b_.create1(Opcode::Select, {op->operand(1), x, op->operand(2)}, x->type, {}, op->loc);
       ir::replaceAllUses(body_, op->result(0), x);
-      copy(*load, load->writeSlot, body_.arg(0), false, stages_ - 1);
+      copy(*load, load->writeSlot, writeBar_, body_.arg(0), false, stages_ - 1);
     } else if (convert != pipelined_.end()) {
       replaced.push_back(op);
       convert->whole = b_.create1(Opcode::LocalLoad, {convert->readSlot}, op->result(0)->type, {}, op->loc);
@@ -302,12 +332,13 @@ void LoopRewrite::rewriteBody() {
   if (!driven()) {
     while (issueDeferredCopy()) {
     }
-    b_.create(Opcode::AsyncCommit, {}, {});
+    if (!tma()) b_.create(Opcode::AsyncCommit, {}, {});
     next_ = nextSlot();
   } else if (!next_) {
     throw InternalError(for_.loc, "pipeline: the driving dot did not synchronise the iteration");
   }
   yield->operands.push_back(next_);
+  if (tma()) yield->operands.push_back(nextPhase_);
   for (PipelinedLoad& p : pipelined_)
     if (p.kDim >= 0) yield->operands.push_back(p.next);
 

@@ -7,7 +7,9 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/axis_info.h"
 #include "assign/dot_layouts.h"
+#include "layout/wgmma_shared.h"
 #include "ir/ir.h"
 #include "layout/linear_layout.h"
 #include "schedule/pipeline_loads.h"
@@ -31,7 +33,27 @@ struct PipelinedLoad {
   ir::Type sliceType;            // of that k-slice
   ir::Value* carried = nullptr;  // the body argument holding the slice
   ir::Value* next = nullptr;     // what the body yields for it
+  // Copied with TMA (pipeline_tma.cpp) instead of cp.async: the box one copy moves and the swizzle,
+  // and the index of the tensor map the kernel declares for it.
+  bool tma = false;
+  std::vector<int64_t> box;
+  int swizzle = 0;
+  int64_t map = -1;
+  bool narrow = false;  // its cp.async copies would move less than 4 bytes: pipelined only by TMA
 };
+
+// How a load that feeds a wgmma dot through a slot of arrangement `tile` is copied with TMA, or nothing
+// when it cannot be: on sm_90 and later, a tensor-descriptor load whose description (tma attributes)
+// and coordinates the pipeline can use, rank 2 with the contiguous dim last and the slot's rows at
+// most 256, its base 16-byte aligned and its row stride a multiple of 16 bytes as far as the
+// specialization proves (else the launcher would have to refuse the launch: cp.async serves it).
+struct TmaCopyPlan {
+  std::vector<int64_t> box;
+  int swizzle = 0;
+};
+std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout::WgmmaTile& tile,
+                                       const analysis::AxisInfoAnalysis& axis, const ir::Function& fn,
+                                       const GpuContext& ctx);
 
 // How a dot of the loop body is split, decided before any dot is: whether a dot is chained (and so its
 // warp grid) depends on the other dots.
@@ -70,14 +92,24 @@ class LoopRewrite {
  private:
   struct CopyOperands {
     ir::Value *ptr, *mask;
+    std::vector<ir::Value*> coords;  // a TMA copy's coordinates (then ptr and mask are null)
   };
   // The pointer and mask of load `c` for the iteration `ahead` steps past `ivBase`, with the advancing
   // values taken from their initial values (fromInits) or their values in this iteration; the mask
   // also says whether that iteration runs.
-  CopyOperands cloneAt(const PipelineCandidate& c, ir::Value* ivBase, bool fromInits, int64_t ahead);
+  CopyOperands cloneAt(const PipelineCandidate& c, ir::Value* ivBase, bool fromInits, int64_t ahead, bool tma);
   ir::Value* advanced(const Advancing& a, ir::Value* from, int64_t ahead);
   ir::Value* scalarOf(const ir::Value* uniform);
-  void copy(PipelinedLoad& p, ir::Value* slot, ir::Value* ivBase, bool fromInits, int64_t ahead);
+  // The copy of load p for the iteration `ahead` past ivBase into `slot`; a TMA copy completes on the
+  // mbarrier `bar` (the slot's).
+  void copy(PipelinedLoad& p, ir::Value* slot, ir::Value* bar, ir::Value* ivBase, bool fromInits, int64_t ahead);
+  // ---- TMA (pipeline_tma.cpp): every pipelined load copied by TMA, each slot's fill counted on an mbarrier
+  bool tma() const { return !pipelined_.empty() && pipelined_.front().tma; }
+  void declareTensorMaps();      // a tensor_map at the kernel's entry per load (shared when equal)
+  void initSlotBarriers();       // the mbarriers, one per slot, before the prologue's copies
+  ir::Value* slotBarrier(ir::Value* index);
+  ir::Value* nextPhase(ir::Value* wraps);  // the body's phase parity, flipped when the slot wraps to 0
+  void drainTma();               // after the loop: wait for the copies issued past its end
   void prologue();
   void rewriteBody();
   void epilogue();
@@ -96,6 +128,10 @@ class LoopRewrite {
   const ir::Op* driver_ = nullptr;  // the dot whose last k-slice synchronises the iteration
   const ir::Op* first_ = nullptr;   // the first dot reading a pipelined load, when driven
   ir::Value* slot_ = nullptr;       // i mod stages (a body argument)
+  ir::Value* phase_ = nullptr;      // TMA: (i / stages) & 1, the parity of slot i mod stages' mbarrier (a body argument)
+  ir::Value* bars_ = nullptr;       // TMA: the slots' mbarriers
+  ir::Value* nextPhase_ = nullptr;  // TMA: what the body yields for phase_
+  ir::Value* writeBar_ = nullptr;   // TMA: the mbarrier of the slot the body's copies fill
   ir::Value* next_ = nullptr;       // (i + 1) mod stages, once computed
   const ir::Op* asyncDot_ = nullptr;
   int64_t asyncResult_ = -1;        // the loop result the async dot's accumulator leaves by

@@ -95,6 +95,21 @@ BlockAddress blockAddress(Context& cx, const SValue& block, const std::vector<ir
   return out;
 }
 
+void describeForTma(Context& cx, const SValue& desc, const std::vector<SValue>& offsets, BlockAddress& at,
+                    const SourceLoc& loc) {
+  std::vector<ir::Value*> coords, pieces{desc.elts[kBlockBase].ir};
+  for (const SValue& o : offsets) {
+    if (o.kind == K::Int && o.i >= INT32_MIN && o.i <= INT32_MAX) coords.push_back(materialize(cx, o, loc));
+    else if (o.isIR() && !o.ir->type.isTensor() && o.ir->type.elem == Scalar::I32) coords.push_back(o.ir);
+    else return;  // TMA coordinates are 32-bit
+  }
+  for (size_t piece : {kBlockShape, kBlockStrides})
+    for (const SValue& v : desc.elts[piece].elts)
+      pieces.push_back(v.kind == K::Int ? cx.b.intConst(v.i, Type::scalar(Scalar::I64), loc) : v.ir);
+  at.coords = std::move(coords);
+  at.pieces = std::move(pieces);
+}
+
 ir::Value* loadBlockAccess(Context& cx, const SValue& block, const BlockAddress& at, const std::string& padding,
                            std::vector<ir::Attr> attrs, const SourceLoc& loc) {
   const Type type = Type::tensor(at.ptr->type.shape, block.block->elem);
@@ -103,6 +118,11 @@ ir::Value* loadBlockAccess(Context& cx, const SValue& block, const BlockAddress&
     operands.push_back(at.mask);
     if (padding == "zero") operands.push_back(zeroOf(cx, type, loc));
     if (padding == "nan") operands.push_back(constantOf(cx, SValue::real(std::nan("")), type, loc));
+  }
+  if (!at.coords.empty() && operands.size() == 3 && padding == "zero") {
+    operands.insert(operands.end(), at.coords.begin(), at.coords.end());
+    operands.insert(operands.end(), at.pieces.begin(), at.pieces.end());
+    attrs.push_back({"tma", int64_t(at.coords.size())});
   }
   attrs.push_back({"block", std::string(block.block->descriptor ? "tensor_descriptor" : "block_ptr")});
   return emit(cx, Opcode::Load, operands, type, loc, std::move(attrs));

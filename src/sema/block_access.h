@@ -16,6 +16,9 @@ enum BlockPiece : size_t { kBlockBase = 0, kBlockShape = 1, kBlockStrides = 2, k
 struct BlockAddress {
   ir::Value* ptr = nullptr;   // tile of element pointers
   ir::Value* mask = nullptr;  // in-bounds elements; null when no dimension is checked
+  // A tensor descriptor's block at `coords` (i32 scalars, one per dim) and the descriptor's `pieces`
+  // (base, shape..., strides...): what a TMA copy needs (docs/ir.md, "load"). Empty otherwise.
+  std::vector<ir::Value*> coords, pieces;
 };
 
 // The access covering, along each dimension d, the indices index[d] (a 1-D integer tile): the
@@ -34,7 +37,12 @@ ir::Value* blockBase(const CallArgs& a, const SValue& base);
 // A tuple of `rank` integer pieces (shape or strides), each constexpr or a scalar integer value.
 std::vector<SValue> integerPieces(const CallArgs& a, const SValue& v, std::string_view what);
 
+// Fills at.coords and at.pieces when the offsets are 32-bit (see BlockAddress).
+void describeForTma(Context& cx, const SValue& desc, const std::vector<SValue>& offsets, BlockAddress& at,
+                    const SourceLoc& loc);
 // A masked load of the access: masked-off elements read `padding` ("zero", "nan", or "": unspecified).
+// With at.coords and zero padding the load also carries the TMA description (attribute `tma`, the
+// coordinates and the pieces after `other`).
 ir::Value* loadBlockAccess(Context& cx, const SValue& block, const BlockAddress& at, const std::string& padding,
                            std::vector<ir::Attr> attrs, const SourceLoc& loc);
 // A masked store of `value` (already of the access's shape and element type).

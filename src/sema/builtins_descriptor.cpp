@@ -75,7 +75,9 @@ ir::Value* blockValue(CallArgs& a, const SValue& desc, const SValue& v, const Sh
 
 SValue load(CallArgs& a) {
   const SValue& d = descriptorArg(a);
-  return SValue::irValue(loadBlockAccess(*a.cx, d, blockAt(a, d, a.at(1)), d.block->padding, {}, a.loc));
+  BlockAddress at = blockAt(a, d, a.at(1));
+  describeForTma(*a.cx, d, offsetList(a, a.at(1), d.block->blockShape.size(), "offsets"), at, a.loc);
+  return SValue::irValue(loadBlockAccess(*a.cx, d, at, d.block->padding, {}, a.loc));
 }
 
 SValue storeAt(CallArgs& a, const SValue& offsets, const SValue& value) {

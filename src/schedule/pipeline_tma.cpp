@@ -1,0 +1,150 @@
+// The pipeline pass with TMA (see pipeline.cpp for the schedule): on sm_90, a loop whose pipelined loads
+// are all tensor-descriptor tiles feeding wgmma fills its slots with `tma_load`s instead of cp.async.
+// One thread issues each copy; each slot has an mbarrier that completes a phase when the slot's bytes
+// have landed, so
+//
+//   prologue     tensor_map at the kernel's entry; mbarrier_init of each slot's barrier, a barrier; the
+//                copies of iterations 0 .. S-2 into slots 0 .. S-2
+//   iteration i  mbarrier_wait (slot i mod S's barrier, parity (i / S) & 1); the dots read the slot;
+//                once every thread is done with slot (i - 1) mod S (the wgmma wait's barrier, or one
+//                after the mbarrier wait), the copy of iteration i + S - 1 into it
+//   after        the waits for the S - 1 copies issued past the end, a barrier
+//
+// Copies past the end are issued like the others (their coordinates select a box beyond the tensor,
+// which reads as zeros, or one inside it, harmless to read), so every phase completes and the drain
+// knows which to wait for. No address tile is computed in the loop any more: the coordinates replace it.
+#include <algorithm>
+
+#include "layout/named_layouts.h"
+#include "schedule/pipeline_rewrite.h"
+
+namespace kiln::schedule::pipeline {
+
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+int64_t lowestBit(int64_t v) { return v == 0 ? analysis::kMaxDivisibility : (v & -v); }
+
+ir::Function& functionOf(ir::Op& op) {
+  ir::Block* b = op.parent;
+  while (!b->parentFunc) b = b->parentOp->parent;
+  return *b->parentFunc;
+}
+
+// A piece of a descriptor load's tensor (base, shape..., strides...: its operands after the
+// coordinates) as the launcher can take it: a kernel parameter or an integer constant.
+// `hinted` is the operand itself, whose facts (tl.multiple_of, the specialization's hints) axis info knows.
+struct Piece {
+  const Value* param = nullptr;
+  std::optional<int64_t> value;
+  const Value* hinted = nullptr;
+};
+std::optional<Piece> pieceOf(const Value* v) {
+  const Value* hinted = v;
+  while (v->def && ir::familyOf(v->def->opcode) == ir::Family::Hint) v = v->def->operand(0);
+  if (v->isBlockArg()) return v->owner->parentFunc ? std::optional<Piece>(Piece{v, {}, hinted}) : std::nullopt;
+  if (v->def->opcode == Opcode::Constant && v->type.isInt()) return Piece{nullptr, v->def->intAttr("value"), hinted};
+  return std::nullopt;
+}
+std::vector<std::optional<Piece>> piecesOf(const ir::Op& load) {
+  std::vector<std::optional<Piece>> out;
+  for (unsigned k = 3 + unsigned(load.intAttr("tma")); k < load.numOperands(); ++k) out.push_back(pieceOf(load.operand(k)));
+  return out;
+}
+
+}  // namespace
+
+std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout::WgmmaTile& tile,
+                                       const analysis::AxisInfoAnalysis& axis, const ir::Function& fn,
+                                       const GpuContext& ctx) {
+  if (ctx.target.sm < 90 || !c.tmaCoords) return std::nullopt;
+  const ir::Op& load = *c.load;
+  const Type& t = load.result(0)->type;
+  const size_t rank = size_t(t.rank());
+  if (rank != 2 || tile.order[0] != 1 || tile.rows() > 256 || ir::bitWidth(t.elem) < 8) return std::nullopt;
+  const std::vector<std::optional<Piece>> pieces = piecesOf(load);
+  if (std::any_of(pieces.begin(), pieces.end(), [](const auto& p) { return !p; })) return std::nullopt;
+  if (pieces[2 * rank]->value != 1) return std::nullopt;  // the contiguous dim last
+  auto divisibility = [&](size_t i) -> int64_t {
+    return pieces[i]->param ? axis.get(pieces[i]->hinted).divisibility[0] : lowestBit(*pieces[i]->value);
+  };
+  const int64_t elemBytes = ir::bitWidth(t.elem) / 8;
+  if (divisibility(0) % 16 != 0) return std::nullopt;  // a pointer's divisibility is its byte address's
+  for (size_t d = 0; d + 1 < rank; ++d)
+    if ((divisibility(1 + rank + d) * elemBytes) % 16 != 0) return std::nullopt;
+  return TmaCopyPlan{{tile.rows(), tile.elemsPerRow()}, tile.swizzleBytes()};
+}
+
+void LoopRewrite::declareTensorMaps() {
+  ir::Function& fn = functionOf(for_);
+  ir::Builder entry(fn.body, 0);
+  for (PipelinedLoad& p : pipelined_) {
+    const std::vector<std::optional<Piece>> pieces = piecesOf(*p.c.load);
+    // A map the kernel declares already (another loop's, or this one's other operand over one tensor).
+    int64_t count = 0;
+    for (const auto& op : fn.body.ops) {
+      if (op->opcode != Opcode::TensorMap) continue;
+      ++count;
+      bool same = op->listAttr("box") == p.box && op->intAttr("swizzle") == p.swizzle &&
+                  op->numOperands() == pieces.size();
+      for (size_t i = 0; same && i < pieces.size(); ++i) {
+        const Value* o = op->operand(unsigned(i));
+        same = pieces[i]->param ? o == pieces[i]->param
+                                : o->def && o->def->opcode == Opcode::Constant && o->def->intAttr("value") == *pieces[i]->value;
+      }
+      if (same) p.map = op->intAttr("index");
+    }
+    if (p.map >= 0) continue;
+    std::vector<Value*> operands;
+    for (const std::optional<Piece>& piece : pieces)
+      operands.push_back(piece->param ? const_cast<Value*>(piece->param)
+                                      : entry.intConst(*piece->value, Type::scalar(Scalar::I64), for_.loc));
+    p.map = count;
+    entry.create(Opcode::TensorMap, operands, {},
+                 {ir::Attr{"index", count}, ir::Attr{"box", p.box}, ir::Attr{"swizzle", int64_t(p.swizzle)}},
+                 p.c.load->loc);
+  }
+}
+
+void LoopRewrite::initSlotBarriers() {
+  const Type bars = Type::shared({1}, Scalar::I64, stages_,
+                                 std::make_shared<const layout::LinearLayout>(layout::sharedPlain({1}, {0})));
+  bars_ = b_.create1(Opcode::SharedAlloc, {}, bars, {ir::Attr{"pipelined", int64_t(1)}}, for_.loc);
+  for (int s = 0; s < stages_; ++s)
+    b_.create(Opcode::MbarrierInit, {slotBarrier(i32(s))}, {}, {ir::Attr{"count", int64_t(1)}}, for_.loc);
+  b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);  // the barriers initialised, for every thread
+}
+
+Value* LoopRewrite::slotBarrier(Value* index) {
+  return b_.create1(Opcode::SharedSlot, {bars_, index}, bars_->type.withSlots(1), {}, for_.loc);
+}
+
+Value* LoopRewrite::nextPhase(Value* wraps) {
+  const Type i32t = Type::scalar(Scalar::I32);
+  Value* flipped = b_.create1(Opcode::Xor, {phase_, i32(1)}, i32t, {}, for_.loc);
+  return b_.create1(Opcode::Select, {wraps, flipped, phase_}, i32t, {}, for_.loc);
+}
+
+void LoopRewrite::drainTma() {
+  // The loop's results hold the slot and phase of iteration n (the first not run): the copies of
+  // iterations n .. n + S - 2 are in flight, in consecutive slots.
+  const Type i32t = Type::scalar(Scalar::I32), i1 = Type::scalar(Scalar::I1);
+  const unsigned first = slot_->index - 1;  // body argument k is the loop's result k - 1
+  Value* slot = for_.result(first);
+  Value* phase = for_.result(first + 1);
+  for (int j = 0; j + 1 < stages_; ++j) {
+    b_.create(Opcode::MbarrierWait, {slotBarrier(slot), phase}, {}, {}, for_.loc);
+    if (j + 2 == stages_) break;
+    Value* n = b_.create1(Opcode::Add, {slot, i32(1)}, i32t, {}, for_.loc);
+    Value* wraps = b_.create1(Opcode::Cmp, {n, i32(stages_)}, i1, {ir::Attr{"pred", std::string("eq")}}, for_.loc);
+    Value* flipped = b_.create1(Opcode::Xor, {phase, i32(1)}, i32t, {}, for_.loc);
+    phase = b_.create1(Opcode::Select, {wraps, flipped, phase}, i32t, {}, for_.loc);
+    slot = b_.create1(Opcode::Select, {wraps, i32(0), n}, i32t, {}, for_.loc);
+  }
+}
+
+}  // namespace kiln::schedule::pipeline
