@@ -1,0 +1,107 @@
+# The descriptor matmul (bench/kernels/matmul_descriptor.py: A and B read through tensor descriptors,
+# which kiln copies with TMA on Hopper) under kiln and under Triton, each side in its own process on the
+# same seeded fp16 inputs, beside cuBLAS and beside kiln on the pointer matmul (bench/kernels/matmul.py)
+# at the same configs. Awkward shapes are checked against a float64 product first.
+#
+#   python3 bench/descriptor_matmul_ab.py [--sides kiln,triton] [--sizes 4096,8192]
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 8, 4), (128, 128, 64, 4, 4), (64, 128, 64, 4, 4)]
+CHECKS = [(1000, 1008, 1000), (1, 1008, 512), (333, 264, 200)]  # rows of 16-byte multiples (TMA needs them)
+
+
+def load(side, name):
+    sys.path.insert(0, HERE)
+    if side == "triton":
+        import importlib
+        return importlib.import_module("kernels." + name)
+    import kiln.compat
+    return kiln.compat.import_as_triton(os.path.join(HERE, "kernels", name + ".py"), module_name="ab_" + name)
+
+
+def child(side, sizes, out):
+    import torch
+    import triton.testing
+    desc, ptr = load(side, "matmul_descriptor"), load(side, "matmul")
+    g = torch.Generator(device="cuda").manual_seed(1)
+    rows = []
+
+    def emit(row):
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    for m, n, k in CHECKS:
+        a = torch.randn(m, k, device="cuda", generator=g).half()
+        b = torch.randn(k, n, device="cuda", generator=g).half()
+        ref = a.double() @ b.double()
+        for bm, bn, bk, w, s in CONFIGS:
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+            row = {"side": side, "kernel": "descriptor", "case": f"check {m}x{n}x{k}", "config": f"{bm}x{bn}x{bk} w{w} s{s}"}
+            try:
+                desc.launch(a, b, c, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=w, num_stages=s)
+                torch.cuda.synchronize()
+                row["err"] = float(((c.double() - ref).abs().max() / ref.abs().max()).item())
+            except Exception as e:
+                row["error"] = (str(e).splitlines() or [type(e).__name__])[0][:160]
+            emit(row)
+    for size in sizes:
+        a = torch.randn(size, size, device="cuda", generator=g).half()
+        b = torch.randn(size, size, device="cuda", generator=g).half()
+        ref = a.float() @ b.float()
+        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+        for kernel in ("descriptor", "pointer"):
+            for bm, bn, bk, w, s in CONFIGS:
+                meta = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=w, num_stages=s)
+                if kernel == "descriptor":
+                    run = lambda: desc.launch(a, b, c, **meta)
+                else:
+                    run = lambda: ptr._launch(ptr.matmul_kernel, a, b, c, GROUP_SIZE_M=8, **meta)
+                row = {"side": side, "kernel": kernel, "case": f"{size}^3", "config": f"{bm}x{bn}x{bk} w{w} s{s}"}
+                try:
+                    c.fill_(float("nan"))
+                    run()
+                    row["err"] = float(((c.float() - ref).abs().max() / ref.abs().max()).item())
+                    row["ms"] = triton.testing.do_bench(run, return_mode="median")
+                    row["tflops"] = 2 * size ** 3 / row["ms"] * 1e-9
+                except Exception as e:
+                    row["error"] = (str(e).splitlines() or [type(e).__name__])[0][:160]
+                emit(row)
+        if side == "triton":
+            ms = triton.testing.do_bench(lambda: torch.matmul(a, b), return_mode="median")
+            emit({"side": "cuBLAS", "kernel": "torch.matmul", "case": f"{size}^3", "config": "", "ms": ms,
+                  "tflops": 2 * size ** 3 / ms * 1e-9})
+    json.dump(rows, open(out, "w"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sides", default="kiln,triton")
+    ap.add_argument("--sizes", default="4096,8192")
+    ap.add_argument("--child", nargs=2)
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.child:
+        return child(args.child[0], sizes, args.child[1])
+    rows = []
+    for side in args.sides.split(","):
+        out = f"/tmp/descriptor_ab_{side}.json"
+        r = subprocess.run([sys.executable, __file__, "--sizes", args.sizes, "--child", side, out])
+        if r.returncode == 0:
+            rows += json.load(open(out))
+        else:
+            print(f"{side}: child exited {r.returncode}")
+    print("\n| side | kernel | case | config | ms | TFLOP/s | err |\n|---|---|---|---|---:|---:|---|")
+    for r in rows:
+        ms = f"{r['ms']:.4f}" if "ms" in r else ""
+        tf = f"{r['tflops']:.0f}" if "tflops" in r else ""
+        err = r.get("error") or (f"{r['err']:.1e}" if "err" in r else "")
+        print(f"| {r['side']} | {r['kernel']} | {r['case']} | {r['config']} | {ms} | {tf} | {err} |")
+
+
+if __name__ == "__main__":
+    main()
