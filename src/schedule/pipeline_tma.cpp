@@ -3,7 +3,8 @@
 // One thread issues each copy; each slot has an mbarrier that completes a phase when the slot's bytes
 // have landed, so
 //
-//   prologue     tensor_map at the kernel's entry; mbarrier_init of each slot's barrier, a barrier; the
+//   prologue     tensor_map at the kernel's entry; mbarrier_init of each slot's barrier (one arrival per
+//                load), a barrier; the
 //                copies of iterations 0 .. S-2 into slots 0 .. S-2
 //   iteration i  mbarrier_wait (slot i mod S's barrier, parity (i / S) & 1); the dots read the slot;
 //                once every thread is done with slot (i - 1) mod S (the wgmma wait's barrier, or one
@@ -114,8 +115,11 @@ void LoopRewrite::initSlotBarriers() {
   const Type bars = Type::shared({1}, Scalar::I64, stages_,
                                  std::make_shared<const layout::LinearLayout>(layout::sharedPlain({1}, {0})));
   bars_ = b_.create1(Opcode::SharedAlloc, {}, bars, {ir::Attr{"pipelined", int64_t(1)}}, for_.loc);
+  // Each tma_load arrives once (and adds its bytes): a slot's phase completes when every load of the
+  // iteration arrived and all their bytes landed.
+  const int64_t arrivals = int64_t(pipelined_.size());
   for (int s = 0; s < stages_; ++s)
-    b_.create(Opcode::MbarrierInit, {slotBarrier(i32(s))}, {}, {ir::Attr{"count", int64_t(1)}}, for_.loc);
+    b_.create(Opcode::MbarrierInit, {slotBarrier(i32(s))}, {}, {ir::Attr{"count", arrivals}}, for_.loc);
   b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);  // the barriers initialised, for every thread
 }
 

@@ -21,7 +21,7 @@
 # TMA:        // ----- IR after pipeline -----
 # TMA:        tensor_map %a_desc.0, %a_desc.1.0, %a_desc.1.1, %a_desc.2.0, %{{[0-9]+}} {box = [128, 64], index = 0, swizzle = 128}
 # TMA:        shared_alloc {{.*}}pipelined = 1{{.*}} : shared<1xi64, slots=3
-# TMA-COUNT-3: mbarrier_init
+# TMA-COUNT-3: mbarrier_init %{{[0-9]+}} {count = 1}
 # TMA:        tma_load {{.*}} {map = 0}
 # TMA:        tma_load {{.*}} {map = 0}
 # TMA:        for
