@@ -123,6 +123,16 @@ def layernorm(rows, cols, quick=False, eps=1e-5):
 
 # ---- matmul
 
+def fp32_product(a, b):
+    """a @ b in true fp32 (tf32 off while it runs): the matmul cases' reference."""
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        return torch.matmul(a.float(), b.float())
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+
+
 # fp8 e4m3 (torch's float8_e4m3fn; None where torch has no fp8): A [M, K] row-major, B the transpose of a
 # contiguous [N, K] tensor (K-major, as Triton's fp8 tutorial passes it and as wgmma and
 # torch._scaled_mm read it), C in fp16.
@@ -142,12 +152,7 @@ def matmul(m, n, k, dtype, quick=False):
         return types.SimpleNamespace(a=randn(g, m, k, dtype=dtype), b=randn(g, k, n, dtype=dtype))
 
     def reference(t):
-        saved = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = False  # a true fp32 product
-        try:
-            return torch.matmul(t.a.float(), t.b.float())
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = saved
+        return fp32_product(t.a, t.b)
 
     def kernel(mod, t):
         c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
@@ -257,12 +262,7 @@ def matmul_persistent(m, n, k, quick=False):
         return types.SimpleNamespace(a=randn(g, m, k, dtype=torch.float16), b=randn(g, n, k, dtype=torch.float16).T)
 
     def reference(t):
-        saved = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = False  # a true fp32 product
-        try:
-            return torch.matmul(t.a.float(), t.b.float())
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = saved
+        return fp32_product(t.a, t.b)
 
     def kernel(mod, t):
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
