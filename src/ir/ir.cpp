@@ -116,6 +116,12 @@ Op* Op::parentOp() const { return parent ? parent->parentOp : nullptr; }
 
 // ---- Block
 
+Function* Block::function() const {
+  const Block* b = this;
+  while (b && !b->parentFunc) b = b->parentOp ? b->parentOp->parent : nullptr;
+  return b ? b->parentFunc : nullptr;
+}
+
 Value* Block::addArg(Type t, std::string name) {
   auto v = std::make_unique<Value>();
   v->type = std::move(t);

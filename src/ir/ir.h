@@ -165,6 +165,7 @@ class Block {
   std::unique_ptr<Op> remove(Op* op);  // detaches and returns ownership
   size_t indexOf(const Op* op) const;  // throws InternalError when op is not in this block
   Op* terminator() const { return ops.empty() ? nullptr : ops.back().get(); }
+  Function* function() const;  // the function whose body holds this block, at any depth; null when detached
 };
 
 class Function {

@@ -14,11 +14,6 @@ bool isScalarInt(const Type& t) { return !t.isTensor() && !t.isShared() && t.isI
 // The bytes TMA moves per element: fp8 and i8 are bytes; i1 and pointers have no tensor-map type.
 int elemBytes(Scalar s) { return s == Scalar::I1 || s == Scalar::Ptr ? 0 : bitWidth(s) / 8; }
 
-const Function* functionOf(const Block* b) {
-  while (b && !b->parentFunc) b = b->parentOp ? b->parentOp->parent : nullptr;
-  return b ? b->parentFunc : nullptr;
-}
-
 // A kernel parameter of the function whose body is `body`, or an integer constant.
 bool isParamOrConstant(const Value* v, const Block& body) {
   if (v->isBlockArg()) return v->owner == &body;
@@ -89,7 +84,7 @@ void tmaLoad(const Op& op, const Block& parent) {
   for (unsigned i = 2; i < op.numOperands(); ++i)
     require(!op.operand(i)->type.isTensor() && !op.operand(i)->type.isShared() && op.operand(i)->type.elem == Scalar::I32,
             op, [&] { return "coordinate #" + std::to_string(i - 2) + " must be an i32 scalar, got " + op.operand(i)->type.str(); });
-  const Function* fn = functionOf(&parent);
+  const Function* fn = parent.function();
   const Op* map = fn ? findMap(*fn, op.intAttr("map")) : nullptr;
   require(map != nullptr, op, [&] { return "no tensor_map with index " + std::to_string(op.intAttr("map")); });
   const std::vector<int64_t>& box = map->listAttr("box");

@@ -222,12 +222,22 @@ Value* LoopRewrite::sliceOf(PipelinedLoad& p, Value* slot) {
                     {ir::Attr{"slice_dim", int64_t(p.kDim)}, ir::Attr{"slice_offset", int64_t(0)}}, p.c.load->loc);
 }
 
-Value* LoopRewrite::nextSlot() {
+LoopRewrite::SlotAndPhase LoopRewrite::advance(SlotAndPhase at) {
   const Type i32t = Type::scalar(Scalar::I32);
-  Value* n = b_.create1(Opcode::Add, {slot_, i32(1)}, i32t);
+  Value* n = b_.create1(Opcode::Add, {at.slot, i32(1)}, i32t);
   Value* wraps = b_.create1(Opcode::Cmp, {n, i32(stages_)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
-  if (tma()) nextPhase_ = nextPhase(wraps);
-  return b_.create1(Opcode::Select, {wraps, i32(0), n}, i32t);
+  if (at.phase) {  // flips each time the slot wraps to 0
+    Value* flipped = b_.create1(Opcode::Xor, {at.phase, i32(1)}, i32t);
+    at.phase = b_.create1(Opcode::Select, {wraps, flipped, at.phase}, i32t);
+  }
+  at.slot = b_.create1(Opcode::Select, {wraps, i32(0), n}, i32t);
+  return at;
+}
+
+Value* LoopRewrite::nextSlot() {
+  SlotAndPhase next = advance({slot_, phase_});
+  nextPhase_ = next.phase;
+  return next.slot;
 }
 
 bool LoopRewrite::issueDeferredCopy() {

@@ -108,12 +108,16 @@ class LoopRewrite {
   void declareTensorMaps();      // a tensor_map at the kernel's entry per load (shared when equal)
   void initSlotBarriers();       // the mbarriers, one per slot, before the prologue's copies
   ir::Value* slotBarrier(ir::Value* index);
-  ir::Value* nextPhase(ir::Value* wraps);  // the body's phase parity, flipped when the slot wraps to 0
   void drainTma();               // after the loop: wait for the copies issued past its end
   void prologue();
   void rewriteBody();
   void epilogue();
   ir::Value* i32(int64_t v);
+  // A slot index and (TMA) its mbarrier's phase parity, or null; advance: those of the next iteration.
+  struct SlotAndPhase {
+    ir::Value *slot, *phase;
+  };
+  SlotAndPhase advance(SlotAndPhase at);
   ir::Value* nextSlot();
   ir::Value* sliceOf(PipelinedLoad& p, ir::Value* slot);  // the first k-slice of the carried operand
   void eraseDeadSlices();

@@ -30,12 +30,6 @@ namespace {
 
 int64_t lowestBit(int64_t v) { return v == 0 ? analysis::kMaxDivisibility : (v & -v); }
 
-ir::Function& functionOf(ir::Op& op) {
-  ir::Block* b = op.parent;
-  while (!b->parentFunc) b = b->parentOp->parent;
-  return *b->parentFunc;
-}
-
 // A piece of a descriptor load's tensor (base, shape..., strides...: its operands after the
 // coordinates) as the launcher can take it: a kernel parameter or an integer constant.
 // `hinted` is the operand itself, whose facts (tl.multiple_of, the specialization's hints) axis info knows.
@@ -81,7 +75,7 @@ std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout:
 }
 
 void LoopRewrite::declareTensorMaps() {
-  ir::Function& fn = functionOf(for_);
+  ir::Function& fn = *for_.parent->function();
   ir::Builder entry(fn.body, 0);
   for (PipelinedLoad& p : pipelined_) {
     const std::vector<std::optional<Piece>> pieces = piecesOf(*p.c.load);
@@ -127,27 +121,14 @@ Value* LoopRewrite::slotBarrier(Value* index) {
   return b_.create1(Opcode::SharedSlot, {bars_, index}, bars_->type.withSlots(1), {}, for_.loc);
 }
 
-Value* LoopRewrite::nextPhase(Value* wraps) {
-  const Type i32t = Type::scalar(Scalar::I32);
-  Value* flipped = b_.create1(Opcode::Xor, {phase_, i32(1)}, i32t, {}, for_.loc);
-  return b_.create1(Opcode::Select, {wraps, flipped, phase_}, i32t, {}, for_.loc);
-}
-
 void LoopRewrite::drainTma() {
   // The loop's results hold the slot and phase of iteration n (the first not run): the copies of
   // iterations n .. n + S - 2 are in flight, in consecutive slots.
-  const Type i32t = Type::scalar(Scalar::I32), i1 = Type::scalar(Scalar::I1);
   const unsigned first = slot_->index - 1;  // body argument k is the loop's result k - 1
-  Value* slot = for_.result(first);
-  Value* phase = for_.result(first + 1);
+  SlotAndPhase at{for_.result(first), for_.result(first + 1)};
   for (int j = 0; j + 1 < stages_; ++j) {
-    b_.create(Opcode::MbarrierWait, {slotBarrier(slot), phase}, {}, {}, for_.loc);
-    if (j + 2 == stages_) break;
-    Value* n = b_.create1(Opcode::Add, {slot, i32(1)}, i32t, {}, for_.loc);
-    Value* wraps = b_.create1(Opcode::Cmp, {n, i32(stages_)}, i1, {ir::Attr{"pred", std::string("eq")}}, for_.loc);
-    Value* flipped = b_.create1(Opcode::Xor, {phase, i32(1)}, i32t, {}, for_.loc);
-    phase = b_.create1(Opcode::Select, {wraps, flipped, phase}, i32t, {}, for_.loc);
-    slot = b_.create1(Opcode::Select, {wraps, i32(0), n}, i32t, {}, for_.loc);
+    b_.create(Opcode::MbarrierWait, {slotBarrier(at.slot), at.phase}, {}, {}, for_.loc);
+    if (j + 2 < stages_) at = advance(at);
   }
 }
 
