@@ -30,7 +30,7 @@ constexpr const char* kUsage =
     "  the order given, verifies the result and prints it (to OUT, or stdout).\n"
     "  --pass=a,b     run passes a then b on every function (the flag may repeat): Tile IR passes\n"
     "                 first, then layout assignment, then GPU passes (pipeline, split_mma,\n"
-    "                 stage_operands, allocate_shared, insert_barriers)\n"
+    "                 stage_operands, tma_stores, allocate_shared, insert_barriers)\n"
     "  --verify-each  verify after every pass, naming the pass that broke the IR\n"
     "  --print-axis-info  after the passes, print each integer and pointer value's contiguity,\n"
     "                 divisibility and constancy as a comment on the line defining it\n"

@@ -78,8 +78,9 @@ class Checker {
         return;
       case LayoutRule::Store:
         if (!isTile(op.operand(0))) return;
-        for (unsigned i = 1; i < op.numOperands(); ++i)
-          same(op, op.operand(i), *op.operand(0)->type.layout, "operand #" + std::to_string(i) + " in the pointer's layout");
+        for (unsigned i = 1; i < op.numOperands(); ++i)  // the tiles (a TMA description's scalars have none)
+          if (isTile(op.operand(i)))
+            same(op, op.operand(i), *op.operand(0)->type.layout, "operand #" + std::to_string(i) + " in the pointer's layout");
         return;
       case LayoutRule::Reduce:
         if (isTile(op.result()))

@@ -169,7 +169,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
       case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
       case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
-      case Opcode::TensorMap: case Opcode::TmaLoad:
+      case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
         // The schedule exists only below layout assignment; the interpreter runs the Tile IR before it.
         throw InternalError(op.loc, std::string("'") + op.name() + "' is a GPU IR op; the interpreter runs Tile IR");
     }
@@ -355,7 +355,7 @@ void Machine::exec(const Inst& in) {
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
     case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
     case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
-    case Opcode::TensorMap: case Opcode::TmaLoad:
+    case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
       break;  // rejected by prepare()
   }
   throw InternalError(in.op->loc, "unknown opcode");

@@ -1,6 +1,7 @@
 // The type rules of the TMA ops (ops.def, docs/gpu-ir.md): `tensor_map` declares a tensor map the
 // launcher encodes from kernel parameters and constants (driver/tensor_map_spec.h), `tma_load` fills a
-// shared slot from it, completing on an mbarrier.
+// shared slot from it, completing on an mbarrier; `tma_store` copies a slot to it, `tma_store_wait` waits
+// for those copies' reads.
 #include <string>
 
 #include "ir/verifier_rules.h"
@@ -72,18 +73,17 @@ const Op* findMap(const Function& fn, int64_t index) {
   return nullptr;
 }
 
-void tmaLoad(const Op& op, const Block& parent) {
+// The slot and coordinates of a copy between a slot and map `map` (operands from `first` on: the
+// coordinates, one per dim), and that the slot holds the map's box, repeated along the contiguous dim.
+void slotAndCoords(const Op& op, const Block& parent, unsigned first) {
   const Type& slot = op.operand(0)->type;
   require(slot.isShared() && slot.slots == 1, op,
           [&] { return "operand #0 must be one slot of a shared buffer (shared_slot), got " + slot.str(); });
-  const Type& bar = op.operand(1)->type;
-  require(bar.isShared() && bar.slots == 1 && bar.elem == Scalar::I64 && bar.shape == std::vector<int64_t>{1}, op,
-          [&] { return "operand #1 must be an mbarrier, one slot of shared<1xi64>, got " + bar.str(); });
-  require(op.numOperands() == 2 + unsigned(slot.rank()), op,
+  require(op.numOperands() == first + unsigned(slot.rank()), op,
           [&] { return "takes one coordinate per dim of the slot (" + std::to_string(slot.rank()) + ")"; });
-  for (unsigned i = 2; i < op.numOperands(); ++i)
+  for (unsigned i = first; i < op.numOperands(); ++i)
     require(!op.operand(i)->type.isTensor() && !op.operand(i)->type.isShared() && op.operand(i)->type.elem == Scalar::I32,
-            op, [&] { return "coordinate #" + std::to_string(i - 2) + " must be an i32 scalar, got " + op.operand(i)->type.str(); });
+            op, [&] { return "coordinate #" + std::to_string(i - first) + " must be an i32 scalar, got " + op.operand(i)->type.str(); });
   const Function* fn = parent.function();
   const Op* map = fn ? findMap(*fn, op.intAttr("map")) : nullptr;
   require(map != nullptr, op, [&] { return "no tensor_map with index " + std::to_string(op.intAttr("map")); });
@@ -99,11 +99,20 @@ void tmaLoad(const Op& op, const Block& parent) {
     });
 }
 
+void tmaLoad(const Op& op, const Block& parent) {
+  const Type& bar = op.operand(1)->type;
+  require(bar.isShared() && bar.slots == 1 && bar.elem == Scalar::I64 && bar.shape == std::vector<int64_t>{1}, op,
+          [&] { return "operand #1 must be an mbarrier, one slot of shared<1xi64>, got " + bar.str(); });
+  slotAndCoords(op, parent, 2);
+}
+
 }  // namespace
 
 void checkTmaTypeRule(const Op& op, const Block& parent) {
   if (op.opcode == Opcode::TensorMap) return tensorMap(op, parent);
-  tmaLoad(op, parent);
+  if (op.opcode == Opcode::TmaLoad) return tmaLoad(op, parent);
+  if (op.opcode == Opcode::TmaStore) return slotAndCoords(op, parent, 1);
+  require(op.intAttr("pending") >= 0, op, [&] { return "pending must not be negative, got " + std::to_string(op.intAttr("pending")); });
 }
 
 }  // namespace kiln::ir

@@ -41,6 +41,25 @@ void elementwise(const Op& op, bool intsOnly, bool floatsOnly) {
 
 bool isScalarBool(const Type& t) { return !t.isTensor() && t.isBool(); }
 
+// A tensor-descriptor load's or store's TMA description (attribute `tma`): after its three leading
+// operands (`lead` names them), rank i32 coordinates, the base pointer, rank dims and rank strides.
+void tmaDescription(const Op& op, const char* lead) {
+  auto T = [&](unsigned i) -> const Type& { return op.operands[i]->type; };
+  const size_t rank = size_t(T(0).rank());
+  require(op.intAttr("tma") == int64_t(rank) && op.numOperands() == 3 + 3 * rank + 1, op, [&] {
+    return "with tma = " + std::to_string(rank) + ", takes " + lead + ", " + std::to_string(rank) +
+           " coordinates, the base, " + std::to_string(rank) + " dims and " + std::to_string(rank) + " strides";
+  });
+  for (unsigned i = 3; i < op.numOperands(); ++i) {
+    const bool coord = i < 3 + rank, base = i == 3 + rank;
+    const bool ok = !T(i).isTensor() && (coord ? T(i).elem == Scalar::I32 : base ? T(i).isPtr() : T(i).isInt() && !T(i).isBool());
+    require(ok, op, [&] {
+      return "operand #" + std::to_string(i) + " must be " + (coord ? "an i32 coordinate" : base ? "the base pointer" : "an integer") +
+             ", got " + T(i).str();
+    });
+  }
+}
+
 }  // namespace
 
 std::string typeList(const std::vector<Type>& ts) {
@@ -250,20 +269,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
         require(op.numOperands() <= 3, op, [] { return std::string("takes a pointer, a mask and other, no more"); });
         return;
       }
-      const size_t rank = size_t(T(0).rank());
-      require(op.intAttr("tma") == int64_t(rank) && op.numOperands() == 3 + 3 * rank + 1, op, [&] {
-        return "with tma = " + std::to_string(rank) + ", takes pointer, mask, other, " + std::to_string(rank) +
-               " coordinates, the base, " + std::to_string(rank) + " dims and " + std::to_string(rank) + " strides";
-      });
-      for (unsigned i = 3; i < op.numOperands(); ++i) {
-        const bool coord = i < 3 + rank, base = i == 3 + rank;
-        const bool ok = !T(i).isTensor() && (coord ? T(i).elem == Scalar::I32 : base ? T(i).isPtr() : T(i).isInt() && !T(i).isBool());
-        require(ok, op, [&] {
-          return "operand #" + std::to_string(i) + " must be " + (coord ? "an i32 coordinate" : base ? "the base pointer" : "an integer") +
-                 ", got " + T(i).str();
-        });
-      }
-      return;
+      return tmaDescription(op, "pointer, mask, other");
     }
     case Opcode::Store: {
       require(T(0).isPtr(), op, [&] { return "takes a pointer, got " + T(0).str(); });
@@ -273,7 +279,11 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       if (op.numOperands() > 2)
         require(T(2) == T(0).withElem(Scalar::I1), op,
                 [&] { return "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(2).str(); });
-      return;
+      if (!op.hasAttr("tma")) {
+        require(op.numOperands() <= 3, op, [] { return std::string("takes a pointer, a value and a mask, no more"); });
+        return;
+      }
+      return tmaDescription(op, "pointer, value, mask");
     }
 
     case Opcode::Reduce: {
@@ -452,7 +462,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
     case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
       return checkGpuTypeRule(op);  // verifier_gpu.cpp
-    case Opcode::TensorMap: case Opcode::TmaLoad:
+    case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
       return checkTmaTypeRule(op, parent);  // verifier_tma.cpp  // verifier_gpu.cpp
   }
   verifyFail(op, "has an opcode outside ops.def");

@@ -168,7 +168,7 @@ void lowerSchedule(Codegen& cg, const ir::Op& op) {
     case Opcode::AsyncCopy: return asyncCopy(cg, op);
     case Opcode::AsyncCommit: return ptx::cpAsyncCommit(e);
     case Opcode::AsyncWait: return ptx::cpAsyncWait(e, int(op.intAttr("pending")));
-    case Opcode::TensorMap: case Opcode::TmaLoad: return lowerTma(cg, op);
+    case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait: return lowerTma(cg, op);
     case Opcode::Barrier: return barrier(cg, op);
     case Opcode::FenceAsyncShared: return ptx::fenceProxyAsyncShared(e);
     case Opcode::DebugBarrier: return cg.barrier();  // tl.debug_barrier: the CTA's (or the partition's) bar.sync

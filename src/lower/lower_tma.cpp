@@ -1,8 +1,10 @@
 // TMA on sm_90 (docs/gpu-ir.md "TMA (sm_90)", docs/codegen.md): each `tensor_map` becomes a 128-byte
 // kernel parameter after the runtime ones, whose generic address is taken once at entry; `tma_load`
 // becomes, in the first thread of the code (the CTA's, or the warp partition's), one arrive.expect_tx of
-// the slot's bytes on the mbarrier and one cp.async.bulk.tensor per box along the contiguous dim. The slot's
-// layout must be the arrangement those copies write (layout/tma_shared.h) and its start aligned as they
+// the slot's bytes on the mbarrier and one cp.async.bulk.tensor per box along the contiguous dim;
+// `tma_store`, in that thread, one cp.async.bulk.tensor to global memory per box and a bulk commit group,
+// and `tma_store_wait` that thread's cp.async.bulk.wait_group.read. The slot's layout must be the
+// arrangement those copies write or read (layout/tma_shared.h) and its start aligned as they
 // need; anything else is a compile error, never a silently scrambled tile.
 #include <algorithm>
 
@@ -30,25 +32,28 @@ int elemBytes(ir::Scalar s) { return ir::bitWidth(s) / 8; }
 // at such an offset, with slots that far apart and an `align` that asks for it (so that a change in
 // placement cannot break it silently).
 void requireAlignment(const ir::Op& op, const ir::Value* slot, int64_t need) {
+  const std::string what = op.name();
   const ir::Value* buffer = slot;
   if (slot->def && slot->def->opcode == Opcode::SharedSlot) buffer = slot->def->operand(0);
   const ir::Op* alloc = buffer->def;
   if (!alloc || alloc->opcode != Opcode::SharedAlloc || !alloc->hasAttr("offset"))
-    throw CompileError(op.loc, "tma_load: the slot's buffer must be a shared_alloc placed by allocate_shared (its "
+    throw CompileError(op.loc, what + ": the slot's buffer must be a shared_alloc placed by allocate_shared (its "
                                "alignment must be known), not a value passed through a region");
   const int64_t offset = alloc->intAttr("offset"), align = alloc->intAttrOr("align", 128);
   const bool strided = buffer->type.slots > 1 && buffer->type.slotStride() % need != 0;
   if (offset % need != 0 || strided || align < need)
-    throw CompileError(op.loc, "tma_load: the copies need the slot to start on a multiple of " + std::to_string(need) +
+    throw CompileError(op.loc, what + ": the copies need the slot to start on a multiple of " + std::to_string(need) +
                                    " bytes: its shared_alloc must have align = " + std::to_string(need) +
                                    " or more (it has offset " + std::to_string(offset) + ", align " +
                                    std::to_string(align) + ", slot stride " + std::to_string(buffer->type.slotStride()) + ")");
 }
 
-void tmaLoad(Codegen& cg, const ir::Op& op) {
-  ptx::Entry& e = cg.e;
-  if (e.target().sm < 90)
-    throw CompileError(op.loc, "tma_load: TMA needs sm_90 or later; the target is " + e.target().name());
+// The arrangement of the copies of `op` (tma_load or tma_store: operand 0 is the slot) through its map,
+// after checking that the slot has it and starts where the copies need.
+layout::TmaTile checkedTile(Codegen& cg, const ir::Op& op) {
+  const std::string what = op.name();
+  if (cg.e.target().sm < 90)
+    throw CompileError(op.loc, what + ": TMA needs sm_90 or later; the target is " + cg.e.target().name());
   const ir::Value* slot = op.operand(0);
   const ir::Type& st = slot->type;
   const int64_t index = op.intAttr("map");
@@ -57,13 +62,42 @@ void tmaLoad(Codegen& cg, const ir::Op& op) {
   const std::vector<int64_t>& box = map->listAttr("box");
   const layout::TmaTile tile{st.shape, box.back(), elemBytes(st.elem), int(map->intAttr("swizzle"))};
   if (std::string why = tile.unsupported(); !why.empty())
-    throw CompileError(op.loc, "tma_load: the code generator cannot lower this copy: " + why);
+    throw CompileError(op.loc, what + ": the code generator cannot lower this copy: " + why);
   const layout::LinearLayout want = layout::tmaShared(tile);
   if (!st.layout || *st.layout != want)
-    throw CompileError(op.loc, "tma_load: the slot's layout " + (st.layout ? st.layout->str() : std::string("(none)")) +
-                                   " is not the arrangement the copies write, " + want.str());
+    throw CompileError(op.loc, what + ": the slot's layout " + (st.layout ? st.layout->str() : std::string("(none)")) +
+                                   " is not the arrangement the copies " + (op.opcode == Opcode::TmaLoad ? "write, " : "read, ") +
+                                   want.str());
   requireAlignment(op, slot, tile.alignment());
-  e.alignDynamicShared(int(tile.alignment()));
+  cg.e.alignDynamicShared(int(tile.alignment()));
+  return tile;
+}
+
+// The coordinates of a copy (operands from `first` on, outermost first) innermost first, as PTX orders them.
+std::vector<Reg> coordsOf(Codegen& cg, const ir::Op& op, unsigned first) {
+  std::vector<Reg> coords;
+  for (unsigned i = op.numOperands(); i-- > first;) coords.push_back(cg.reg(op.operand(i)));
+  return coords;
+}
+
+// The shared address and coordinates of box k of a slot at `smem` (box 0 at `coords`).
+std::pair<Reg, std::vector<Reg>> boxAt(ptx::Entry& e, const layout::TmaTile& tile, Reg smem, std::vector<Reg> coords,
+                                       int64_t k) {
+  if (k == 0) return {smem, coords};
+  Reg at = e.reg(RegClass::B32);
+  e.inst("add.u32", {at, smem, k * tile.boxBytes()});
+  const Reg inner = coords[0];
+  coords[0] = e.reg(RegClass::B32);
+  e.inst("add.s32", {coords[0], inner, k * tile.boxInner});
+  return {at, coords};
+}
+
+void tmaLoad(Codegen& cg, const ir::Op& op) {
+  ptx::Entry& e = cg.e;
+  const layout::TmaTile tile = checkedTile(cg, op);
+  const ir::Value* slot = op.operand(0);
+  const ir::Type& st = slot->type;
+  const int64_t index = op.intAttr("map");
   const int64_t bytes = st.slotBytes();
   if (bytes >= (int64_t(1) << 20))
     throw CompileError(op.loc, "tma_load: the slot holds " + std::to_string(bytes) +
@@ -72,19 +106,33 @@ void tmaLoad(Codegen& cg, const ir::Op& op) {
   const ptx::Guard first = ptx::when(cg.firstThread());
   const Reg smem = cg.reg(slot), bar = cg.reg(op.operand(1));
   ptx::mbarrierArriveExpectTx(e, bar, bytes, first);
-  std::vector<Reg> coords;  // innermost first, as PTX orders them
-  for (unsigned i = op.numOperands(); i-- > 2;) coords.push_back(cg.reg(op.operand(i)));
-  const Reg inner = coords[0];
+  const std::vector<Reg> coords = coordsOf(cg, op, 2);
   for (int64_t k = 0; k < st.shape.back() / tile.boxInner; ++k) {
-    Reg at = smem;
-    if (k > 0) {
-      at = e.reg(RegClass::B32);
-      e.inst("add.u32", {at, smem, k * tile.boxBytes()});
-      coords[0] = e.reg(RegClass::B32);
-      e.inst("add.s32", {coords[0], inner, k * tile.boxInner});
-    }
-    ptx::tensorLoad(e, at, cg.tensorMaps[size_t(index)], coords, bar, first);
+    auto [at, c] = boxAt(e, tile, smem, coords, k);
+    ptx::tensorLoad(e, at, cg.tensorMaps[size_t(index)], c, bar, first);
   }
+}
+
+// The first thread copies the slot out box by box and closes the bulk group; the slot's writers fenced
+// their stores to the async proxy and passed a barrier before (the tma_stores pass puts them there).
+void tmaStore(Codegen& cg, const ir::Op& op) {
+  ptx::Entry& e = cg.e;
+  const layout::TmaTile tile = checkedTile(cg, op);
+  const ir::Type& st = op.operand(0)->type;
+  const ptx::Guard first = ptx::when(cg.firstThread());
+  const Reg smem = cg.reg(op.operand(0)), map = cg.tensorMaps[size_t(op.intAttr("map"))];
+  const std::vector<Reg> coords = coordsOf(cg, op, 1);
+  for (int64_t k = 0; k < st.shape.back() / tile.boxInner; ++k) {
+    auto [at, c] = boxAt(e, tile, smem, coords, k);
+    ptx::tensorStore(e, map, c, at, first);
+  }
+  ptx::bulkCommitGroup(e, first);
+}
+
+void tmaStoreWait(Codegen& cg, const ir::Op& op) {
+  if (cg.e.target().sm < 90)
+    throw CompileError(op.loc, "tma_store_wait: TMA needs sm_90 or later; the target is " + cg.e.target().name());
+  ptx::bulkWaitGroupRead(cg.e, op.intAttr("pending"), ptx::when(cg.firstThread()));
 }
 
 }  // namespace
@@ -109,6 +157,8 @@ void declareTensorMaps(Codegen& cg) {
 void lowerTma(Codegen& cg, const ir::Op& op) {
   if (op.opcode == Opcode::TensorMap) return;  // its parameter and address exist from the entry on
   if (op.opcode == Opcode::TmaLoad) return tmaLoad(cg, op);
+  if (op.opcode == Opcode::TmaStore) return tmaStore(cg, op);
+  if (op.opcode == Opcode::TmaStoreWait) return tmaStoreWait(cg, op);
   codegenBug(op, "not a TMA op");
 }
 

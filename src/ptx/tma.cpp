@@ -45,4 +45,22 @@ void tensorLoad(Entry& e, Reg smem, Reg map, const std::vector<Reg>& coords, Reg
   e.inst(op, {addr(smem), Operand::raw("[" + map.str() + ", " + vec(coords).text + "]"), addr(bar)}, guard);
 }
 
+void tensorStore(Entry& e, Reg map, const std::vector<Reg>& coords, Reg smem, Guard guard) {
+  needSm90(e, "cp.async.bulk.tensor");
+  if (coords.empty() || coords.size() > 5) throw InternalError({}, "cp.async.bulk.tensor takes 1 to 5 coordinates");
+  const std::string op = "cp.async.bulk.tensor." + std::to_string(coords.size()) + "d.global.shared::cta.tile.bulk_group";
+  e.inst(op, {Operand::raw("[" + map.str() + ", " + vec(coords).text + "]"), addr(smem)}, guard);
+}
+
+void bulkCommitGroup(Entry& e, Guard guard) {
+  needSm90(e, "cp.async.bulk.commit_group");
+  e.inst("cp.async.bulk.commit_group", {}, guard);
+}
+
+void bulkWaitGroupRead(Entry& e, int64_t pending, Guard guard) {
+  needSm90(e, "cp.async.bulk.wait_group");
+  if (pending < 0) throw InternalError({}, "cp.async.bulk.wait_group takes a count of at least 0");
+  e.inst("cp.async.bulk.wait_group.read", {pending}, guard);
+}
+
 }  // namespace kiln::ptx

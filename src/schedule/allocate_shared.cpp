@@ -149,14 +149,17 @@ struct Buffer {
 
 }  // namespace
 
-void allocateShared(ir::Function& fn, const GpuContext& ctx) {
+namespace {
+
+// Places every buffer and returns them, with the bytes they need at once; `write`: sets their offsets.
+std::vector<Buffer> placeBuffers(const ir::Function& fn, int64_t& total, bool write) {
   std::vector<Buffer> buffers;
   for (const BufferLiveRange& r : bufferLiveRanges(fn)) buffers.push_back(Buffer{r});
   std::vector<Buffer*> order;
   for (Buffer& b : buffers) order.push_back(&b);
   std::stable_sort(order.begin(), order.end(),
                    [](const Buffer* x, const Buffer* y) { return x->range.bytes > y->range.bytes; });
-  int64_t total = 0;
+  total = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     Buffer& b = *order[i];
     // Candidate places: 0 and the (aligned) end of every placed buffer live at the same time.
@@ -179,14 +182,31 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx) {
       }
     }
     total = std::max(total, b.offset + b.range.bytes);
-    const_cast<ir::Op*>(b.range.alloc)->setAttr("offset", b.offset);  // fn is ours to change
+    if (write) const_cast<ir::Op*>(b.range.alloc)->setAttr("offset", b.offset);  // fn's ops are the caller's
   }
+  return buffers;
+}
+
+}  // namespace
+
+int64_t sharedBufferBytes(const ir::Function& fn) {
+  int64_t total = 0;
+  placeBuffers(fn, total, false);
+  return total;
+}
+
+void allocateShared(ir::Function& fn, const GpuContext& ctx) {
+  int64_t total = 0;
+  std::vector<Buffer> buffers = placeBuffers(fn, total, true);
   const int64_t limit = maxSharedPerBlock(ctx.target);
-  if (total > limit)
-    throw CompileError(order.front()->range.alloc->loc, "shared memory: the buffers need " +
-                                                            std::to_string(total) + " bytes at once; " +
-                                                            ctx.target.name() + " allows " + std::to_string(limit) +
-                                                            " per block");
+  if (total > limit) {
+    const Buffer* largest = &buffers.front();  // the first of the largest, named in the message
+    for (const Buffer& b : buffers)
+      if (b.range.bytes > largest->range.bytes) largest = &b;
+    throw CompileError(largest->range.alloc->loc, "shared memory: the buffers need " + std::to_string(total) +
+                                                      " bytes at once; " + ctx.target.name() + " allows " +
+                                                      std::to_string(limit) + " per block");
+  }
   std::vector<BufferLiveRange> ranges;
   for (const Buffer& b : buffers) ranges.push_back(b.range);
   std::vector<Range> pending;

@@ -13,6 +13,11 @@
 //     completed, in every thread that waits), not by a barrier, so they leave nothing pending. Like a copy,
 //     a refill of bytes others may still read or write (the previous fill's local_loads) waits for a
 //     barrier first.
+//   - tma_store reads its slot asynchronously (one thread's bulk copy) after the barrier that orders the
+//     slot's writers before it; its bytes stay asynchronously read until a tma_store_wait {pending = 0},
+//     which turns them into pending reads (of the issuing thread: a later write by another thread waits
+//     for a barrier). A write over bytes still asynchronously read is a compile error: no barrier orders
+//     it. A wait with pending > 0 keeps them all (which groups it leaves is not tracked).
 //   - Control flow: an `if` leaves the union of its branches; a loop body starts from the union of what
 //     comes before the loop and what the body leaves at its back edge (iterated to a fixed point, so the
 //     next iteration's first accesses see the last iteration's); a warp partition starts from nothing (a
@@ -51,6 +56,7 @@ struct Range {
 
 struct State {
   std::vector<Range> reads, writes, inFlight;
+  std::vector<Range> asyncReads;  // slots tma_stores may still read (until a tma_store_wait)
   bool operator==(const State&) const = default;
   void join(const State& o) {
     auto add = [](std::vector<Range>& to, const std::vector<Range>& from) {
@@ -60,6 +66,7 @@ struct State {
     add(reads, o.reads);
     add(writes, o.writes);
     add(inFlight, o.inFlight);
+    add(asyncReads, o.asyncReads);
   }
   void barrier() {
     reads.clear();
@@ -138,10 +145,29 @@ class BarrierPass {
   static bool conflictsRead(const State& s, const Range& r) { return overlapsAny(s.writes, r); }
   static bool conflictsWrite(const State& s, const Range& r) { return overlapsAny(s.writes, r) || overlapsAny(s.reads, r); }
 
+  // A write over bytes a tma_store may still read: no barrier orders it, only a tma_store_wait first.
+  static void requireStoreWaited(const ir::Op& op, const State& s, const Range& r) {
+    if (overlapsAny(s.asyncReads, r))
+      throw CompileError(op.loc, std::string(op.name()) + " writes shared memory that a tma_store may still be reading: "
+                                                          "a tma_store_wait must come between them");
+  }
+
   bool needsBarrier(const ir::Op& op, const State& s) const {
+    if (op.hasAttr("scratch")) requireStoreWaited(op, s, scratchOf(op));
+    switch (op.opcode) {
+      case Opcode::LocalStore: case Opcode::MbarrierInit: case Opcode::AsyncCopy: case Opcode::TmaLoad:
+        requireStoreWaited(op, s, bytesOf(op.operand(0)));
+        break;
+      case Opcode::SharedAlloc:
+        requireStoreWaited(op, s, wholeBuffer(op));
+        break;
+      default:
+        break;
+    }
     if (op.hasAttr("scratch") && conflictsWrite(s, scratchOf(op))) return true;
     switch (op.opcode) {
       case Opcode::LocalLoad: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait:
+      case Opcode::TmaStore:
         return conflictsRead(s, bytesOf(op.operand(0)));
       case Opcode::Mma:
         for (unsigned i = 0; i < 2; ++i)
@@ -187,6 +213,15 @@ class BarrierPass {
         s.writes.insert(s.writes.end(), s.inFlight.begin(), s.inFlight.end());
         s.inFlight.clear();
         return;
+      case Opcode::TmaStore:
+        s.asyncReads.push_back(bytesOf(op.operand(0)));
+        return;
+      case Opcode::TmaStoreWait:  // the issuing thread's copies are done reading; others learn it at a barrier
+        if (op.intAttr("pending") == 0) {
+          s.reads.insert(s.reads.end(), s.asyncReads.begin(), s.asyncReads.end());
+          s.asyncReads.clear();
+        }
+        return;
       case Opcode::Barrier:
         if (clearsAll(op)) s.barrier();
         return;
@@ -214,11 +249,13 @@ class BarrierPass {
           warps_ = int(warps.at(i));
           block(*op.regions[i], inside, insert);
           out.inFlight.insert(out.inFlight.end(), inside.inFlight.begin(), inside.inFlight.end());
+          out.asyncReads.insert(out.asyncReads.end(), inside.asyncReads.begin(), inside.asyncReads.end());
         }
         warps_ = outerWarps;
         --partitionDepth_;
         s.barrier();  // the code generator's CTA barrier after the partitions
         s.inFlight.insert(s.inFlight.end(), out.inFlight.begin(), out.inFlight.end());
+        s.asyncReads.insert(s.asyncReads.end(), out.asyncReads.begin(), out.asyncReads.end());
         return;
       }
       default:

@@ -18,6 +18,7 @@
 
 #include "layout/named_layouts.h"
 #include "schedule/pipeline_rewrite.h"
+#include "schedule/tma_maps.h"
 
 namespace kiln::schedule::pipeline {
 
@@ -25,33 +26,6 @@ using ir::Opcode;
 using ir::Scalar;
 using ir::Type;
 using ir::Value;
-
-namespace {
-
-int64_t lowestBit(int64_t v) { return v == 0 ? analysis::kMaxDivisibility : (v & -v); }
-
-// A piece of a descriptor load's tensor (base, shape..., strides...: its operands after the
-// coordinates) as the launcher can take it: a kernel parameter or an integer constant.
-// `hinted` is the operand itself, whose facts (tl.multiple_of, the specialization's hints) axis info knows.
-struct Piece {
-  const Value* param = nullptr;
-  std::optional<int64_t> value;
-  const Value* hinted = nullptr;
-};
-std::optional<Piece> pieceOf(const Value* v) {
-  const Value* hinted = v;
-  while (v->def && ir::familyOf(v->def->opcode) == ir::Family::Hint) v = v->def->operand(0);
-  if (v->isBlockArg()) return v->owner->parentFunc ? std::optional<Piece>(Piece{v, {}, hinted}) : std::nullopt;
-  if (v->def->opcode == Opcode::Constant && v->type.isInt()) return Piece{nullptr, v->def->intAttr("value"), hinted};
-  return std::nullopt;
-}
-std::vector<std::optional<Piece>> piecesOf(const ir::Op& load) {
-  std::vector<std::optional<Piece>> out;
-  for (unsigned k = 3 + unsigned(load.intAttr("tma")); k < load.numOperands(); ++k) out.push_back(pieceOf(load.operand(k)));
-  return out;
-}
-
-}  // namespace
 
 std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout::WgmmaTile& tile,
                                        const analysis::AxisInfoAnalysis& axis, const ir::Function& fn,
@@ -61,48 +35,15 @@ std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout:
   const Type& t = load.result(0)->type;
   const size_t rank = size_t(t.rank());
   if (rank != 2 || tile.order[0] != 1 || tile.rows() > 256 || ir::bitWidth(t.elem) < 8) return std::nullopt;
-  const std::vector<std::optional<Piece>> pieces = piecesOf(load);
-  if (std::any_of(pieces.begin(), pieces.end(), [](const auto& p) { return !p; })) return std::nullopt;
-  if (pieces[2 * rank]->value != 1) return std::nullopt;  // the contiguous dim last
-  auto divisibility = [&](size_t i) -> int64_t {
-    return pieces[i]->param ? axis.get(pieces[i]->hinted).divisibility[0] : lowestBit(*pieces[i]->value);
-  };
-  const int64_t elemBytes = ir::bitWidth(t.elem) / 8;
-  if (divisibility(0) % 16 != 0) return std::nullopt;  // a pointer's divisibility is its byte address's
-  for (size_t d = 0; d + 1 < rank; ++d)
-    if ((divisibility(1 + rank + d) * elemBytes) % 16 != 0) return std::nullopt;
+  const std::optional<std::vector<TensorPiece>> pieces = tensorPieces(load);
+  if (!pieces || !tmaEncodable(*pieces, ir::bitWidth(t.elem) / 8, axis)) return std::nullopt;
   return TmaCopyPlan{{tile.rows(), tile.elemsPerRow()}, tile.swizzleBytes()};
 }
 
 void LoopRewrite::declareTensorMaps() {
   ir::Function& fn = *for_.parent->function();
-  ir::Builder entry(fn.body, 0);
-  for (PipelinedLoad& p : pipelined_) {
-    const std::vector<std::optional<Piece>> pieces = piecesOf(*p.c.load);
-    // A map the kernel declares already (another loop's, or this one's other operand over one tensor).
-    int64_t count = 0;
-    for (const auto& op : fn.body.ops) {
-      if (op->opcode != Opcode::TensorMap) continue;
-      ++count;
-      bool same = op->listAttr("box") == p.box && op->intAttr("swizzle") == p.swizzle &&
-                  op->numOperands() == pieces.size();
-      for (size_t i = 0; same && i < pieces.size(); ++i) {
-        const Value* o = op->operand(unsigned(i));
-        same = pieces[i]->param ? o == pieces[i]->param
-                                : o->def && o->def->opcode == Opcode::Constant && o->def->intAttr("value") == *pieces[i]->value;
-      }
-      if (same) p.map = op->intAttr("index");
-    }
-    if (p.map >= 0) continue;
-    std::vector<Value*> operands;
-    for (const std::optional<Piece>& piece : pieces)
-      operands.push_back(piece->param ? const_cast<Value*>(piece->param)
-                                      : entry.intConst(*piece->value, Type::scalar(Scalar::I64), for_.loc));
-    p.map = count;
-    entry.create(Opcode::TensorMap, operands, {},
-                 {ir::Attr{"index", count}, ir::Attr{"box", p.box}, ir::Attr{"swizzle", int64_t(p.swizzle)}},
-                 p.c.load->loc);
-  }
+  for (PipelinedLoad& p : pipelined_)  // tmaCopyPlan took only loads whose pieces the launcher can encode
+    p.map = declareTensorMap(fn, *tensorPieces(*p.c.load), p.box, p.swizzle, p.c.load->loc);
 }
 
 void LoopRewrite::initSlotBarriers() {

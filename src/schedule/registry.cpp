@@ -12,6 +12,7 @@ constexpr Entry kPasses[] = {
     {"pipeline", pipelineLoops},
     {"split_mma", splitMma},
     {"stage_operands", stageOperands},
+    {"tma_stores", tmaStores},
     {"allocate_shared", allocateShared},
     {"insert_barriers", insertBarriers},
 };

@@ -42,7 +42,16 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx);
 // `for`, `while` and warp partitions. Needs the offsets of allocate_shared.
 void insertBarriers(ir::Function& fn, const GpuContext& ctx);
 
-// The GPU pass called `name` ("pipeline", "split_mma", "stage_operands", "allocate_shared",
+// Rewrites each tensor-descriptor store that carries a TMA description into a TMA store on sm_90 and
+// later (a shared buffer in TMA's arrangement, every thread's local_store into it, fence_async_shared, a
+// barrier, one thread's tma_store and its tma_store_wait), when the tensor is one the launcher can encode
+// and TMA copy and the buffer fits beside the others; every other store drops its TMA description
+// (schedule/tma_stores.cpp).
+void tmaStores(ir::Function& fn, const GpuContext& ctx);
+// The bytes the buffers need at once, placed as allocateShared places them (without setting offsets).
+int64_t sharedBufferBytes(const ir::Function& fn);
+
+// The GPU pass called `name` ("pipeline", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
 // "insert_barriers"); false if
 // there is none.
 bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);

@@ -132,6 +132,11 @@ void storeBlockAccess(Context& cx, const SValue& block, const BlockAddress& at, 
                       std::vector<ir::Attr> attrs, const SourceLoc& loc) {
   std::vector<ir::Value*> operands{at.ptr, value};
   if (at.mask) operands.push_back(at.mask);
+  if (!at.coords.empty() && at.mask) {
+    operands.insert(operands.end(), at.coords.begin(), at.coords.end());
+    operands.insert(operands.end(), at.pieces.begin(), at.pieces.end());
+    attrs.push_back({"tma", int64_t(at.coords.size())});
+  }
   attrs.push_back({"block", std::string(block.block->descriptor ? "tensor_descriptor" : "block_ptr")});
   cx.b.create(Opcode::Store, operands, {}, std::move(attrs), loc);
 }

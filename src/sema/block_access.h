@@ -45,7 +45,8 @@ void describeForTma(Context& cx, const SValue& desc, const std::vector<SValue>& 
 // coordinates and the pieces after `other`).
 ir::Value* loadBlockAccess(Context& cx, const SValue& block, const BlockAddress& at, const std::string& padding,
                            std::vector<ir::Attr> attrs, const SourceLoc& loc);
-// A masked store of `value` (already of the access's shape and element type).
+// A masked store of `value` (already of the access's shape and element type). With at.coords the store
+// also carries the TMA description after its mask (attribute `tma`, the coordinates and the pieces).
 void storeBlockAccess(Context& cx, const SValue& block, const BlockAddress& at, ir::Value* value,
                       std::vector<ir::Attr> attrs, const SourceLoc& loc);
 

@@ -83,7 +83,9 @@ SValue load(CallArgs& a) {
 SValue storeAt(CallArgs& a, const SValue& offsets, const SValue& value) {
   const SValue& d = descriptorArg(a);
   ir::Value* v = blockValue(a, d, value, d.block->blockShape);
-  storeBlockAccess(*a.cx, d, blockAt(a, d, offsets), v, {}, a.loc);
+  BlockAddress at = blockAt(a, d, offsets);
+  describeForTma(*a.cx, d, offsetList(a, offsets, d.block->blockShape.size(), "offsets"), at, a.loc);
+  storeBlockAccess(*a.cx, d, at, v, {}, a.loc);
   return SValue::none();
 }
 SValue store(CallArgs& a) { return storeAt(a, a.at(1), a.at(2)); }

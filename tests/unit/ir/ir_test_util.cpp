@@ -158,6 +158,8 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::TensorMap, {hp, n, c1}, {},
            {{"box", std::vector<int64_t>{16}}, {"index", int64_t(0)}, {"swizzle", int64_t(0)}});
   b.create(O::TmaLoad, {slot, bar, c0}, {}, {{"map", int64_t(0)}});
+  b.create(O::TmaStore, {slot, c0}, {}, {{"map", int64_t(0)}});
+  b.create(O::TmaStoreWait, {}, {}, {{"pending", int64_t(0)}});
   auto mk = [](const char* text) { return std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(text)); };
   auto accL = mk("{register=[[0,1],[8,0],[0,8]], lane=[[0,2],[0,4],[1,0],[2,0],[4,0]], warp=[]} -> [dim0=16, dim1=16]");
   Value* tileA = b.create1(O::SharedAlloc, {}, Type::shared({16, 16}, Scalar::F16, 1,

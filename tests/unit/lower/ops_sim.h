@@ -57,6 +57,8 @@ class CtaSim {
     wgmmaGroups_.clear();
     mbarriers_.clear();
     tensorCopies_.clear();
+    openBulk_.assign(size_t(n_), {});
+    bulkGroups_.assign(size_t(n_), {});
     try {
       for (size_t pc = 0; pc < code_.size();) {
         const Inst& in = code_[pc];
@@ -71,6 +73,9 @@ class CtaSim {
               return "cp.async copies never waited for at `" + in.line + "`";
           if (!wgmmaOpen_.empty() || !wgmmaGroups_.empty()) return "wgmma groups never waited for at `" + in.line + "`";
           if (!tensorCopies_.empty()) return "TMA copies never waited for at `" + in.line + "`";
+          for (int t = 0; t < n_; ++t)
+            if (!openBulk_[size_t(t)].empty() || !bulkGroups_[size_t(t)].empty())
+              return "TMA stores never waited for (cp.async.bulk.wait_group.read) at `" + in.line + "`";
           return "";
         }
         if (op == "bra") {
@@ -281,6 +286,20 @@ class CtaSim {
   Mbarrier& mbarrierAt(size_t bar);
   void landTensorCopies(size_t bar);
   const TensorMap& tensorMapAt(uint64_t address) const;
+  // TMA stores and bulk groups (ops_sim_tma_store.h): each copy's source bytes, read at issue.
+  struct TensorStore {
+    struct Byte {
+      size_t shared;
+      uint8_t value;
+      bool inside;      // the element lies in the tensor: written at `global`
+      uint64_t global;
+    };
+    int issuer;
+    std::vector<Byte> bytes;
+  };
+  void execBulk(const Inst& in);
+  void execTensorStore(const Inst& in);
+  void retireTensorStore(const TensorStore& s);
   // wgmma (ops_sim_wgmma.h): each instruction's operands per warpgroup, run when its group retires.
   struct PendingWgmma {
     struct Group {
@@ -328,6 +347,8 @@ class CtaSim {
   std::map<std::string, std::pair<uint64_t, TensorMap>> tensorMaps_;  // symbol -> (address, map)
   std::map<size_t, Mbarrier> mbarriers_;
   std::vector<TensorCopy> tensorCopies_;  // issued, not landed
+  std::vector<std::vector<TensorStore>> openBulk_;                 // per thread: since its last commit_group
+  std::vector<std::vector<std::vector<TensorStore>>> bulkGroups_;  // per thread: committed, not retired
   int64_t steps_ = 0;
   const Inst* cur_ = nullptr;
 };
@@ -339,3 +360,4 @@ class CtaSim {
 #include "ops_sim_atomic.h"
 #include "ops_sim_wgmma.h"
 #include "ops_sim_tma.h"
+#include "ops_sim_tma_store.h"

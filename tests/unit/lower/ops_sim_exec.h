@@ -22,7 +22,7 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "shfl") return execShfl(in);
   if (op == "mma") return execMma(in);
   if (op == "ldmatrix") return execLdmatrix(in);
-  if (op == "cp") return in.parts.size() > 2 && in.parts[2] == "bulk" ? execTensorCopy(in) : execCpAsync(in);
+  if (op == "cp") return in.parts.size() > 3 && in.parts[2] == "bulk" ? execBulk(in) : execCpAsync(in);
   if (op == "mbarrier") return execMbarrier(in);
   if (op == "prefetch") {  // prefetch.param.tensormap [sym]: a hint; the symbol must name a tensor map
     const std::string& a = in.ops.at(0);

@@ -1,5 +1,5 @@
 // Exact-text tests of the TMA instructions (ptx/tma.h): the tensor-map parameter after the others, its
-// generic address, the expect-tx arrival and the bulk tensor copy, each in the form PTX-NOTES §10-11 found
+// generic address, the expect-tx arrival, the bulk tensor copies both ways and the bulk groups, each in the form PTX-NOTES §10-11 found
 // ptxas to accept; none of them exists below sm_90.
 #include "ptx/tma.h"
 
@@ -43,6 +43,25 @@ TEST(PtxTma, ArriveExpectingBytesThenCopyBoxes) {
   EXPECT_THROW(mbarrierArriveExpectTx(e, bar, int64_t(1) << 20), InternalError);
 }
 
+TEST(PtxTma, StoreBoxesAsOneBulkGroupThenWaitForTheirReads) {
+  Entry e{"k", kSm90a};
+  Reg smem = e.reg(RegClass::B32), map = e.reg(RegClass::B64);
+  Reg x = e.reg(RegClass::B32), y = e.reg(RegClass::B32), first = e.reg(RegClass::Pred);
+  tensorStore(e, map, {x, y}, smem, when(first));
+  tensorStore(e, map, {x}, smem);
+  bulkCommitGroup(e, when(first));
+  bulkWaitGroupRead(e, 0, when(first));
+  bulkWaitGroupRead(e, 2);
+  EXPECT_EQ(bodyOf(e),
+            "    @%p0 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd0, {%r1, %r2}], [%r0];\n"
+            "    cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd0, {%r1}], [%r0];\n"
+            "    @%p0 cp.async.bulk.commit_group;\n"
+            "    @%p0 cp.async.bulk.wait_group.read 0;\n"
+            "    cp.async.bulk.wait_group.read 2;\n");
+  EXPECT_THROW(tensorStore(e, map, {}, smem), InternalError);
+  EXPECT_THROW(bulkWaitGroupRead(e, -1), InternalError);
+}
+
 TEST(PtxTma, NoneBelowSm90) {
   Entry e{"k", kSm80};
   Reg r = e.reg(RegClass::B32), m = e.reg(RegClass::B64);
@@ -50,6 +69,9 @@ TEST(PtxTma, NoneBelowSm90) {
   EXPECT_THROW(mbarrierArriveExpectTx(e, r, 16), InternalError);
   EXPECT_THROW(tensorLoad(e, r, m, {r}, r), InternalError);
   EXPECT_THROW(prefetchTensorMap(e, "k_tmap0"), InternalError);
+  EXPECT_THROW(tensorStore(e, m, {r}, r), InternalError);
+  EXPECT_THROW(bulkCommitGroup(e), InternalError);
+  EXPECT_THROW(bulkWaitGroupRead(e, 0), InternalError);
 }
 
 }  // namespace
