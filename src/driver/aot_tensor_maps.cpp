@@ -10,7 +10,7 @@ std::optional<Error> refuseTensorMaps(const Kernel& kernel, const GpuCode& code)
   const size_t n = code.tensorMaps.size();
   return toError(Diagnostic{
       Diagnostic::Kind::Error, kernel.impl().function().loc,
-      "kernel '" + kernel.name() + "' reads global memory through " + std::to_string(n) + " TMA tensor map" +
+      "kernel '" + kernel.name() + "' accesses global memory through " + std::to_string(n) + " TMA tensor map" +
           (n == 1 ? "" : "s") + " on " + code.arch +
           ", which kiln's AOT launchers do not encode; compile it for sm_80, or launch it through the JIT",
       {}});

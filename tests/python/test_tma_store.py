@@ -66,8 +66,9 @@ def test_a_row_stride_not_proven_aligned_keeps_the_pointer_store():
 
 @pytest.mark.skipif(PTXAS is None, reason="no ptxas")
 def test_host_descriptors_load_and_store_through_tma_maps(tmp_path):
-    desc = "TensorDescriptor(base=*fp16:16, shape=(i32, i32:16), strides=(i32:16, 1), block_shape=(64, 64), padding='zero')"
-    k = negate_host_descriptors.warmup(desc, desc, BM=64, BN=64, grid=(1, 1))
+    x, y = np.zeros((128, 64), np.float16), np.zeros((128, 64), np.float16)
+    k = negate_host_descriptors.warmup(TensorDescriptor.from_tensor(x, [64, 64]), TensorDescriptor.from_tensor(y, [64, 64]),
+                                       BM=64, BN=64, grid=(1, 1))
     ptx = k.stage("ptx", "sm_90a")
     assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group") == 1
     _assembles(ptx, "sm_90a", tmp_path)

@@ -31,7 +31,7 @@ TEST(AotTensorMaps, RefusedAtTheKernelsDefinition) {
   code.tensorMaps = {spec, spec};
   std::optional<Error> e = refuseTensorMaps(kernel.value(), code);
   ASSERT_TRUE(e);
-  EXPECT_EQ(e->message, "kernel 'copy' reads global memory through 2 TMA tensor maps on sm_90a, which kiln's AOT "
+  EXPECT_EQ(e->message, "kernel 'copy' accesses global memory through 2 TMA tensor maps on sm_90a, which kiln's AOT "
                         "launchers do not encode; compile it for sm_80, or launch it through the JIT");
   EXPECT_EQ(e->file, "copy.py");
   EXPECT_EQ(e->line, 5);
