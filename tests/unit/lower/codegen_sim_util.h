@@ -23,12 +23,16 @@ struct Kernel {
   EntryInfo info;
 };
 
-inline Kernel lowerInput(const std::string& input, int numWarps = 4, int numStages = 1, ptx::Target target = ptx::kSm80) {
-  fs::path p = fs::path(KILN_SOURCE_DIR) / "tests" / "unit" / "lower" / "ptxas_inputs" / (input + ".tir");
-  std::ifstream in(p);
+inline std::string inputText(const std::string& input) {
+  std::ifstream in(fs::path(KILN_SOURCE_DIR) / "tests" / "unit" / "lower" / "ptxas_inputs" / (input + ".tir"));
   std::ostringstream ss;
   ss << in.rdbuf();
-  auto m = ir::parseModule(makeSource(p.string(), ss.str()));
+  return ss.str();
+}
+
+// Tile IR text (an input's, perhaps edited) through layouts, the GPU passes and PTX emission.
+inline Kernel lowerText(const std::string& name, const std::string& text, int numWarps, int numStages, ptx::Target target) {
+  auto m = ir::parseModule(makeSource(name + ".tir", text));
   ir::Function& f = *m->functions.at(0);
   {
     analysis::AxisInfoAnalysis axis(f);
@@ -40,6 +44,10 @@ inline Kernel lowerInput(const std::string& input, int numWarps = 4, int numStag
   k.name = f.name;
   k.ptx = emitPtx(f, target, numWarps, k.info);
   return k;
+}
+
+inline Kernel lowerInput(const std::string& input, int numWarps = 4, int numStages = 1, ptx::Target target = ptx::kSm80) {
+  return lowerText(input, inputText(input), numWarps, numStages, target);
 }
 
 template <typename T>
