@@ -215,7 +215,7 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
     case Opcode::ReduceCombine: case Opcode::Scan: noResult(op);
 
     // GPU schedule ops: buffers and what comes back from shared memory or the tensor cores hold anything.
-    case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalLoad: case Opcode::Mma: case Opcode::ExtractSlice:
+    case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::SharedPermute: case Opcode::LocalLoad: case Opcode::Mma: case Opcode::ExtractSlice:
       return conservative(t);
     case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait:
     case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:

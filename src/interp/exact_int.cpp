@@ -124,7 +124,7 @@ bool exactResult(const Inst& in, Scalar t, Scalar rt, uint64_t pointeeBytes, con
     case Opcode::DebugBarrier: case Opcode::Dot: case Opcode::Gather: case Opcode::Histogram:
     case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For:
     case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition: case Opcode::Return:
-    case Opcode::Assert: case Opcode::Print: case Opcode::InlineAsm: case Opcode::ConvertLayout: case Opcode::SharedAlloc: case Opcode::SharedSlot:
+    case Opcode::Assert: case Opcode::Print: case Opcode::InlineAsm: case Opcode::ConvertLayout: case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::SharedPermute:
     case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
     case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::MbarrierInit: case Opcode::MbarrierArrive:
     case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait:

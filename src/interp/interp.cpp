@@ -165,7 +165,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
         throw CompileError(op.loc, "kernel '" + fn_.name +
                                        "': inline PTX (tl.inline_asm_elementwise) cannot run on the interpreter; "
                                        "run the kernel on a GPU");
-      case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
+      case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::SharedPermute: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
       case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
       case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
       case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
@@ -351,7 +351,7 @@ void Machine::exec(const Inst& in) {
                        in.op->strAttrOr("message", ""));
       return;
     }
-    case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
+    case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::SharedPermute: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
     case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
     case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:

@@ -60,6 +60,20 @@ int64_t Type::numel() const {
 
 int64_t Type::slotBytes() const { return numel() * (elem == Scalar::I1 ? 1 : bitWidth(elem) / 8); }
 
+Type Type::permuted(const std::vector<int64_t>& order) const {
+  std::vector<int64_t> s;
+  std::vector<std::string> names;  // result dim i is dim order[i]
+  for (int64_t o : order) {
+    s.push_back(shape.at(size_t(o)));
+    names.push_back(layout::dimName(int(o)));
+  }
+  Type out = withShape(std::move(s));
+  if (layout)
+    out.layout = std::make_shared<const layout::LinearLayout>(
+        layout->transposeOuts(names).renameOuts(layout::standardOutDims(int(order.size()))));
+  return out;
+}
+
 bool Type::sameShapeAndElement(const Type& o) const {
   return elem == o.elem && shape == o.shape && (elem != Scalar::Ptr || pointee == o.pointee) &&
          slots == o.slots;

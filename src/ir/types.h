@@ -78,6 +78,9 @@ struct Type {
   }
   Type withoutLayout() const { return Type{elem, pointee, shape, nullptr, slots}; }
   Type withSlots(int64_t n) const { return Type{elem, pointee, shape, layout, n}; }
+  // The same elements seen with result dim i = dim order[i]: the shape and any layout's out dims
+  // permuted (a permute of a tile, or a shared_permute view of a slot).
+  Type permuted(const std::vector<int64_t>& order) const;
 
   bool operator==(const Type& o) const;
   bool operator!=(const Type& o) const { return !(*this == o); }

@@ -2,6 +2,7 @@
 // buffers and their slots, asynchronous copies, barriers, mbarriers, mma and
 // warp partitions. Their tiles carry layouts, so none of them can stand in Tile
 // IR, where tiles have none.
+#include <algorithm>
 #include <string>
 
 #include "ir/text.h"
@@ -154,6 +155,19 @@ void checkGpuTypeRule(const Op& op) {
       require(R() == op.operand(0)->type.withSlots(1), op,
               [&] { return "produces one slot " + op.operand(0)->type.withSlots(1).str() + ", got " + R().str(); });
       return;
+    case Opcode::SharedPermute: {
+      slotOperand(op, 0);
+      const Type& t = op.operand(0)->type;
+      const std::vector<int64_t>& order = op.listAttr("order");
+      std::vector<int64_t> sorted = order;
+      std::sort(sorted.begin(), sorted.end());
+      bool perm = int(order.size()) == t.rank();
+      for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == int64_t(i);
+      require(perm, op, [&] { return "order is not a permutation of the dims of " + t.str(); });
+      const Type want = t.permuted(order);
+      require(R() == want, op, [&] { return "of " + t.str() + " produces " + want.str() + ", got " + R().str(); });
+      return;
+    }
     case Opcode::LocalStore:
       slotOperand(op, 0);
       tileOfSlot(op, op.operand(1)->type, op.operand(0)->type, "the stored value");

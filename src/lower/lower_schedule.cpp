@@ -163,6 +163,7 @@ void lowerSchedule(Codegen& cg, const ir::Op& op) {
   switch (op.opcode) {
     case Opcode::SharedAlloc: return sharedAlloc(cg, op);
     case Opcode::SharedSlot: return sharedSlot(cg, op);
+    case Opcode::SharedPermute: return cg.bind(op.result(0), {cg.reg(op.operand(0))});  // a view: the same address
     case Opcode::LocalStore: return localStore(cg, op);
     case Opcode::LocalLoad: return localLoad(cg, op);
     case Opcode::AsyncCopy: return asyncCopy(cg, op);

@@ -87,6 +87,7 @@ Range bytesOf(const ir::Value* v) {
     const int64_t at = def->intAttr("offset");
     return {at, at + v->type.slots * v->type.slotStride()};
   }
+  if (def && def->opcode == Opcode::SharedPermute) return bytesOf(def->operand(0));  // a view of the slot
   if (def && def->opcode == Opcode::SharedSlot) {
     Range buffer = bytesOf(def->operand(0));
     if (buffer.begin == buffer.end) return buffer;

@@ -64,6 +64,7 @@ int fastestDim(const LinearLayout& l) {
 // and for the types wgmma reads K-major only (fp8, 8-bit integers) when the load runs along M or N:
 // the slot is then an ordinary one and the dot stages the operand K-major itself. tf32 operands never
 // take a wgmma slot: the copies would land unrounded, and they are rounded in registers on the way.
+// The slot holds the tile as loaded: through a permute (`b.T`), the dot's K is the load's other dim.
 std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx) {
   if (!c.convert) return std::nullopt;
   const Value* operand = c.convert->result(0);
@@ -75,7 +76,8 @@ std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const Gpu
     const int fast = fastestDim(*t.layout);
     if (fast < 0 || t.rank() != 2) return std::nullopt;
     const ptx::WgmmaInput in = *lower::wgmmaInput(t.elem);
-    const int kDim = op->operand(0) == operand ? 1 : 0;
+    int kDim = op->operand(0) == operand ? 1 : 0;
+    if (c.permute) kDim = int(c.permute->listAttr("order").at(size_t(kDim)));
     if (in == ptx::WgmmaInput::TF32 || (!ptx::wgmmaTransposes(in) && fast != kDim)) return std::nullopt;
     layout::WgmmaTile tile{t.shape, {fast, 1 - fast}, elemBytes(t.elem)};
     if (!tile.swizzleBytes() || tile.rows() < 8) return std::nullopt;
@@ -83,6 +85,15 @@ std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const Gpu
   }
   return std::nullopt;
 }
+// A type of what the dots read (through the candidate's permute, if any) seen in the load's dims.
+Type loadCoordinates(const PipelineCandidate& c, const Type& read) {
+  if (!c.permute) return read;
+  const std::vector<int64_t>& order = c.permute->listAttr("order");
+  std::vector<int64_t> inverse(order.size());
+  for (size_t i = 0; i < order.size(); ++i) inverse[size_t(order[i])] = int64_t(i);
+  return read.permuted(inverse);
+}
+
 bool wordSized(Scalar t) { return t != Scalar::I1 && (ir::bitWidth(t) == 32 || ir::bitWidth(t) == 64); }
 
 struct LoopPlan {
@@ -107,7 +118,7 @@ std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, co
     const LinearLayout& from = *res->type.layout;
     const int bytes = elemBytes(res->type.elem);
     layout::UniqueRegisters src = layout::uniqueRegisters(from);
-    layout::UniqueRegisters dst = c.convert ? layout::uniqueRegisters(*c.convert->result(0)->type.layout) : src;
+    layout::UniqueRegisters dst = c.convert ? layout::uniqueRegisters(*loadCoordinates(c, c.convert->result(0)->type).layout) : src;
     bool distinct = int64_t(src.original.size()) == layout::inDimSize(from, layout::kRegister);
     for (size_t i = 0; distinct && i < src.original.size(); ++i) distinct = src.original[i] == int32_t(i);
     if (!distinct) continue;

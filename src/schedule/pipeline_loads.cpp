@@ -112,12 +112,20 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
     if (res->type.elem == ir::Scalar::I1 || ir::bitWidth(res->type.elem) > 32) continue;
     std::vector<const ir::Op*> users;
     countUses(body, res, users);
+    // A transposed operand (`b.T`): the dots read the load through a permute of its two dims.
+    const ir::Op* permute = nullptr;
+    if (users.size() == 1 && users[0]->opcode == Opcode::Permute && users[0]->parent == &body && res->type.rank() == 2) {
+      permute = users[0];
+      users.clear();
+      countUses(body, permute->result(0), users);
+    }
+    const ir::Value* operand = permute ? permute->result(0) : res;
     const ir::Op* convert = users.size() == 1 && users[0]->opcode == Opcode::ConvertLayout && users[0]->parent == &body
                                 ? users[0] : nullptr;
-    // Dots that read the load in its own layout (wgmma's B, which they read from shared memory).
+    // Dots that read the load (or its permute) in its own layout (wgmma's B, read from shared memory).
     if (!convert && !users.empty() &&
         std::all_of(users.begin(), users.end(), [&](const ir::Op* u) { return u->opcode == Opcode::Dot && u->parent == &body; }))
-      convert = &load;
+      convert = operand->def;
     bool feedsDot = convert != nullptr;
     if (convert) {
       std::vector<const ir::Op*> dots;
@@ -129,7 +137,7 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
     // A dot operand is read from its slot by ldmatrix, so masked-off elements must be the zeros cp.async
     // fills in; a load read back into registers takes its `other` with a select.
     if (feedsDot && load.numOperands() > 2 && !isZero(load.operand(2))) feedsDot = false;
-    if (!feedsDot && !asked) continue;
+    if (!feedsDot && (!asked || permute)) continue;  // a permute is taken only on its way to a dot
     if (!feedsDot) convert = nullptr;
 
     // The backward slice of the pointer and the mask inside the body.
@@ -187,6 +195,7 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
     PipelineCandidate c;
     c.load = &load;
     c.convert = convert;
+    c.permute = permute;
     c.tmaCoords = tmaCoords;
     for (const auto& op : body.ops)
       if (slice.count(op.get())) c.slice.push_back(op.get());

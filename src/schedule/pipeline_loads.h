@@ -21,6 +21,9 @@ struct PipelineCandidate {
   // when dots read it in its own layout, or null: the load is read back into its own registers where
   // it stands (loops with an explicit num_stages).
   const ir::Op* convert = nullptr;
+  // A permute between the load and its convert (or the dots): `b.T` of a tile loaded K-contiguous. The
+  // slot holds the tile as loaded; the dots read it through a shared_permute view of the slot.
+  const ir::Op* permute = nullptr;
   std::vector<const ir::Op*> slice;        // body ops its pointer and mask depend on, in body order
   // A tensor-descriptor load carrying its TMA description (docs/ir.md, "load") whose coordinates the
   // slice also computes: the pipeline may copy it with TMA instead.
@@ -45,8 +48,8 @@ DrivingDots drivingDots(const ir::Op& forOp, const LoopLoads& loads);
 
 // The loads of `forOp`'s body whose pointer and mask are computed in the body from loop invariants,
 // the induction variable and advancing arguments only, and whose result either only feeds tl.dot
-// through a convert_layout (with `other` absent or zero) or, when the loop has an explicit num_stages
-// attribute, is used in any way.
+// through a convert_layout (with `other` absent or zero; a 2-d permute may come first) or, when the
+// loop has an explicit num_stages attribute, is used in any way.
 LoopLoads findPipelineLoads(const ir::Op& forOp);
 
 // The pipelining depth of `forOp`: its num_stages attribute (tl.range), else `defaultStages`.

@@ -217,8 +217,15 @@ void LoopRewrite::prologue() {
   }
 }
 
+Value* LoopRewrite::viewOf(const PipelinedLoad& p, Value* slot) {
+  if (!p.c.permute) return slot;
+  const std::vector<int64_t>& order = p.c.permute->listAttr("order");
+  return b_.create1(Opcode::SharedPermute, {slot}, slot->type.permuted(order), {ir::Attr{"order", order}},
+                    p.c.permute->loc);
+}
+
 Value* LoopRewrite::sliceOf(PipelinedLoad& p, Value* slot) {
-  return b_.create1(Opcode::LocalLoad, {slot}, p.sliceType,
+  return b_.create1(Opcode::LocalLoad, {viewOf(p, slot)}, p.sliceType,
                     {ir::Attr{"slice_dim", int64_t(p.kDim)}, ir::Attr{"slice_offset", int64_t(0)}}, p.c.load->loc);
 }
 
@@ -303,6 +310,7 @@ void LoopRewrite::rewriteBody() {
   for (PipelinedLoad& p : pipelined_) {
     p.readSlot = b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1));
     p.writeSlot = b_.create1(Opcode::SharedSlot, {p.buffer, previous}, p.buffer->type.withSlots(1));
+    p.readView = viewOf(p, p.readSlot);
   }
   if (tma()) writeBar_ = slotBarrier(previous);
 
@@ -311,6 +319,9 @@ void LoopRewrite::rewriteBody() {
     auto load = std::find_if(pipelined_.begin(), pipelined_.end(), [&](const PipelinedLoad& p) { return p.c.load == op; });
     auto convert = std::find_if(pipelined_.begin(), pipelined_.end(),
                                 [&](const PipelinedLoad& p) { return p.c.convert && p.c.convert == op; });
+    const bool permute = std::any_of(pipelined_.begin(), pipelined_.end(), [&](const PipelinedLoad& p) {
+      return p.c.permute == op && p.c.convert != op;
+    });
     b_.setInsertionPointBefore(op);
     if (load != pipelined_.end()) {
       replaced.push_back(op);
@@ -327,9 +338,11 @@ void LoopRewrite::rewriteBody() {
         x = b_.create1(Opcode::Select, {op->operand(1), x, op->operand(2)}, x->type, {}, op->loc);
       ir::replaceAllUses(body_, op->result(0), x);
       copy(*load, load->writeSlot, writeBar_, body_.arg(0), false, stages_ - 1);
+    } else if (permute) {  // its convert reads the slot's view instead
+      replaced.push_back(op);
     } else if (convert != pipelined_.end()) {
       replaced.push_back(op);
-      convert->whole = b_.create1(Opcode::LocalLoad, {convert->readSlot}, op->result(0)->type, {}, op->loc);
+      convert->whole = b_.create1(Opcode::LocalLoad, {convert->readView}, op->result(0)->type, {}, op->loc);
       ir::replaceAllUses(body_, op->result(0), convert->whole);
     } else if (const DotPlan* plan = dotPlan(*op)) {
       if (plan->cfg.wgmma) issueWgmma(*this, *op, *plan);

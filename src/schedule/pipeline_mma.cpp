@@ -33,7 +33,7 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
   auto operand = [&](unsigned i) -> Value* {
     Value* v = dot.operand(i);
     PipelinedLoad* p = loop.operandLoad(v);
-    return p && p->align > 0 ? p->readSlot : v;  // a slot in wgmma's arrangement: read by descriptors
+    return p && p->align > 0 ? p->readView : v;  // a slot in wgmma's arrangement: read by descriptors
   };
   std::vector<ir::Attr> attrs{
       ir::Attr{"warps", std::vector<int64_t>{plan.cfg.warpsPerCTA[0], plan.cfg.warpsPerCTA[1]}},
@@ -62,7 +62,7 @@ void splitDot(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan, bool drives) 
     const Type t = kSliceType(dot, plan.cfg, i);
     if (PipelinedLoad* p = loop.operandLoad(v)) {
       if (j == 0 && p->carried && &dot == loop.firstDot()) return p->carried;
-      return b.create1(Opcode::LocalLoad, {p->readSlot}, t,
+      return b.create1(Opcode::LocalLoad, {p->readView}, t,
                        {ir::Attr{"slice_dim", dim}, ir::Attr{"slice_offset", j * kTile}}, dot.loc);
     }
     return b.create1(Opcode::ExtractSlice, {v}, t, {ir::Attr{"dim", dim}, ir::Attr{"offset", j * kTile}}, dot.loc);

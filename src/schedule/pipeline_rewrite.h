@@ -25,6 +25,7 @@ struct PipelinedLoad {
   int64_t align = 0;  // the buffer's alignment in bytes when it must start on more than 128 (wgmma's tiles)
   ir::Value* buffer = nullptr;
   ir::Value *readSlot = nullptr, *writeSlot = nullptr;
+  ir::Value* readView = nullptr;  // what the dots read: readSlot, or its shared_permute (c.permute)
   ir::Value* whole = nullptr;  // a dot operand: the local_load of the whole slot that replaced its convert
   // A load the first driving dot reads: it carries that dot's first k-slice over the back edge, loaded
   // from the next slot before the last dot's last k-slice (dim: the operand's k dimension).
@@ -113,6 +114,8 @@ class LoopRewrite {
   void rewriteBody();
   void epilogue();
   ir::Value* i32(int64_t v);
+  // A slot of p's buffer as its dots see it: through a shared_permute when the load is permuted first.
+  ir::Value* viewOf(const PipelinedLoad& p, ir::Value* slot);
   // A slot index and (TMA) its mbarrier's phase parity, or null; advance: those of the next iteration.
   struct SlotAndPhase {
     ir::Value *slot, *phase;

@@ -145,6 +145,7 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::MmaWait, {}, {}, {{"pending", int64_t(1)}});
   Value* back = b.create1(O::LocalLoad, {slot}, Type::tensor({16}, Scalar::F16).withLayout(cols));
   b.create(O::LocalStore, {slot, back}, {});
+  b.create1(O::SharedPermute, {slot}, slot->type.permuted({0}), {{"order", std::vector<int64_t>{0}}});
   b.create1(O::ExtractSlice, {back}, Type::tensor({8}, Scalar::F16).withLayout(std::make_shared<const layout::LinearLayout>(layout::LinearLayout::parse(
                 "{register=[[4]], lane=[[1],[2]], warp=[]} -> [dim0=8]"))),
             {{"dim", int64_t(0)}, {"offset", int64_t(8)}});
