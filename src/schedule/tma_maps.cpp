@@ -59,7 +59,10 @@ int64_t declareTensorMap(ir::Function& fn, const std::vector<TensorPiece>& piece
     for (size_t i = 0; same && i < pieces.size(); ++i) same = samePiece(op->operand(unsigned(i)), pieces[i]);
     if (same) return op->intAttr("index");
   }
-  ir::Builder entry(fn.body, 0);
+  size_t at = 0;  // after the maps declared so far: their indices stay in program order
+  for (size_t i = 0; i < fn.body.ops.size(); ++i)
+    if (fn.body.ops[i]->opcode == Opcode::TensorMap) at = i + 1;
+  ir::Builder entry(fn.body, at);
   std::vector<Value*> operands;
   for (const TensorPiece& piece : pieces)
     operands.push_back(piece.param ? const_cast<Value*>(piece.param)

@@ -30,7 +30,7 @@ std::optional<std::vector<TensorPiece>> tensorPieces(const ir::Op& access);
 bool tmaEncodable(const std::vector<TensorPiece>& pieces, int64_t elemBytes, const analysis::AxisInfoAnalysis& axis);
 
 // The index of the kernel's tensor_map over `pieces` with this box and swizzle: one declared already
-// (another copy's of the same tensor), else a new one at the kernel's entry.
+// (another copy's of the same tensor), else a new one at the kernel's entry, after the maps before it.
 int64_t declareTensorMap(ir::Function& fn, const std::vector<TensorPiece>& pieces, const std::vector<int64_t>& box,
                          int swizzle, const SourceLoc& loc);
 
