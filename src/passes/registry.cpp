@@ -13,6 +13,7 @@ constexpr Entry kPasses[] = {
     {"cse", cse},
     {"dce", dce},
     {"licm", licm},
+    {"flatten", flatten},
     {"unroll", unroll},
     {"contract", contract},
     {"dot_accumulate", dotAccumulate},

@@ -1,9 +1,10 @@
 // The benchmark suite's persistent matmul (bench/kernels/matmul_persistent.py) end to end in the CTA
 // simulator: one program (NUM_SMS 1) walks every 64x64 tile of C in grouped order, loading A and B^T
 // through device-side tensor descriptors (zero past each edge) and storing C through one (nothing past
-// the edges). M, N and K are multiples of no tile; on sm_90a (wgmma, unpipelined and pipelined) and
-// sm_80 (mma.sync). A tile stored twice or never, or a stale accumulator, shows as a wrong value. With
-// C's store carrying its TMA description, the tiles leave through TMA stores on sm_90a.
+// the edges). M, N and K are multiples of no tile; on sm_90a (wgmma, unpipelined and pipelined by TMA
+// across tiles: the loop is flattened) and sm_80 (mma.sync, cp.async). A tile stored twice or never,
+// or a stale accumulator (one that did not restart at a tile's first k step), shows as a wrong value.
+// With C's stores carrying their TMA description, the tiles leave through TMA stores on sm_90a.
 #include <cmath>
 
 #include "codegen_sim_util.h"
@@ -14,9 +15,9 @@ namespace {
 
 constexpr int M = 150, N = 136, K = 72;  // 3 x 3 tiles, the last row and column partial; K tail of 8
 
-// Runs the kernel over random A and B^T; C has one more row than the kernel knows of, filled with NaN:
-// the store must not pass row M - 1. `tmaStore`: C's tensor map (its store goes through TMA).
-void runAndCheck(SimRun& r, bool tmaStore) {
+// Runs the kernel over random A and B^T and checks C, which has one more row than the kernel knows of,
+// filled with NaN: the store must not pass row M - 1.
+void runAndCheck(SimRun& r) {
   std::vector<float> af = randomFloats(size_t(M) * K, 41), bf = randomFloats(size_t(N) * K, 42);
   std::vector<uint16_t> a(af.size()), bt(bf.size());
   for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
@@ -29,8 +30,7 @@ void runAndCheck(SimRun& r, bool tmaStore) {
   r.param("M", M);
   r.param("N", N);
   r.param("K", K);
-  if (tmaStore)
-    r.sim.setTensorMap(r.k.name + "_tmap0", CtaSim::TensorMap{cb, 2, {uint64_t(N), uint64_t(M)}, {uint64_t(N) * 2}, {64, 64}, 128});
+  r.encodeTensorMaps();
   ASSERT_EQ(r.sim.run(), "");
   std::vector<uint16_t> got = r.read<uint16_t>(cb);
   for (int m = 0; m < M; ++m)
@@ -50,32 +50,35 @@ TEST(CodegenSimPersistent, OneProgramWalksEveryTile) {
     SCOPED_TRACE("stages " + std::to_string(stages) + (target == ptx::kSm90a ? " sm_90a" : " sm_80"));
     SimRun r(lowerInput("matmul_persistent", 4, stages, target));
     EXPECT_GE(count(r.k.ptx, target == ptx::kSm90a ? "wgmma.mma_async" : "mma.sync"), 1);
-    runAndCheck(r, false);
+    EXPECT_EQ(count(r.k.ptx, "cp.async.bulk.tensor") > 0, target == ptx::kSm90a && stages > 1);
+    runAndCheck(r);
   }
 }
 
-// The same kernel with C's store carrying its TMA description, as sema now emits it (the input predates
-// it): on sm_90a the tma_stores pass sends every tile through one shared buffer and a TMA store, the
-// buffer reused tile after tile (a barrier before each local_store), the edge tiles clipped by the copy.
+// The same kernel with C's stores (the flattened loop's and the loop nest's) carrying their TMA
+// description, as sema now emits it (the input predates it): on sm_90a the tma_stores pass sends every
+// tile through one shared buffer and a TMA store, the buffer reused tile after tile (a barrier before each
+// local_store), the edge tiles clipped by the copy; on sm_80 the stores stay pointer stores.
 TEST(CodegenSimPersistent, TilesLeaveThroughTmaStores) {
   std::string text = inputText("matmul_persistent");
-  const std::string store = "store %133, %111, %128 {block = \"tensor_descriptor\"}";
-  const size_t at = text.find(store);
-  ASSERT_NE(at, std::string::npos);
-  // Coordinates (row, column), base, dims (M, N) and strides (N, 1) of C's descriptor.
-  text.replace(at, store.size(), "%one = constant {value = 1} : i64\n    "
-                                 "store %133, %111, %128, %109, %110, %2, %M, %3, %3, %one {block = \"tensor_descriptor\", tma = 2}");
-  for (int stages : {1, 3}) {
-    SCOPED_TRACE("stages " + std::to_string(stages));
-    SimRun r(lowerText("matmul_persistent", text, 4, stages, ptx::kSm90a));
-    EXPECT_EQ(count(r.k.ptx, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"), 1);
-    EXPECT_EQ(count(r.k.ptx, "st.global"), 0);
-    runAndCheck(r, true);
+  // Each store with its tile's coordinates (row, column); base, dims (M, N) and strides (N, 1) of C.
+  for (auto [store, row, col] : {std::tuple{"store %168, %146, %163", "%144", "%145"},
+                                 std::tuple{"store %258, %236, %253", "%234", "%235"}}) {
+    const std::string s = std::string(store) + " {block = \"tensor_descriptor\"}";
+    const size_t at = text.find(s);
+    ASSERT_NE(at, std::string::npos) << s;
+    text.replace(at, s.size(), std::string(store) + ", " + row + ", " + col +
+                                   ", %2, %M, %3, %3, %33 {block = \"tensor_descriptor\", tma = 2}");
   }
-  // sm_80 drops the description and stores through pointers as before.
-  SimRun r(lowerText("matmul_persistent", text, 4, 3, ptx::kSm80));
-  EXPECT_EQ(count(r.k.ptx, "cp.async.bulk"), 0);
-  runAndCheck(r, false);
+  for (auto [target, stages] : std::vector<std::pair<ptx::Target, int>>{
+           {ptx::kSm90a, 1}, {ptx::kSm90a, 3}, {ptx::kSm80, 3}}) {
+    SCOPED_TRACE("stages " + std::to_string(stages) + (target == ptx::kSm90a ? " sm_90a" : " sm_80"));
+    SimRun r(lowerText("matmul_persistent", text, 4, stages, target));
+    const bool tma = target == ptx::kSm90a;
+    EXPECT_EQ(count(r.k.ptx, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group") > 0, tma);
+    EXPECT_EQ(count(r.k.ptx, "st.global") > 0, !tma);
+    runAndCheck(r);
+  }
 }
 
 }  // namespace

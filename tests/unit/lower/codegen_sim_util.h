@@ -8,8 +8,11 @@
 #include <random>
 #include <sstream>
 
+#include <map>
+
 #include "assign/assign_layouts.h"
 #include "codegen_test_util.h"
+#include "lower/tensor_maps.h"
 #include "ops_sim.h"
 #include "schedule/schedule.h"
 
@@ -21,6 +24,8 @@ struct Kernel {
   std::string name;  // the entry
   std::string ptx;
   EntryInfo info;
+  std::vector<std::string> params;         // the kernel's parameter names, in order
+  std::vector<TensorMapSpec> tensorMaps;  // what its launcher would encode (tensor_map ops)
 };
 
 inline std::string inputText(const std::string& input) {
@@ -43,6 +48,8 @@ inline Kernel lowerText(const std::string& name, const std::string& text, int nu
   Kernel k;
   k.name = f.name;
   k.ptx = emitPtx(f, target, numWarps, k.info);
+  for (unsigned i = 0; i < f.body.numArgs(); ++i) k.params.push_back(f.body.arg(i)->name);
+  k.tensorMaps = tensorMapSpecs(f);
   return k;
 }
 
@@ -67,7 +74,31 @@ struct SimRun {
   Kernel k;
   CtaSim sim;
   explicit SimRun(Kernel kk) : k(std::move(kk)), sim(k.ptx, k.info.numWarps * 32, k.info.sharedBytes) {}
-  void param(const std::string& name, uint64_t v) { sim.setParam(k.name + "_" + name, v); }
+  std::map<std::string, uint64_t> values;  // what param() set, by parameter name
+  void param(const std::string& name, uint64_t v) {
+    values[name] = v;
+    sim.setParam(k.name + "_" + name, v);
+  }
+  // The kernel's tensor maps from the parameters set so far, as the launcher encodes them
+  // (driver/tensor_map_args.cpp): TMA's order (innermost first), strides in bytes.
+  void encodeTensorMaps() {
+    for (size_t i = 0; i < k.tensorMaps.size(); ++i) {
+      const TensorMapSpec& s = k.tensorMaps[i];
+      auto value = [&](const TensorMapOperand& o) {
+        return o.param >= 0 ? values.at(k.params.at(size_t(o.param))) : uint64_t(o.value);
+      };
+      CtaSim::TensorMap m;
+      m.address = value(s.base);
+      m.elemBytes = ir::bitWidth(s.elem) / 8;
+      for (size_t d = s.shape.size(); d-- > 0;) {
+        m.dims.push_back(value(s.shape[d]));
+        m.box.push_back(uint32_t(s.box[d]));
+        if (d + 1 < s.shape.size()) m.strides.push_back(value(s.strides[d]) * uint64_t(m.elemBytes));
+      }
+      m.swizzle = s.swizzle;
+      sim.setTensorMap(k.name + "_tmap" + std::to_string(i), m);
+    }
+  }
   template <typename T>
   uint64_t buffer(const std::string& name, const std::vector<T>& v) {
     uint64_t base = sim.addBuffer(bytesOf(v));
