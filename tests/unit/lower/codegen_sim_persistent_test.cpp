@@ -1,9 +1,9 @@
 // The benchmark suite's persistent matmul (bench/kernels/matmul_persistent.py) end to end in the CTA
 // simulator: one program (NUM_SMS 1) walks every 64x64 tile of C in grouped order, loading A and B^T
 // through device-side tensor descriptors (zero past each edge) and storing C through one (nothing past
-// the edges). M, N and K are multiples of no tile; on sm_90a (wgmma, unpipelined and pipelined by TMA
-// across tiles: the loop is flattened) and sm_80 (mma.sync, cp.async). A tile stored twice or never,
-// or a stale accumulator (one that did not restart at a tile's first k step), shows as a wrong value.
+// the edges). M, N and K are multiples of no tile; on sm_90a (wgmma, unpipelined and pipelined by TMA,
+// B^T read K-major through a shared_permute view, with the tensor maps the launcher would encode) and
+// sm_80 (mma.sync, cp.async). A tile stored twice or never, or a stale accumulator, shows as a wrong value.
 #include <cmath>
 
 #include "codegen_sim_util.h"
