@@ -25,7 +25,7 @@ namespace kiln {
 namespace {
 
 // The target-independent optimisation pipeline, in order.
-const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "flatten", "unroll", "canonicalize", "dot_accumulate",
+const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "unroll", "canonicalize", "dot_accumulate",
                                     "contract", "dce", "remat"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
 const char* const kGpuPassPipeline[] = {"pipeline", "split_mma", "stage_operands", "tma_stores", "allocate_shared",

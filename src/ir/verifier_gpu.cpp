@@ -91,12 +91,6 @@ void mma(const Op& op) {
     require(s && (*s == "tf32" || *s == "tf32x3" || *s == "ieee" || *s == "bf16x3" || *s == "bf16x6"), op,
             [&] { return std::string("input_precision must be tf32, tf32x3, ieee, bf16x3 or bf16x6"); });
   }
-  if (op.numOperands() > 3) {
-    const Type& use = op.operand(3)->type;
-    require(!use.isTensor() && !use.isShared() && use.elem == Scalar::I1, op,
-            [&] { return "use_acc (operand #3) must be an i1 scalar, got " + use.str(); });
-    require(op.hasAttr("wgmma"), op, [&] { return std::string("use_acc (operand #3) is wgmma's: it needs the wgmma attribute"); });
-  }
   if (op.hasAttr("warps")) {
     const std::vector<int64_t>& w = op.listAttr("warps");
     require(w.size() == 2 && w[0] >= 1 && w[1] >= 1 && w[0] * w[1] <= 32, op,

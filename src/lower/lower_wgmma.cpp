@@ -207,8 +207,6 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   if (!descA)
     for (int64_t ki = 0; ki < numK; ++ki)
       for (int64_t mi = 0; mi < numM; ++mi) aRegs.push_back(fragA(mi, ki));
-  // GPU IR's use_acc: where false, the first k step overwrites the accumulators (scale-d false).
-  Reg useAcc = op.numOperands() > 3 ? cg.reg(op.operand(3)) : Reg{};
   ptx::wgmmaFence(e, op.loc);
   for (int64_t ki = 0; ki < numK; ++ki)
     for (int64_t mi = 0; mi < numM; ++mi)
@@ -218,9 +216,8 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
         std::vector<Reg> ar;
         if (descA) da = descA->at(e, {row, kTile * ki}, {0, 0});
         else ar = aRegs[size_t(ki * numM + mi)];
-        // use_acc decides the first k step only: the later ones add to what it wrote.
         ptx::wgmma(e, in, instrN, acc[size_t(mi * numN + ni)], da, ar, db, descA && descA->mnMajor,
-                      descB->mnMajor, op.loc, ki == 0 ? useAcc : Reg{});
+                      descB->mnMajor, op.loc);
       }
   ptx::wgmmaCommit(e);
   if (waitNow || usedScratch) ptx::wgmmaWait(e, 0);

@@ -13,7 +13,6 @@ void canonicalize(ir::Function& fn);  // constant folding and algebraic simplifi
 void cse(ir::Function& fn);           // common subexpression elimination
 void dce(ir::Function& fn);           // dead code elimination
 void licm(ir::Function& fn);          // loop-invariant code motion out of `for`/`while`
-void flatten(ir::Function& fn);       // `for` loops with flatten = 1 around one inner loop: one loop over both
 void unroll(ir::Function& fn);        // `for` loops with loop_unroll_factor = k: k iterations per trip
 void contract(ir::Function& fn);      // float mul + add/sub -> fma (Triton's enable_fp_fusion)
 void dotAccumulate(ir::Function& fn); // add(c, dot(a, b, 0)) -> dot(a, b, c), as Triton combines them

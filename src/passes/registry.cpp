@@ -13,7 +13,6 @@ constexpr Entry kPasses[] = {
     {"cse", cse},
     {"dce", dce},
     {"licm", licm},
-    {"flatten", flatten},
     {"unroll", unroll},
     {"contract", contract},
     {"dot_accumulate", dotAccumulate},

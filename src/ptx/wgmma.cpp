@@ -86,7 +86,7 @@ const char* wgmmaTypes(WgmmaInput in) {
 }  // namespace
 
 void wgmma(Entry& e, WgmmaInput in, int n, std::span<const Reg> d, Reg descA, std::span<const Reg> aRegs,
-           Reg descB, bool transA, bool transB, const SourceLoc& loc, Reg scaleD) {
+           Reg descB, bool transA, bool transB, const SourceLoc& loc) {
   requireSm90a(e, loc);
   if (n < 8 || n > 256 || n % 8) internal(loc, "wgmma: n must be 8..256, a multiple of 8");
   if (int(d.size()) != n / 2) internal(loc, "wgmma: the accumulator needs n / 2 registers");
@@ -97,12 +97,8 @@ void wgmma(Entry& e, WgmmaInput in, int n, std::span<const Reg> d, Reg descA, st
     internal(loc, "wgmma: tf32, fp8 and 8-bit integer operands are K-major in shared memory");
   const std::string op = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(wgmmaK(in)) +
                          wgmmaTypes(in);
-  if (!scaleD.valid()) {
-    scaleD = e.reg(RegClass::Pred);
-    e.inst("mov.pred", {scaleD, 1});
-  } else {
-    detail::expectClass(loc, scaleD, RegClass::Pred, "wgmma scale-d");
-  }
+  Reg scaleD = e.reg(RegClass::Pred);
+  e.inst("mov.pred", {scaleD, 1});
   if (!wgmmaTransposes(in)) {  // no transpose flags; integer inputs have no negation either
     detail::expectClass(loc, descA, RegClass::B64, "wgmma A descriptor");
     if (integer) e.inst(op, {vec(d), descA, descB, scaleD});

@@ -42,8 +42,7 @@ void fenceProxyAsyncShared(Entry& e);       // fence.proxy.async.shared::cta
 // for s8 / u8; added to in place: scale-d is true). A from a descriptor (aRegs empty; transA: A is
 // M-major) or, for f16 / bf16, from four .b32 registers of packed pairs; B from a descriptor (transB: B is
 // N-major). The transpose flags exist for f16 / bf16 only: set for another type, an InternalError.
-// scaleD: a predicate register; where false, d is overwritten with A x B (no register: true).
 void wgmma(Entry& e, WgmmaInput in, int n, std::span<const Reg> d, Reg descA, std::span<const Reg> aRegs,
-              Reg descB, bool transA, bool transB, const SourceLoc& loc = {}, Reg scaleD = {});
+              Reg descB, bool transA, bool transB, const SourceLoc& loc = {});
 
 }  // namespace kiln::ptx

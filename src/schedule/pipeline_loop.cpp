@@ -27,43 +27,13 @@ int64_t usesIn(const ir::Block& b, const Value* v) {
   return n;
 }
 
-bool isZeroConstant(const Value* v) {
-  const ir::Op* d = v->def;
-  if (d && d->opcode == Opcode::Splat) d = d->operand(0)->def;
-  if (!d || d->opcode != Opcode::Constant) return false;
-  const ir::AttrValue* a = d->findAttr("value");
-  const double* f = a ? std::get_if<double>(a) : nullptr;
-  const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr;
-  return (f && *f == 0.0) || (i && *i == 0);
-}
-
-// How many times v is read inside the regions of the body's top-level `if` ops.
-int64_t usesInIfs(const ir::Block& body, const Value* v) {
-  int64_t n = 0;
-  for (const auto& op : body.ops)
-    if (op->opcode == Opcode::If)
-      for (const auto& r : op->regions) n += usesIn(*r, v);
-  return n;
-}
-
 // Whether a dot only accumulates across iterations: its accumulator is a body argument nothing else
-// reads (or a select of it and zeros on a scalar condition: the accumulator restarts, as in a
-// flattened loop's first k step of each tile) and its result goes back to that argument through the
-// yield, read otherwise only inside the body's `if`s (a flattened loop's epilogue).
-bool accumulatesOnly(const ir::Block& body, const ir::Op& dot, AccumulatorRestart& restart) {
+// reads and its result only goes back to that argument through the yield.
+bool accumulatesOnly(const ir::Block& body, const ir::Op& dot) {
   const Value *acc = dot.operand(2), *res = dot.result(0);
-  restart = {};
-  const ir::Op* d = acc->def;
-  if (d && d->opcode == Opcode::Select && d->parent == &body && !d->operand(0)->type.isTensor() &&
-      isZeroConstant(d->operand(1)) && usesIn(body, acc) == 1) {
-    restart = {d, d->operand(0)};
-    acc = d->operand(2);
-  }
   if (!acc->isBlockArg() || acc->owner != &body || acc->index == 0 || usesIn(body, acc) != 1) return false;
   const ir::Op* yield = body.terminator();
-  if (yield->operand(acc->index - 1) != res || std::count(yield->operands.begin(), yield->operands.end(), res) != 1)
-    return false;
-  return usesIn(body, res) == 1 + usesInIfs(body, res);
+  return usesIn(body, res) == 1 && yield->operand(acc->index - 1) == res;
 }
 
 bool usedIn(const ir::Block& b, const Value* v) {
@@ -88,10 +58,9 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
       if (plan->cfg.wgmma) wgmma.push_back(op.get());
     }
   if (!wgmma.empty()) {  // no k-slices to drive the loop with: each wgmma dot is one group
-    if (wgmma.size() == 1 && accumulatesOnly(body_, *wgmma[0], restart_)) {
+    if (wgmma.size() == 1 && accumulatesOnly(body_, *wgmma[0])) {
       asyncDot_ = wgmma[0];
-      const Value* acc = restart_.select ? restart_.select->operand(2) : asyncDot_->operand(2);
-      asyncResult_ = int64_t(acc->index) - 1;
+      asyncResult_ = int64_t(asyncDot_->operand(2)->index) - 1;
     }
     return;
   }

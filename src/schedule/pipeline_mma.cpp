@@ -6,9 +6,7 @@
 // fragments live and ran at 415-424 TFLOP/s against 455 at 4096^3, H200.)
 // On sm_90a a dot on wgmma stays one `mma` that reads its slots through matrix descriptors, one commit
 // group per iteration (issueWgmma).
-#include <algorithm>
 #include <array>
-#include <functional>
 #include <memory>
 
 #include "assign/dot_layouts.h"
@@ -30,33 +28,6 @@ std::optional<DotPlan> planDot(const ir::Op& dot, const GpuContext& ctx) {
   return DotPlan{*cfg, lower::isChainedDot(dot)};
 }
 
-namespace {
-
-// An async group's accumulator read inside the body's `if`s (a flattened loop's epilogue): each
-// region that reads it waits for the group first (mma_wait {pending = 0}) and reads the wait's result.
-void waitInIfs(ir::Block& body, Value* acc) {
-  std::function<bool(const ir::Block&)> reads = [&](const ir::Block& b) {
-    for (const auto& op : b.ops) {
-      if (std::count(op->operands.begin(), op->operands.end(), acc)) return true;
-      for (const auto& r : op->regions)
-        if (reads(*r)) return true;
-    }
-    return false;
-  };
-  for (const auto& op : body.ops) {
-    if (op->opcode != Opcode::If) continue;
-    for (const auto& r : op->regions) {
-      if (!reads(*r)) continue;
-      ir::Builder b(*r, 0);
-      ir::Op* wait = b.create(Opcode::MmaWait, {acc}, {acc->type}, {ir::Attr{"pending", int64_t(0)}}, op->loc);
-      ir::replaceAllUses(*r, acc, wait->result(0));
-      wait->operands[0] = acc;
-    }
-  }
-}
-
-}  // namespace
-
 void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
   ir::Builder& b = loop.builder();
   auto operand = [&](unsigned i) -> Value* {
@@ -67,15 +38,7 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
   std::vector<ir::Attr> attrs{
       ir::Attr{"warps", std::vector<int64_t>{plan.cfg.warpsPerCTA[0], plan.cfg.warpsPerCTA[1]}},
       ir::Attr{"wgmma", int64_t(1)}};
-  std::vector<Value*> operands{operand(0), operand(1), dot.operand(2)};
-  ir::Op* restart = nullptr;
-  if (&dot == loop.asyncDot() && loop.asyncRestart().select) {  // zeros where `when`: wgmma's scale-d
-    restart = const_cast<ir::Op*>(loop.asyncRestart().select);
-    operands[2] = restart->operand(2);
-    Value* yes = b.intConst(1, Type::scalar(ir::Scalar::I1), dot.loc);
-    operands.push_back(b.create1(Opcode::Xor, {loop.asyncRestart().when, yes}, yes->type, {}, dot.loc));
-  }
-  Value* acc = b.create1(Opcode::Mma, operands, dot.operand(2)->type, attrs, dot.loc);
+  Value* acc = b.create1(Opcode::Mma, {operand(0), operand(1), dot.operand(2)}, dot.operand(2)->type, attrs, dot.loc);
   Value* result = acc;
   if (&dot == loop.asyncDot()) {  // the previous iteration's group is done everywhere: its slots may be refilled
     b.create(Opcode::MmaWait, {}, {}, {ir::Attr{"pending", int64_t(1)}}, dot.loc);
@@ -85,11 +48,9 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
   }
   ir::Block& body = *dot.parent;
   ir::replaceAllUses(body, dot.result(0), result);
-  if (&dot == loop.asyncDot()) waitInIfs(body, acc);
-  std::array<Value*, 2> dotOperands{dot.operand(0), dot.operand(1)};
+  std::array<Value*, 2> operands{dot.operand(0), dot.operand(1)};
   body.remove(&dot);
-  if (restart) body.remove(restart);
-  for (Value* v : dotOperands) loop.dropIfUnused(v);
+  for (Value* v : operands) loop.dropIfUnused(v);
 }
 
 void splitDot(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan, bool drives) {

@@ -63,12 +63,6 @@ struct DotPlan {
   bool chained = false;
 };
 
-// The restart of an async dot's accumulator: `select(when, 0, arg)` as its accumulator, or none.
-struct AccumulatorRestart {
-  const ir::Op* select = nullptr;
-  ir::Value* when = nullptr;
-};
-
 class LoopRewrite {
  public:
   LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, std::vector<PipelinedLoad> pipelined,
@@ -93,8 +87,6 @@ class LoopRewrite {
   // The wgmma dot whose group stays in flight into the next iteration (it only accumulates across
   // iterations), or null: every wgmma dot of the loop waits for its group at once.
   const ir::Op* asyncDot() const { return asyncDot_; }
-  // How the async dot's accumulator restarts from zero (select null: it never does).
-  const AccumulatorRestart& asyncRestart() const { return restart_; }
   // The first of the driving dots (its loads carry a k-slice); only compared, it may be split already.
   const ir::Op* firstDot() const { return first_; }
 
@@ -149,7 +141,6 @@ class LoopRewrite {
   ir::Value* writeBar_ = nullptr;   // TMA: the mbarrier of the slot the body's copies fill
   ir::Value* next_ = nullptr;       // (i + 1) mod stages, once computed
   const ir::Op* asyncDot_ = nullptr;
-  AccumulatorRestart restart_;
   int64_t asyncResult_ = -1;        // the loop result the async dot's accumulator leaves by
   bool readsThroughDescriptors() const;  // some slot is read by wgmma (the async proxy)
   std::deque<PipelinedLoad*> deferred_;  // copies waiting for the next k-slice
