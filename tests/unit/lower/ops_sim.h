@@ -286,6 +286,23 @@ class CtaSim {
   Mbarrier& mbarrierAt(size_t bar);
   void landTensorCopies(size_t bar);
   const TensorMap& tensorMapAt(uint64_t address) const;
+  // What a bulk tensor copy of either direction reads off its instruction: the rank, after checking
+  // the form `cp.async.bulk.tensor.<r>d.<form...>`; then for thread t the map of operand
+  // `tensorOperand` ([map, {c..}]) and, in the box's order (innermost dim first), each element's
+  // global address where it lies inside the tensor. `shared` is the copy's shared-memory end.
+  struct BoxElement {
+    bool inside;
+    uint64_t global;
+  };
+  size_t bulkTensorRank(const Inst& in, const std::vector<std::string>& form, const char* what);
+  const TensorMap& tensorBox(int t, const Inst& in, size_t tensorOperand, size_t rank, uint64_t shared,
+                             std::vector<BoxElement>& elements);
+  // Shared byte b of box element e of a copy at `base`, swizzled on absolute address bits.
+  static uint64_t boxSharedByte(const TensorMap& map, uint64_t base, size_t e, int b) {
+    uint64_t p = base + e * uint64_t(map.elemBytes) + uint64_t(b);
+    if (map.swizzle) p ^= ((p >> 7) & uint64_t(map.swizzle / 16 - 1)) << 4;
+    return p;
+  }
   // TMA stores and bulk groups (ops_sim_tma_store.h): each copy's source bytes, read at issue.
   struct TensorStore {
     struct Byte {

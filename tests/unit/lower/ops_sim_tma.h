@@ -111,46 +111,60 @@ inline void CtaSim::landTensorCopies(size_t bar) {
   }
 }
 
+inline size_t CtaSim::bulkTensorRank(const Inst& in, const std::vector<std::string>& form, const char* what) {
+  std::vector<std::string> want{"cp", "async", "bulk", "tensor", ""};
+  want.insert(want.end(), form.begin(), form.end());
+  if (in.parts.size() != want.size()) fail(std::string(what) + " form not modelled");
+  for (size_t i = 0; i < want.size(); ++i)
+    if (i != 4 && in.parts[i] != want[i]) fail(std::string(what) + " form not modelled");
+  return size_t(std::stoi(in.parts[4]));
+}
+
+inline const CtaSim::TensorMap& CtaSim::tensorBox(int t, const Inst& in, size_t tensorOperand, size_t rank,
+                                                  uint64_t shared, std::vector<BoxElement>& elements) {
+  const std::string& op = in.ops.at(tensorOperand);
+  const std::vector<std::string> mapAndCoords = split(op.substr(1, op.size() - 2), ',', true);
+  if (mapAndCoords.size() != 2) fail("malformed tensor operand");
+  const TensorMap& map = tensorMapAt(get(t, mapAndCoords[0]));
+  const std::vector<std::string> coordRegs = vecOps(mapAndCoords[1]);
+  if (coordRegs.size() != rank || map.dims.size() != rank) fail("the copy's rank is not the map's");
+  if (shared % 128) fail("TMA shared-memory end not 128-byte aligned");
+  const uint64_t innerBytes = uint64_t(map.box[0]) * uint64_t(map.elemBytes);
+  if (innerBytes % 16 || (map.swizzle && innerBytes > uint64_t(map.swizzle))) fail("box not encodable");
+  std::vector<int64_t> c(rank);
+  for (size_t d = 0; d < rank; ++d) c[d] = sext(get(t, coordRegs[d]), 32);
+  size_t total = 1;
+  for (uint32_t b : map.box) total *= b;
+  elements.clear();
+  for (size_t e = 0; e < total; ++e) {
+    bool inside = true;
+    uint64_t at = map.address;
+    for (size_t d = 0, rest = e; d < rank; ++d) {
+      const int64_t g = c[d] + int64_t(rest % map.box[d]);
+      rest /= map.box[d];
+      inside = inside && g >= 0 && uint64_t(g) < map.dims[d];
+      if (inside) at += uint64_t(g) * (d == 0 ? uint64_t(map.elemBytes) : map.strides[d - 1]);
+    }
+    elements.push_back({inside, at});
+  }
+  return map;
+}
+
 // cp.async.bulk.tensor.<r>d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst], [map, {c..}], [bar]
 inline void CtaSim::execTensorCopy(const Inst& in) {
-  const std::vector<std::string> want{"cp", "async", "bulk", "tensor", "", "shared::cluster", "global", "tile",
-                                      "mbarrier::complete_tx::bytes"};
-  if (in.parts.size() != want.size()) fail("cp.async.bulk form not modelled");
-  for (size_t i = 0; i < want.size(); ++i)
-    if (i != 4 && in.parts[i] != want[i]) fail("cp.async.bulk form not modelled");
-  const size_t rank = size_t(std::stoi(in.parts[4]));
-  const std::string src = in.ops.at(1).substr(1, in.ops.at(1).size() - 2);
-  const std::vector<std::string> mapAndCoords = split(src, ',', true);
-  if (mapAndCoords.size() != 2) fail("malformed tensor operand");
+  const size_t rank = bulkTensorRank(in, {"shared::cluster", "global", "tile", "mbarrier::complete_tx::bytes"}, "cp.async.bulk");
+  std::vector<BoxElement> elements;
   for (int t = 0; t < n_; ++t) {
     if (!active(t, in)) continue;
     const uint64_t dst = address(t, in.ops.at(0));
     const size_t bar = size_t(address(t, in.ops.at(2)));
     mbarrierAt(bar);
-    const TensorMap& map = tensorMapAt(get(t, mapAndCoords[0]));
-    const std::vector<std::string> coordRegs = vecOps(mapAndCoords[1]);
-    if (coordRegs.size() != rank || map.dims.size() != rank) fail("the copy's rank is not the map's");
-    if (dst % 128) fail("TMA destination not 128-byte aligned");
-    const uint64_t innerBytes = uint64_t(map.box[0]) * uint64_t(map.elemBytes);
-    if (innerBytes % 16 || (map.swizzle && innerBytes > uint64_t(map.swizzle))) fail("box not encodable");
-    std::vector<int64_t> c(rank);
-    for (size_t d = 0; d < rank; ++d) c[d] = sext(get(t, coordRegs[d]), 32);
-    size_t total = 1;
-    for (uint32_t b : map.box) total *= b;
+    const TensorMap& map = tensorBox(t, in, 1, rank, dst, elements);
     TensorCopy copy{bar, t, {}};
-    for (size_t e = 0; e < total; ++e) {
-      bool inside = true;
-      uint64_t at = map.address;
-      for (size_t d = 0, rest = e; d < rank; ++d) {
-        const int64_t g = c[d] + int64_t(rest % map.box[d]);
-        rest /= map.box[d];
-        inside = inside && g >= 0 && uint64_t(g) < map.dims[d];
-        if (inside) at += uint64_t(g) * (d == 0 ? uint64_t(map.elemBytes) : map.strides[d - 1]);
-      }
-      const uint8_t* from = inside ? globalBytes(at, map.elemBytes) : nullptr;
+    for (size_t e = 0; e < elements.size(); ++e) {
+      const uint8_t* from = elements[e].inside ? globalBytes(elements[e].global, map.elemBytes) : nullptr;
       for (int b = 0; b < map.elemBytes; ++b) {
-        uint64_t p = dst + e * uint64_t(map.elemBytes) + uint64_t(b);
-        if (map.swizzle) p ^= ((p >> 7) & uint64_t(map.swizzle / 16 - 1)) << 4;
+        const uint64_t p = boxSharedByte(map, dst, e, b);
         if (p >= shared_.size()) fail("TMA copy past the shared memory size");
         const ByteInfo& bi = sharedInfo_[size_t(p)];
         if ((bi.rEpoch == epoch_ && bi.reader != t) || (bi.wEpoch == epoch_ && bi.writer != t))

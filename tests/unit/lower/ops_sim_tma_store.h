@@ -50,45 +50,20 @@ inline void CtaSim::retireTensorStore(const TensorStore& s) {
 
 // cp.async.bulk.tensor.<r>d.global.shared::cta.tile.bulk_group [map, {c..}], [src]
 inline void CtaSim::execTensorStore(const Inst& in) {
-  const std::vector<std::string> want{"cp", "async", "bulk", "tensor", "", "global", "shared::cta", "tile", "bulk_group"};
-  if (in.parts.size() != want.size()) fail("cp.async.bulk store form not modelled");
-  for (size_t i = 0; i < want.size(); ++i)
-    if (i != 4 && in.parts[i] != want[i]) fail("cp.async.bulk store form not modelled");
-  const size_t rank = size_t(std::stoi(in.parts[4]));
-  const std::string dst = in.ops.at(0).substr(1, in.ops.at(0).size() - 2);
-  const std::vector<std::string> mapAndCoords = split(dst, ',', true);
-  if (mapAndCoords.size() != 2) fail("malformed tensor operand");
+  const size_t rank = bulkTensorRank(in, {"global", "shared::cta", "tile", "bulk_group"}, "cp.async.bulk store");
+  std::vector<BoxElement> elements;
   for (int t = 0; t < n_; ++t) {
     if (!active(t, in)) continue;
     const uint64_t src = address(t, in.ops.at(1));
-    const TensorMap& map = tensorMapAt(get(t, mapAndCoords[0]));
-    const std::vector<std::string> coordRegs = vecOps(mapAndCoords[1]);
-    if (coordRegs.size() != rank || map.dims.size() != rank) fail("the copy's rank is not the map's");
-    if (src % 128) fail("TMA source not 128-byte aligned");
-    const uint64_t innerBytes = uint64_t(map.box[0]) * uint64_t(map.elemBytes);
-    if (innerBytes % 16 || (map.swizzle && innerBytes > uint64_t(map.swizzle))) fail("box not encodable");
-    std::vector<int64_t> c(rank);
-    for (size_t d = 0; d < rank; ++d) c[d] = sext(get(t, coordRegs[d]), 32);
-    size_t total = 1;
-    for (uint32_t b : map.box) total *= b;
+    const TensorMap& map = tensorBox(t, in, 0, rank, src, elements);
     TensorStore store{t, {}};
-    for (size_t e = 0; e < total; ++e) {
-      bool inside = true;
-      uint64_t at = map.address;
-      for (size_t d = 0, rest = e; d < rank; ++d) {
-        const int64_t g = c[d] + int64_t(rest % map.box[d]);
-        rest /= map.box[d];
-        inside = inside && g >= 0 && uint64_t(g) < map.dims[d];
-        if (inside) at += uint64_t(g) * (d == 0 ? uint64_t(map.elemBytes) : map.strides[d - 1]);
-      }
+    for (size_t e = 0; e < elements.size(); ++e)
       for (int b = 0; b < map.elemBytes; ++b) {
-        uint64_t p = src + e * uint64_t(map.elemBytes) + uint64_t(b);
-        if (map.swizzle) p ^= ((p >> 7) & uint64_t(map.swizzle / 16 - 1)) << 4;
+        const uint64_t p = boxSharedByte(map, src, e, b);
         if (p >= shared_.size()) fail("TMA store past the shared memory size");
         const uint8_t value = sharedRead(t, size_t(p));
-        store.bytes.push_back({size_t(p), value, inside, at + uint64_t(b)});
+        store.bytes.push_back({size_t(p), value, elements[e].inside, elements[e].global + uint64_t(b)});
       }
-    }
     openBulk_[size_t(t)].push_back(std::move(store));
   }
 }
