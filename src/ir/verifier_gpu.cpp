@@ -2,7 +2,6 @@
 // buffers and their slots, asynchronous copies, barriers, mbarriers, mma and
 // warp partitions. Their tiles carry layouts, so none of them can stand in Tile
 // IR, where tiles have none.
-#include <algorithm>
 #include <string>
 
 #include "ir/text.h"
@@ -159,11 +158,7 @@ void checkGpuTypeRule(const Op& op) {
       slotOperand(op, 0);
       const Type& t = op.operand(0)->type;
       const std::vector<int64_t>& order = op.listAttr("order");
-      std::vector<int64_t> sorted = order;
-      std::sort(sorted.begin(), sorted.end());
-      bool perm = int(order.size()) == t.rank();
-      for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == int64_t(i);
-      require(perm, op, [&] { return "order is not a permutation of the dims of " + t.str(); });
+      require(isPermutation(order, t.rank()), op, [&] { return "order is not a permutation of the dims of " + t.str(); });
       const Type want = t.permuted(order);
       require(R() == want, op, [&] { return "of " + t.str() + " produces " + want.str() + ", got " + R().str(); });
       return;

@@ -27,6 +27,8 @@ void require(bool ok, const Op& op, Message&& message) {
 // the condition of a `condition`); `what` names the region in messages ("the body").
 std::string typeList(const std::vector<Type>& ts);
 std::string shapeText(const std::vector<int64_t>& s);  // "[4, 8]"
+// Whether `order` holds each of 0..rank-1 once (permute's and shared_permute's order).
+bool isPermutation(const std::vector<int64_t>& order, int rank);
 std::vector<Type> typesOf(const std::vector<Value*>& vs, size_t from = 0);
 std::vector<Type> argTypes(const Block& b);
 void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vector<Type>& want, const char* what);

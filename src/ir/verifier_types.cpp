@@ -14,6 +14,14 @@ std::string shapeText(const std::vector<int64_t>& s) {
   return out + "]";
 }
 
+bool isPermutation(const std::vector<int64_t>& order, int rank) {
+  std::vector<int64_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  bool perm = int(order.size()) == rank;
+  for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == int64_t(i);
+  return perm;
+}
+
 namespace {
 
 void stringIn(const Op& op, std::string_view attr, std::initializer_list<std::string_view> allowed,
@@ -158,11 +166,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       return;
     case Opcode::Permute: {
       const auto& order = op.listAttr("order");
-      std::vector<int64_t> sorted = order;
-      std::sort(sorted.begin(), sorted.end());
-      bool perm = int(order.size()) == T(0).rank();
-      for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == int64_t(i);
-      require(perm, op,
+      require(isPermutation(order, T(0).rank()), op,
               [&] { return "order " + shapeText(order) + " is not a permutation of the dims of " + T(0).str(); });
       std::vector<int64_t> s;
       for (int64_t o : order) s.push_back(T(0).shape[size_t(o)]);
