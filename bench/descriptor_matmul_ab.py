@@ -1,9 +1,11 @@
 # The descriptor matmul (bench/kernels/matmul_descriptor.py: A and B read through tensor descriptors,
 # which kiln copies with TMA on Hopper) under kiln and under Triton, each side in its own process on the
 # same seeded fp16 inputs, beside cuBLAS and beside kiln on the pointer matmul (bench/kernels/matmul.py)
-# at the same configs. Awkward shapes are checked against a float64 product first.
+# at the same configs. Awkward shapes are checked against a float64 product first. kiln also runs the
+# kernel with its k loop warp-specialized ("descriptor ws"); Triton 3.6 cannot on Hopper (its pass needs
+# Meta's fork), so its side runs the plain loop only.
 #
-#   python3 bench/descriptor_matmul_ab.py [--sides kiln,triton] [--sizes 4096,8192]
+#   python3 bench/descriptor_matmul_ab.py [--sides kiln,triton] [--sizes 4096,8192] [--checks-only]
 import argparse
 import json
 import os
@@ -12,6 +14,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 8, 4), (128, 128, 64, 4, 4), (64, 128, 64, 4, 4)]
+WS_CONFIGS = CONFIGS + [(128, 256, 64, 8, 4)]
 CHECKS = [(1000, 1008, 1000), (1, 1008, 512), (333, 264, 200)]  # rows of 16-byte multiples (TMA needs them)
 
 
@@ -22,6 +25,14 @@ def load(side, name):
         return importlib.import_module("kernels." + name)
     import kiln.compat
     return kiln.compat.import_as_triton(os.path.join(HERE, "kernels", name + ".py"), module_name="ab_" + name)
+
+
+def descriptor_kernels(side):
+    """(name, warp_specialize, configs) of the descriptor kernel variants `side` runs."""
+    variants = [("descriptor", False, CONFIGS)]
+    if side == "kiln":
+        variants.append(("descriptor ws", True, WS_CONFIGS))
+    return variants
 
 
 def child(side, sizes, out):
@@ -39,26 +50,28 @@ def child(side, sizes, out):
         a = torch.randn(m, k, device="cuda", generator=g).half()
         b = torch.randn(k, n, device="cuda", generator=g).half()
         ref = a.double() @ b.double()
-        for bm, bn, bk, w, s in CONFIGS:
-            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
-            row = {"side": side, "kernel": "descriptor", "case": f"check {m}x{n}x{k}", "config": f"{bm}x{bn}x{bk} w{w} s{s}"}
-            try:
-                desc.launch(a, b, c, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=w, num_stages=s)
-                torch.cuda.synchronize()
-                row["err"] = float(((c.double() - ref).abs().max() / ref.abs().max()).item())
-            except Exception as e:
-                row["error"] = (str(e).splitlines() or [type(e).__name__])[0][:160]
-            emit(row)
+        for kernel, ws, configs in descriptor_kernels(side):
+            for bm, bn, bk, w, s in configs:
+                c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+                row = {"side": side, "kernel": kernel, "case": f"check {m}x{n}x{k}", "config": f"{bm}x{bn}x{bk} w{w} s{s}"}
+                try:
+                    desc.launch(a, b, c, warp_specialize=ws, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                                num_warps=w, num_stages=s)
+                    torch.cuda.synchronize()
+                    row["err"] = float(((c.double() - ref).abs().max() / ref.abs().max()).item())
+                except Exception as e:
+                    row["error"] = (str(e).splitlines() or [type(e).__name__])[0][:160]
+                emit(row)
     for size in sizes:
         a = torch.randn(size, size, device="cuda", generator=g).half()
         b = torch.randn(size, size, device="cuda", generator=g).half()
         ref = a.float() @ b.float()
         c = torch.empty(size, size, device="cuda", dtype=torch.float16)
-        for kernel in ("descriptor", "pointer"):
-            for bm, bn, bk, w, s in CONFIGS:
+        for kernel, ws, configs in descriptor_kernels(side) + [("pointer", False, CONFIGS)]:
+            for bm, bn, bk, w, s in configs:
                 meta = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=w, num_stages=s)
-                if kernel == "descriptor":
-                    run = lambda: desc.launch(a, b, c, **meta)
+                if kernel != "pointer":
+                    run = lambda: desc.launch(a, b, c, warp_specialize=ws, **meta)
                 else:
                     run = lambda: ptr._launch(ptr.matmul_kernel, a, b, c, GROUP_SIZE_M=8, **meta)
                 row = {"side": side, "kernel": kernel, "case": f"{size}^3", "config": f"{bm}x{bn}x{bk} w{w} s{s}"}
@@ -82,15 +95,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sides", default="kiln,triton")
     ap.add_argument("--sizes", default="4096,8192")
+    ap.add_argument("--checks-only", action="store_true", help="only the awkward shapes, checked (for sanitizers)")
     ap.add_argument("--child", nargs=2)
     args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = [] if args.checks_only else [int(s) for s in args.sizes.split(",")]
     if args.child:
         return child(args.child[0], sizes, args.child[1])
     rows = []
     for side in args.sides.split(","):
         out = f"/tmp/descriptor_ab_{side}.json"
-        r = subprocess.run([sys.executable, __file__, "--sizes", args.sizes, "--child", side, out])
+        r = subprocess.run([sys.executable, __file__, "--sizes", args.sizes, "--child", side, out]
+                           + (["--checks-only"] if args.checks_only else []))
         if r.returncode == 0:
             rows += json.load(open(out))
         else:

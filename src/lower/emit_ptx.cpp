@@ -1,6 +1,7 @@
 // emitPtx: one GPU IR function -> a PTX module with one entry: parameters from the function's
 // arguments, the launch bound, the parameters loaded into registers, then the lowered body.
 #include <algorithm>
+#include <bit>
 #include <optional>
 
 #include "lower/codegen.h"
@@ -36,6 +37,17 @@ int64_t pointerAlignment(const ir::Function& fn, const ir::Value* arg, const ana
   return div;
 }
 
+// The CTA's warps: num_warps, or the sum of a top-level warp partition's.
+int ctaWarpCount(const ir::Function& gpuFn, int numWarps) {
+  for (const auto& op : gpuFn.body.ops)
+    if (op->opcode == ir::Opcode::WarpPartition) {
+      int64_t total = 0;
+      for (int64_t w : op->listAttr("warps")) total += w;
+      return int(std::max<int64_t>(total, numWarps));
+    }
+  return numWarps;
+}
+
 }  // namespace
 
 std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int numWarps, EntryInfo& info,
@@ -69,7 +81,12 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
     else
       params.push_back(e.addParam(name, ptx::paramTypeOf(a->type.elem)));
   }
-  e.setMaxNtid(numWarps * 32);
+  // A warp partition at the top level may take more warps than the layouts' num_warps (warp_specialize's
+  // producer warpgroup beside the consumers): the CTA has as many as its partitions.
+  if (numWarps < 1 || numWarps > 32 || !std::has_single_bit(unsigned(numWarps)))
+    throw InternalError(gpuFn.loc, "codegen: num_warps must be a power of two from 1 to 32, got " + std::to_string(numWarps));
+  const int ctaWarps = ctaWarpCount(gpuFn, numWarps);
+  e.setMaxNtid(ctaWarps * 32);
   e.setMaxNReg(maxNReg);
 
   std::vector<ptx::Reg> values;
@@ -80,7 +97,7 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
     values.push_back(r);
   }
 
-  Codegen cg(e, gpuFn, axis, numWarps);
+  Codegen cg(e, gpuFn, axis, ctaWarps);
   for (size_t i = 0; i < values.size(); ++i) cg.bind(gpuFn.body.arg(unsigned(i)), {values[i]});
   declareTensorMaps(cg);  // after the runtime parameters: the launcher appends the maps
   precomputeSlotOffsets(cg, gpuFn.body);
@@ -94,7 +111,7 @@ std::string emitPtx(const ir::Function& gpuFn, const ptx::Target& target, int nu
   }
 
   info.name = gpuFn.name;
-  info.numWarps = numWarps;
+  info.numWarps = ctaWarps;
   info.sharedBytes = cg.scratchBytes();
   StepTimes::Scope t(times, "ptx", "module text");
   return module.str();

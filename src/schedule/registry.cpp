@@ -10,6 +10,7 @@ struct Entry {
 };
 constexpr Entry kPasses[] = {
     {"pipeline", pipelineLoops},
+    {"warp_specialize", warpSpecialize},
     {"split_mma", splitMma},
     {"stage_operands", stageOperands},
     {"tma_stores", tmaStores},

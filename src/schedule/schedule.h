@@ -24,6 +24,11 @@ struct GpuContext {
 // iteration that reads them, with their waits and barriers; the dots reading them split into k-slice
 // mmas with the copies between (schedule/pipeline.cpp).
 void pipelineLoops(ir::Function& fn, const GpuContext& ctx);
+// Runs a top-level loop that asks for warp specialization (its warp_specialize attribute) and whose slots
+// the pipeline fills with TMA on two warp partitions: the consumers (num_warps warps, the loop's dots and
+// everything else) and a producer warpgroup issuing the copies, with an "empty" mbarrier per slot for
+// the consumers to release it and setmaxnreg budgets (schedule/warp_specialize.cpp). sm_90a only.
+void warpSpecialize(ir::Function& fn, const GpuContext& ctx);
 // Splits every dot and whole mma on mma.sync into one `mma` per k-slice, each slice's operands read one
 // slice ahead of its mmas (chained dots: right before them), the slices accumulating in place
 // (schedule/split_mma.cpp). wgmma issues whole; an f16 accumulator's dot stays one op.
@@ -51,7 +56,7 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx);
 // The bytes the buffers need at once, placed as allocateShared places them (without setting offsets).
 int64_t sharedBufferBytes(const ir::Function& fn);
 
-// The GPU pass called `name` ("pipeline", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
+// The GPU pass called `name` ("pipeline", "warp_specialize", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
 // "insert_barriers"); false if
 // there is none.
 bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);

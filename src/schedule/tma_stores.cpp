@@ -19,12 +19,10 @@
 // constants, and the buffer fits beside the others (it lives only from its local_store to its wait, so
 // it may take bytes a finished loop's slots held). Every other store keeps its pointers and drops the
 // description, so the code generator sees the plain store it always did.
-#include <map>
-#include <set>
-
 #include "layout/tma_shared.h"
 #include "schedule/schedule.h"
 #include "schedule/tma_maps.h"
+#include "schedule/value_uses.h"
 
 namespace kiln::schedule {
 
@@ -39,14 +37,24 @@ struct StorePlan {
   std::vector<TensorPiece> pieces;
 };
 
-bool inWarpPartition(const ir::Op& op) {
-  for (const ir::Op* p = op.parentOp(); p; p = p->parentOp())
-    if (p->opcode == Opcode::WarpPartition) return true;
-  return false;  // (partitions run at once: buffer liveness in program order would not keep theirs apart)
+// Whether another partition running beside `op` allocates shared memory: partitions run at once, and
+// buffer liveness in program order would not keep its buffers apart from the store's.
+bool besideAllocatingPartition(const ir::Op& op) {
+  const ir::Block* inside = op.parent;
+  for (const ir::Op* p = op.parentOp(); p; inside = p->parent, p = p->parentOp()) {
+    if (p->opcode != Opcode::WarpPartition) continue;
+    for (const auto& region : p->regions) {
+      if (region.get() == inside) continue;
+      bool allocates = false;
+      ir::walk(*region, [&](ir::Op& o) { allocates |= o.opcode == Opcode::SharedAlloc; });
+      if (allocates) return true;
+    }
+  }
+  return false;
 }
 
 std::optional<StorePlan> planStore(const ir::Op& store, const analysis::AxisInfoAnalysis& axis, const GpuContext& ctx) {
-  if (ctx.target.sm < 90 || inWarpPartition(store)) return std::nullopt;
+  if (ctx.target.sm < 90 || besideAllocatingPartition(store)) return std::nullopt;
   const Type& t = store.operand(1)->type;
   if (t.rank() != 2 || ir::bitWidth(t.elem) < 8 || t.shape[0] > 256) return std::nullopt;
   const int elemBytes = ir::bitWidth(t.elem) / 8;
@@ -66,41 +74,8 @@ std::optional<StorePlan> planStore(const ir::Op& store, const analysis::AxisInfo
   return StorePlan{tile, std::move(*pieces)};
 }
 
-// How many operands read each value, kept as ops are removed; removed values are remembered, since an
-// operand list may name one that the removal of another's defining chain took already.
-struct Uses {
-  std::map<const Value*, int64_t> count;
-  std::set<const Value*> removed;
-
-  explicit Uses(ir::Function& fn) {
-    ir::walk(fn, [&](ir::Op& op) {
-      for (const Value* v : op.operands) ++count[v];
-    });
-  }
-
-  // Removes the pure op defining `v` when nothing reads its results any more, then its operands' likewise.
-  void eraseIfDead(Value* v) {
-    if (removed.count(v)) return;
-    ir::Op* def = v->def;
-    if (!def || def->info().effect != ir::Effect::Pure || !def->regions.empty()) return;
-    for (const auto& r : def->results)
-      if (count[r.get()] > 0) return;
-    const std::vector<Value*> operands = def->operands;
-    for (Value* o : operands) --count[o];
-    for (const auto& r : def->results) removed.insert(r.get());
-    def->parent->remove(def);
-    for (Value* o : operands) eraseIfDead(o);
-  }
-
-  // Drops `op`'s reads of `operands` and what only they kept.
-  void release(const std::vector<Value*>& operands) {
-    for (Value* v : operands) --count[v];
-    for (Value* v : operands) eraseIfDead(v);
-  }
-};
-
 // The store without its TMA description: the plain masked store.
-void dropDescription(ir::Op& store, Uses& uses) {
+void dropDescription(ir::Op& store, ValueUses& uses) {
   std::vector<Value*> dropped(store.operands.begin() + 3, store.operands.end());
   store.operands.resize(3);
   std::erase_if(store.attrs, [](const ir::Attr& a) { return a.name == "tma"; });
@@ -109,7 +84,7 @@ void dropDescription(ir::Op& store, Uses& uses) {
 
 // Rewrites the store into the TMA form, or leaves it when the buffer would not fit; true when rewritten.
 bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuContext& ctx,
-             Uses& uses) {
+             ValueUses& uses) {
   ir::Block& block = *store.parent;
   ir::Builder b(block, block.indexOf(&store));
   const Type& t = store.operand(1)->type;
@@ -122,7 +97,7 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
   // local_store takes any register layout: a conversion only this store reads (to the layout the pointer
   // store wanted, through scratch) is skipped, the registers go to the buffer as they are.
   Value* value = store.operand(1);
-  if (value->def && value->def->opcode == Opcode::ConvertLayout && uses.count[value] == 1) value = value->def->operand(0);
+  if (value->def && value->def->opcode == Opcode::ConvertLayout && uses.reads(value) == 1) value = value->def->operand(0);
   created.push_back(b.create(Opcode::LocalStore, {buffer, value}, {}, {}, store.loc));
   created.push_back(b.create(Opcode::FenceAsyncShared, {}, {}, {}, store.loc));
   created.push_back(b.create(Opcode::Barrier, {}, {}, {}, store.loc));
@@ -138,8 +113,8 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
   }
   const std::vector<int64_t> box{t.shape[0], plan.tile.boxInner};
   copy->setAttr("map", declareTensorMap(fn, plan.pieces, box, plan.tile.swizzle, store.loc));
-  for (Value* v : operands) ++uses.count[v];
-  ++uses.count[value];
+  for (Value* v : operands) uses.addRead(v);
+  uses.addRead(value);
   const std::vector<Value*> old = store.operands;
   block.remove(&store);
   uses.release(old);
@@ -157,7 +132,7 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx) {
   const analysis::AxisInfoAnalysis axis(fn);  // before any store is rewritten
   std::vector<std::optional<StorePlan>> plans;
   for (ir::Op* store : stores) plans.push_back(planStore(*store, axis, ctx));
-  Uses uses(fn);
+  ValueUses uses(fn);
   for (size_t i = 0; i < stores.size(); ++i)
     if (!plans[i] || !rewrite(fn, *stores[i], *plans[i], ctx, uses)) dropDescription(*stores[i], uses);
 }
