@@ -34,7 +34,7 @@ def matmul_persistent_kernel(
         a_ptr, bt_ptr, c_ptr,
         M, N, K,
         BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-        GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
+        GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False,
 ):
     start_pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
@@ -51,7 +51,9 @@ def matmul_persistent_kernel(
     # The epilogue finds its tile from a counter of its own rather than from tile_id, so a compiler that
     # flattens the two loops (flatten=True) need not keep the main loop's tile id alive until the store.
     tile_id_c = start_pid - NUM_SMS
-    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+    # WARP_SPECIALIZE (tutorial 09's flag): a producer warpgroup copies the tiles, running ahead into the
+    # next tile while the consumers store this one (kiln on sm_90a; Triton 3.6 cannot on Hopper).
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True, warp_specialize=WARP_SPECIALIZE):
         pid_m, pid_n = tile_coordinates(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
         offs_am = pid_m * BLOCK_SIZE_M
         offs_bn = pid_n * BLOCK_SIZE_N
@@ -83,7 +85,7 @@ def device_sm_count(t):
     return torch.cuda.get_device_properties(t.device).multi_processor_count
 
 
-def _launch(kernel, a, b, c, num_sms, **meta):
+def _launch(kernel, a, b, c, num_sms, warp_specialize=False, **meta):
     M, K = a.shape
     K2, N = b.shape
     if K2 != K or tuple(c.shape) != (M, N):
@@ -96,6 +98,8 @@ def _launch(kernel, a, b, c, num_sms, **meta):
         num_sms = device_sm_count(a)
     triton.set_allocator(_scratch)
     grid = lambda META: (min(num_sms, triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"])), )
+    if warp_specialize:
+        meta["WARP_SPECIALIZE"] = True
     return kernel[grid](a, bt, c, M, N, K, NUM_SMS=num_sms, **meta)
 
 
@@ -106,7 +110,7 @@ def matmul_persistent(a, b, c, num_sms=None):
     return _launch(matmul_persistent_kernel_autotuned, a, b, c, num_sms)
 
 
-def matmul_persistent_with_config(a, b, c, config, num_sms=None):
+def matmul_persistent_with_config(a, b, c, config, num_sms=None, warp_specialize=False):
     """The same with one config of get_configs() (for tuning outside the autotuner)."""
-    return _launch(matmul_persistent_kernel, a, b, c, num_sms, **config.kwargs, num_warps=config.num_warps,
-                   num_stages=config.num_stages)
+    return _launch(matmul_persistent_kernel, a, b, c, num_sms, warp_specialize, **config.kwargs,
+                   num_warps=config.num_warps, num_stages=config.num_stages)

@@ -132,6 +132,16 @@ void barrier(Codegen& cg, const ir::Op& op) {
   ptx::barSync(cg.e, id, threads == 0 ? cg.numWarps * 32 : threads);
 }
 
+// Every thread arrives, or (per_warp) the warp's threads synchronise, which orders their earlier accesses
+// to shared memory before its first lane's arrival for the warp.
+void mbarrierArrive(Codegen& cg, const ir::Op& op) {
+  if (!op.intAttrOr("per_warp", 0)) return ptx::mbarrierArrive(cg.e, cg.reg(op.operand(0)));
+  cg.e.inst("bar.warp.sync", {int64_t(-1)});
+  Reg first = cg.e.reg(ptx::RegClass::Pred);
+  cg.e.inst("setp.eq.u32", {first, cg.lane(), 0});
+  ptx::mbarrierArrive(cg.e, cg.reg(op.operand(0)), ptx::when(first));
+}
+
 }  // namespace
 
 void precomputeSlotOffsets(Codegen& cg, const ir::Block& body) {
@@ -175,7 +185,7 @@ void lowerSchedule(Codegen& cg, const ir::Op& op) {
     case Opcode::DebugBarrier: return cg.barrier();  // tl.debug_barrier: the CTA's (or the partition's) bar.sync
     case Opcode::MbarrierInit:  // one thread; a barrier makes it visible to the others (PTX-NOTES §11)
       return ptx::mbarrierInit(e, cg.reg(op.operand(0)), op.intAttr("count"), ptx::when(cg.firstThread()));
-    case Opcode::MbarrierArrive: return ptx::mbarrierArrive(e, cg.reg(op.operand(0)));
+    case Opcode::MbarrierArrive: return mbarrierArrive(cg, op);
     case Opcode::MbarrierExpectTx:
       if (e.target().sm < 90) throw CompileError(op.loc, "mbarrier_expect_tx needs sm_90 or later");
       return ptx::mbarrierExpectTx(e, cg.reg(op.operand(0)), op.intAttr("bytes"), ptx::when(cg.firstThread()));

@@ -9,7 +9,9 @@ void mbarrierInit(Entry& e, Reg bar, int64_t count, Guard guard) {
   e.inst("mbarrier.init.shared::cta.b64", {addr(bar), count}, guard);
 }
 
-void mbarrierArrive(Entry& e, Reg bar) { e.inst("mbarrier.arrive.shared::cta.b64", {sym("_"), addr(bar)}); }
+void mbarrierArrive(Entry& e, Reg bar, Guard guard) {
+  e.inst("mbarrier.arrive.shared::cta.b64", {sym("_"), addr(bar)}, guard);
+}
 
 void mbarrierExpectTx(Entry& e, Reg bar, int64_t bytes, Guard guard) {
   if (e.target().sm < 90) throw InternalError({}, "mbarrier.expect_tx needs sm_90");

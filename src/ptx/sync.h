@@ -10,7 +10,7 @@ namespace kiln::ptx {
 // mbarrier.init.shared::cta.b64 [bar], count; in the threads `guard` selects (one thread, usually).
 void mbarrierInit(Entry& e, Reg bar, int64_t count, Guard guard = {});
 // mbarrier.arrive.shared::cta.b64 _, [bar];  every executing thread arrives once.
-void mbarrierArrive(Entry& e, Reg bar);
+void mbarrierArrive(Entry& e, Reg bar, Guard guard = {});
 // mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], bytes;  the current phase also waits for
 // `bytes` of asynchronous transactions (sm_90).
 void mbarrierExpectTx(Entry& e, Reg bar, int64_t bytes, Guard guard = {});

@@ -82,6 +82,7 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
 }
 
 void LoopRewrite::run() {
+  wsRoot_ = specializationRoot(for_, ctx_, tma(), asyncDot_ != nullptr);
   slot_ = body_.addArg(Type::scalar(Scalar::I32));
   if (tma()) phase_ = body_.addArg(Type::scalar(Scalar::I32));
   prologue();
@@ -94,6 +95,7 @@ void LoopRewrite::run() {
     ir::replaceAllUses(*for_.parent, acc, wait->result(0));
     wait->operands[0] = acc;
   }
+  if (specialized()) return releaseLastSlot();  // no copy past the end, the slots stay the loop's
   if (tma()) drainTma();
   else b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
   b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);
@@ -184,7 +186,7 @@ void LoopRewrite::copy(PipelinedLoad& p, Value* slot, Value* bar, Value* ivBase,
 
 void LoopRewrite::prologue() {
   if (tma()) declareTensorMaps();  // at the kernel's entry: before the insertion point is taken
-  b_.setInsertionPointBefore(&for_);
+  b_.setInsertionPointBefore(specialized() ? wsRoot_ : &for_);
   for (PipelinedLoad& p : pipelined_) {
     const Type& t = p.c.load->result(0)->type;
     std::vector<ir::Attr> attrs{ir::Attr{"pipelined", int64_t(1)}};
@@ -192,6 +194,7 @@ void LoopRewrite::prologue() {
     p.buffer = b_.create1(Opcode::SharedAlloc, {}, Type::shared(t.shape, t.elem, stages_, p.shared), attrs, p.c.load->loc);
   }
   if (tma()) initSlotBarriers();
+  if (specialized()) return carrySlotAcrossRoot();  // the producer copies each iteration's own tiles
   for (int s = 0; s + 1 < stages_; ++s) {
     Value* bar = tma() ? slotBarrier(i32(s)) : nullptr;
     for (PipelinedLoad& p : pipelined_)
@@ -290,7 +293,10 @@ void LoopRewrite::rewriteBody() {
   std::vector<ir::Op*> ops;
   for (const auto& op : body_.ops) ops.push_back(op.get());
   b_.setInsertionPoint(body_, 0);
-  if (tma()) {
+  if (specialized()) {
+    issueSpecializedCopies();
+    b_.create(Opcode::MbarrierWait, {slotBarrier(slot_), phase_}, {});
+  } else if (tma()) {
     // Iteration i's copies landed (the mbarrier's phase completes with their bytes, and makes them
     // visible to the waiting threads, wgmma's reads included). Unless the dot's barrier after its
     // wait does it (asyncDot), a barrier: every thread is done with iteration i - 1's slots.
@@ -307,12 +313,13 @@ void LoopRewrite::rewriteBody() {
   Value* isFirst = b_.create1(Opcode::Cmp, {slot_, i32(0)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
   Value* before = b_.create1(Opcode::Sub, {slot_, i32(1)}, i32t);
   Value* previous = b_.create1(Opcode::Select, {isFirst, i32(stages_ - 1), before}, i32t);
+  previous_ = previous;
   for (PipelinedLoad& p : pipelined_) {
     p.readSlot = b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1));
     p.writeSlot = b_.create1(Opcode::SharedSlot, {p.buffer, previous}, p.buffer->type.withSlots(1));
     p.readView = viewOf(p, p.readSlot);
   }
-  if (tma()) writeBar_ = slotBarrier(previous);
+  if (tma() && !specialized()) writeBar_ = slotBarrier(previous);
 
   std::vector<ir::Op*> replaced;
   for (ir::Op* op : ops) {
@@ -326,7 +333,7 @@ void LoopRewrite::rewriteBody() {
     if (load != pipelined_.end()) {
       replaced.push_back(op);
       if (load->c.convert) {  // read by a dot: its copy waits for that dot's k-slices
-        deferred_.push_back(&*load);
+        if (!specialized()) deferred_.push_back(&*load);
         if (load->c.convert == op) {  // the dots read the load itself: the whole slot stands for it
           load->whole = b_.create1(Opcode::LocalLoad, {load->readSlot}, op->result(0)->type, {}, op->loc);
           ir::replaceAllUses(body_, op->result(0), load->whole);
@@ -337,7 +344,7 @@ void LoopRewrite::rewriteBody() {
       if (op->numOperands() > 2)  // masked-off elements are `other`, not the zeros of the copy
         x = b_.create1(Opcode::Select, {op->operand(1), x, op->operand(2)}, x->type, {}, op->loc);
       ir::replaceAllUses(body_, op->result(0), x);
-      copy(*load, load->writeSlot, writeBar_, body_.arg(0), false, stages_ - 1);
+      if (!specialized()) copy(*load, load->writeSlot, writeBar_, body_.arg(0), false, stages_ - 1);
     } else if (permute) {  // its convert reads the slot's view instead
       replaced.push_back(op);
     } else if (convert != pipelined_.end()) {

@@ -42,7 +42,8 @@ void issueWgmma(LoopRewrite& loop, ir::Op& dot, const DotPlan& plan) {
   Value* result = acc;
   if (&dot == loop.asyncDot()) {  // the previous iteration's group is done everywhere: its slots may be refilled
     b.create(Opcode::MmaWait, {}, {}, {ir::Attr{"pending", int64_t(1)}}, dot.loc);
-    b.create(Opcode::Barrier, {}, {}, {}, dot.loc);
+    if (loop.specialized()) loop.releasePreviousSlot();  // the producer refills it
+    else b.create(Opcode::Barrier, {}, {}, {}, dot.loc);
   } else {
     result = b.create1(Opcode::MmaWait, {acc}, acc->type, {ir::Attr{"pending", int64_t(0)}}, dot.loc);
   }

@@ -89,6 +89,11 @@ class LoopRewrite {
   const ir::Op* asyncDot() const { return asyncDot_; }
   // The first of the driving dots (its loads carry a k-slice); only compared, it may be split already.
   const ir::Op* firstDot() const { return first_; }
+  // Whether the loop takes the warp-specialized form (pipeline_specialized.cpp), and there, what the
+  // consumers do where the refill's barrier stood: from the second iteration on, each warp arrives on
+  // the empty mbarrier of the slot iteration i - 1 read.
+  bool specialized() const { return wsRoot_ != nullptr; }
+  void releasePreviousSlot();
 
  private:
   struct CopyOperands {
@@ -124,6 +129,15 @@ class LoopRewrite {
   ir::Value* nextSlot();
   ir::Value* sliceOf(PipelinedLoad& p, ir::Value* slot);  // the first k-slice of the carried operand
   void eraseDeadSlices();
+  // ---- the warp-specialized form (pipeline_specialized.cpp)
+  // The top-level loop asking for warp specialization that is this loop or directly holds it, when the
+  // loop can take that form: every load by TMA, its one wgmma dot kept in flight, sm_90a, whole warpgroups.
+  static ir::Op* specializationRoot(ir::Op& forOp, const GpuContext& ctx, bool tmaCopies, bool asyncDot);
+  void initEmptyBarriers();            // one per slot, one arrival per warp, beside the full ones
+  void carrySlotAcrossRoot();          // the slot and phase start where the root's previous iteration left them
+  void issueSpecializedCopies();       // wait for the slot's previous round to be released, copy iteration i
+  void releaseLastSlot();              // after the loop: the last iteration's slot, when it ran
+  ir::Value* emptyBarrier(ir::Value* index);
 
   ir::Op& for_;
   ir::Block& body_;
@@ -141,6 +155,9 @@ class LoopRewrite {
   ir::Value* writeBar_ = nullptr;   // TMA: the mbarrier of the slot the body's copies fill
   ir::Value* next_ = nullptr;       // (i + 1) mod stages, once computed
   const ir::Op* asyncDot_ = nullptr;
+  ir::Op* wsRoot_ = nullptr;        // specialized: the top-level loop that asks for it
+  ir::Value* empty_ = nullptr;      // specialized: the slots' empty mbarriers
+  ir::Value* previous_ = nullptr;   // (i - 1) mod S, in the body
   int64_t asyncResult_ = -1;        // the loop result the async dot's accumulator leaves by
   bool readsThroughDescriptors() const;  // some slot is read by wgmma (the async proxy)
   std::deque<PipelinedLoad*> deferred_;  // copies waiting for the next k-slice

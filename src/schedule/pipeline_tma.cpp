@@ -55,6 +55,7 @@ void LoopRewrite::initSlotBarriers() {
   const int64_t arrivals = int64_t(pipelined_.size());
   for (int s = 0; s < stages_; ++s)
     b_.create(Opcode::MbarrierInit, {slotBarrier(i32(s))}, {}, {ir::Attr{"count", arrivals}}, for_.loc);
+  if (specialized()) initEmptyBarriers();
   b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);  // the barriers initialised, for every thread
 }
 

@@ -1,0 +1,112 @@
+// The pipeline pass's warp-specialized form of a TMA loop (see warp_specialize.cpp for the partitions it
+// is then split into). A loop that asks for warp specialization (`tl.range(..., warp_specialize=True)`),
+// or whose top-level enclosing loop asks for it while holding it directly in its body (tutorial 09's
+// persistent tile loop around its k loop), gets no prologue copies and no drain: each iteration copies
+// its own tiles once the consumers released the slot's previous round, so a producer may run any number
+// of iterations ahead, across the root loop's iterations too, as far as the slots allow:
+//
+//   before the root   slots, full[S] (one arrival per load), empty[S] (one arrival per warp), barrier
+//   iteration i       mbarrier_wait empty[i mod S], parity of round i / S - 1  (at i < S: complete)
+//                     tma_load x loads of iteration i into slot i mod S, on full[i mod S]
+//                     mbarrier_wait full[i mod S], parity (i / S) & 1
+//                     wgmma; wgmma.wait_group 1; if i > 0: each warp arrives on empty[(i - 1) mod S]
+//   after the loop    wait_group 0; if it ran: each warp arrives on the last iteration's empty barrier
+//
+// The slot and phase run on across the root's iterations (carried by the root), so the barriers are
+// initialised once. As one sequence of code this is a correct, unpipelined schedule; the
+// warp_specialize pass moves the first three lines of each iteration to a producer warpgroup.
+#include "schedule/pipeline_rewrite.h"
+
+namespace kiln::schedule::pipeline {
+
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+using ir::Value;
+
+ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bool tmaCopies, bool asyncDot) {
+  if (!tmaCopies || !asyncDot || !ctx.target.archSpecific || ctx.target.sm < 90) return nullptr;
+  if (ctx.numWarps % 4 || ctx.numWarps + 4 > 32) return nullptr;  // consumers in whole warpgroups, a producer one
+  ir::Op* root = &forOp;
+  if (!forOp.parent->parentFunc) {  // nested: directly in the body of a top-level loop
+    root = forOp.parentOp();
+    if (!root || root->opcode != Opcode::For || !root->parent->parentFunc || forOp.parent != &root->region(0))
+      return nullptr;
+  }
+  return root->intAttrOr("warp_specialize", 0) ? root : nullptr;
+}
+
+Value* LoopRewrite::emptyBarrier(Value* index) {
+  return b_.create1(Opcode::SharedSlot, {empty_, index}, empty_->type.withSlots(1), {}, for_.loc);
+}
+
+void LoopRewrite::initEmptyBarriers() {
+  empty_ = b_.create1(Opcode::SharedAlloc, {}, bars_->type, {ir::Attr{"pipelined", int64_t(1)}}, for_.loc);
+  for (int s = 0; s < stages_; ++s)
+    b_.create(Opcode::MbarrierInit, {emptyBarrier(i32(s))}, {}, {ir::Attr{"count", int64_t(ctx_.numWarps)}}, for_.loc);
+}
+
+void LoopRewrite::carrySlotAcrossRoot() {
+  const Type i32t = Type::scalar(Scalar::I32);
+  if (wsRoot_ == &for_) {  // the loop is the root: slot 0, phase 0
+    for (int k = 0; k < 2; ++k) {
+      for_.operands.push_back(i32(0));
+      for_.addResult(i32t);
+    }
+    return;
+  }
+  // The root carries them from one of its iterations to the next: the loop starts where the last left off.
+  ir::Block& rootBody = wsRoot_->region(0);
+  const unsigned first = for_.numResults();
+  for (int k = 0; k < 2; ++k) {
+    wsRoot_->operands.push_back(i32(0));
+    wsRoot_->addResult(i32t);
+    for_.operands.push_back(rootBody.addArg(i32t));
+    for_.addResult(i32t);
+  }
+  ir::Op* yield = rootBody.terminator();
+  yield->operands.push_back(for_.result(first));
+  yield->operands.push_back(for_.result(first + 1));
+}
+
+void LoopRewrite::issueSpecializedCopies() {
+  // The slot's previous round (iteration i - S) was released by every consumer warp: its phase of the
+  // empty barrier has the parity of this round's flipped; before the first round that phase counts as
+  // complete (an mbarrier's phase before its current one), so the first S iterations do not wait.
+  Value* before = b_.create1(Opcode::Xor, {phase_, i32(1)}, Type::scalar(Scalar::I32));
+  b_.create(Opcode::MbarrierWait, {emptyBarrier(slot_), before}, {});
+  Value* bar = slotBarrier(slot_);
+  for (PipelinedLoad& p : pipelined_)
+    copy(p, b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1)), bar, body_.arg(0), false, 0);
+}
+
+void LoopRewrite::releasePreviousSlot() {
+  const SourceLoc& loc = for_.loc;
+  Value* notFirst = b_.create1(Opcode::Cmp, {body_.arg(0), for_.operand(0)}, Type::scalar(Scalar::I1),
+                               {ir::Attr{"pred", std::string("ne")}}, loc);
+  ir::Op* branch = b_.create(Opcode::If, {notFirst}, {}, {}, loc);
+  ir::Builder then(branch->region(0));
+  Value* slot = then.create1(Opcode::SharedSlot, {empty_, previous_}, empty_->type.withSlots(1), {}, loc);
+  then.create(Opcode::MbarrierArrive, {slot}, {}, {ir::Attr{"per_warp", int64_t(1)}}, loc);
+  then.create(Opcode::Yield, {}, {}, {}, loc);
+  ir::Builder(branch->region(1)).create(Opcode::Yield, {}, {}, {}, loc);
+}
+
+void LoopRewrite::releaseLastSlot() {
+  const SourceLoc& loc = for_.loc;
+  const Type i32t = Type::scalar(Scalar::I32), i1 = Type::scalar(Scalar::I1);
+  Value* ran = b_.create1(Opcode::Cmp, {for_.operand(0), for_.operand(1)}, i1, {ir::Attr{"pred", std::string("lt")}}, loc);
+  ir::Op* branch = b_.create(Opcode::If, {ran}, {}, {}, loc);
+  ir::Builder then(branch->region(0));
+  // The loop's result is the slot of iteration n; iteration n - 1 read the one before it.
+  Value* next = for_.result(slot_->index - 1);
+  Value* wrapped = then.create1(Opcode::Cmp, {next, then.intConst(0, i32t, loc)}, i1, {ir::Attr{"pred", std::string("eq")}}, loc);
+  Value* before = then.create1(Opcode::Sub, {next, then.intConst(1, i32t, loc)}, i32t, {}, loc);
+  Value* last = then.create1(Opcode::Select, {wrapped, then.intConst(stages_ - 1, i32t, loc), before}, i32t, {}, loc);
+  Value* slot = then.create1(Opcode::SharedSlot, {empty_, last}, empty_->type.withSlots(1), {}, loc);
+  then.create(Opcode::MbarrierArrive, {slot}, {}, {ir::Attr{"per_warp", int64_t(1)}}, loc);
+  then.create(Opcode::Yield, {}, {}, {}, loc);
+  ir::Builder(branch->region(1)).create(Opcode::Yield, {}, {}, {}, loc);
+}
+
+}  // namespace kiln::schedule::pipeline
