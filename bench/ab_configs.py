@@ -21,7 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {
     "matmul": [("matmul", (4096, 4096, 4096, "float16")), ("matmul", (8192, 8192, 512, "float16")),
                ("matmul", (127, 8192, 8192, "float16")), ("matmul", (3000, 3000, 3000, "bfloat16"))],
-    "attention": [("attention", (4, 32, 4096, 64)), ("attention", (4, 32, 4096, 128))],
+    "attention": [("attention", (4, 32, 4096, 64)), ("attention", (4, 32, 4096, 128)),
+                  ("attention", (4, 32, 4096, 128, True))],
     "softmax": [("softmax", (4096, 1024)), ("softmax", (32768, 4096))],
     "grouped_gemm": [("grouped_gemm", ((1024, 512, 256, 128), )), ("grouped_gemm", ((4096, 2048, 1024, 512), ))],
     "matmul_persistent": [("matmul_persistent", (8192, 8192, 8192))],

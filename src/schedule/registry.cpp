@@ -9,7 +9,9 @@ struct Entry {
   void (*run)(ir::Function&, const GpuContext&);
 };
 constexpr Entry kPasses[] = {
+    {"overlap_dots", overlapDots},
     {"pipeline", pipelineLoops},
+    {"defer_mma_waits", deferMmaWaits},
     {"warp_specialize", warpSpecialize},
     {"split_mma", splitMma},
     {"stage_operands", stageOperands},

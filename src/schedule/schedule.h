@@ -19,11 +19,18 @@ struct GpuContext {
   int numStages = 1;  // the pipelining depth of loops without their own num_stages (below 2: none)
 };
 
+// On sm_90a, rotates a loop whose body chains two wgmma dots (attention's Q K^T, softmax, P V) by one
+// iteration, so the second dot of iteration j - 1 is issued right after the first dot of iteration j and
+// runs while j's softmax does (schedule/overlap_dots.cpp).
+void overlapDots(ir::Function& fn, const GpuContext& ctx);
 // Software-pipelines the loads of `for` loops that feed tl.dot (every loop) or that the loop asks for
 // (its num_stages attribute): shared buffers of num_stages slots filled by cp.async ahead of the
 // iteration that reads them, with their waits and barriers; the dots reading them split into k-slice
 // mmas with the copies between (schedule/pipeline.cpp).
 void pipelineLoops(ir::Function& fn, const GpuContext& ctx);
+// Moves each wait for a wgmma's result down to the first op that reads it, `pending` counting the wgmma
+// groups issued after it by then (schedule/defer_mma_waits.cpp).
+void deferMmaWaits(ir::Function& fn, const GpuContext& ctx);
 // Runs a top-level loop that asks for warp specialization (its warp_specialize attribute) and whose slots
 // the pipeline fills with TMA on two warp partitions: the consumers (num_warps warps, the loop's dots and
 // everything else) and a producer warpgroup issuing the copies, with an "empty" mbarrier per slot for
@@ -56,7 +63,7 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx);
 // The bytes the buffers need at once, placed as allocateShared places them (without setting offsets).
 int64_t sharedBufferBytes(const ir::Function& fn);
 
-// The GPU pass called `name` ("pipeline", "warp_specialize", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
+// The GPU pass called `name` ("overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
 // "insert_barriers"); false if
 // there is none.
 bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);
