@@ -85,7 +85,8 @@ inline void CtaSim::runGroup(size_t g) {
   enter(groups_[g]);
   for (;;) {
     Group& group = groups_[g];
-    const Inst& in = code_.at(group.pc);
+    if (group.pc >= code_.size()) fail("ran off the end");
+    const Inst& in = code_[group.pc];
     cur_ = &in;
     ++steps_;
     if (++runSteps_ > stepLimit_) fail("step limit (" + std::to_string(stepLimit_) + " group instructions)");
