@@ -78,5 +78,22 @@ TEST(CodegenSimPersistent, TilesLeaveThroughTmaStores) {
   }
 }
 
+// With WARP_SPECIALIZE (matmul_persistent_ws: the same source, the flag on its tile loop): a producer
+// warpgroup walks every tile's k loop issuing the TMA copies while 4 consumer warps run the wgmma and
+// store the tiles; slot and phase run on from tile to tile (the mbarriers are initialised once), so the
+// producer loads the next tile while the consumers store this one.
+TEST(CodegenSimPersistent, WarpSpecializedTileLoop) {
+  for (int stages : {2, 3}) {
+    SCOPED_TRACE("stages " + std::to_string(stages));
+    SimRun r(lowerInput("matmul_persistent_ws", 4, stages, ptx::kSm90a));
+    EXPECT_EQ(r.k.info.numWarps, 8) << "a producer warpgroup beside the 4 consumer warps";
+    EXPECT_EQ(count(r.k.ptx, "mbarrier.init"), 2 * stages) << "full and empty barriers, once";
+    EXPECT_EQ(count(r.k.ptx, "bar.warp.sync"), 2) << "each consumer warp releases its slots";
+    EXPECT_GE(count(r.k.ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 1) << "TMA stores by the consumers";
+    r.sim.setStepLimit(8000000);
+    runAndCheck(r);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::lower::test

@@ -1,10 +1,23 @@
-// A lock-step simulator of one CTA running emitted PTX, for the conversion, reduction and dot tests:
-// every thread executes each instruction before any executes the next (uniform control flow only), so
-// warp shuffles, mma.sync (from the fragment formulas of PTX-NOTES §8, independently of kiln's layouts)
-// and shared memory behave as on the GPU; atomics act thread after thread. Shared-memory races the
-// barriers do not order (a read or write of a byte another thread wrote or read since the last bar.sync)
-// and conflicting global stores are errors. Unknown instructions are errors too, so a test never passes by skipping work.
+// A simulator of one CTA running emitted PTX, for the conversion, reduction, dot and end-to-end tests.
+// Threads run in groups (ops_sim_groups.h): a group executes each instruction for all its threads before
+// any executes the next, so warp shuffles, mma.sync (from the fragment formulas of PTX-NOTES §8,
+// independently of kiln's layouts) and shared memory behave as on the GPU; atomics act thread after
+// thread. The CTA starts as one group; a branch that is uniform in every warp but differs between warps
+// splits it (one divergent inside a warp is an error), groups block on bar.sync and on mbarrier waits
+// and run one at a time, and the groups a barrier releases at one pc merge again.
+// Races: happens-before by vector clocks. Each thread has a clock per thread; its own entry ticks after
+// each release. A bar.sync joins the clocks of the threads that took part in it (a named barrier orders
+// only those); an mbarrier arrival releases the arriving thread's clock into the phase, a TMA copy
+// releases its issuer's clock at issue, and a wait that sees the phase complete acquires their join.
+// An access is (thread, its own clock then); it happens before thread t's current point when t's entry for
+// that thread is at least that clock. Each shared byte keeps the writes and reads no later access is known
+// to follow (FastTrack's sets). A read of a byte another thread wrote, or a write of a byte another thread
+// read or wrote with a different value, that does not happen before the access is an error ("since the
+// last barrier" in the messages: the barrier that would order them). Conflicting global stores are
+// errors. Unknown instructions are errors too, so a test never passes by skipping work.
 #pragma once
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -47,53 +60,11 @@ class CtaSim {
   void setTensorMap(const std::string& symbol, TensorMap m);
   int64_t steps() const { return steps_; }
 
-  // Runs the entry; "" on success, else what went wrong (with the instruction).
-  std::string run() {
-    regs_.assign(size_t(n_), std::vector<uint64_t>(regIndex_.size(), 0));
-    defined_.assign(size_t(n_), std::vector<uint8_t>(regIndex_.size(), 0));
-    openCopies_.assign(size_t(n_), {});
-    copyGroups_.assign(size_t(n_), {});
-    wgmmaOpen_.clear();
-    wgmmaGroups_.clear();
-    mbarriers_.clear();
-    tensorCopies_.clear();
-    openBulk_.assign(size_t(n_), {});
-    bulkGroups_.assign(size_t(n_), {});
-    try {
-      for (size_t pc = 0; pc < code_.size();) {
-        const Inst& in = code_[pc];
-        cur_ = &in;
-        ++steps_;
-        if (steps_ > 2000000) return "step limit";
-        std::string op = in.parts[0];
-        if (op == "ret") {
-          if (!in.guard.empty()) return "guarded ret: " + in.line;
-          for (int t = 0; t < n_; ++t)
-            if (!openCopies_[size_t(t)].empty() || !copyGroups_[size_t(t)].empty())
-              return "cp.async copies never waited for at `" + in.line + "`";
-          if (!wgmmaOpen_.empty() || !wgmmaGroups_.empty()) return "wgmma groups never waited for at `" + in.line + "`";
-          if (!tensorCopies_.empty()) return "TMA copies never waited for at `" + in.line + "`";
-          for (int t = 0; t < n_; ++t)
-            if (!openBulk_[size_t(t)].empty() || !bulkGroups_[size_t(t)].empty())
-              return "TMA stores never waited for (cp.async.bulk.wait_group.read) at `" + in.line + "`";
-          return "";
-        }
-        if (op == "bra") {
-          int taken = 0;
-          for (int t = 0; t < n_; ++t) taken += active(t, in);
-          if (taken != 0 && taken != n_) return "divergent branch: " + in.line;
-          if (taken) pc = labels_.at(in.ops.at(0));
-          else ++pc;
-          continue;
-        }
-        exec(in);
-        ++pc;
-      }
-    } catch (const std::exception& ex) {
-      return std::string(ex.what()) + " at `" + (cur_ ? cur_->line : std::string("?")) + "`";
-    }
-    return "ran off the end";
-  }
+  // Runs the entry as CTA `ctaId` of a grid of `gridSize` CTAs (x, y, z); "" on success, else what went
+  // wrong (with the instruction). Memory and buffers persist from run to run (the CTAs of one grid run
+  // one after another); registers, barriers, clocks and the race record do not. ops_sim_groups.h.
+  std::string run(std::array<uint64_t, 3> ctaId = {0, 0, 0}, std::array<uint64_t, 3> gridSize = {1, 1, 1});
+  void setStepLimit(int64_t steps) { stepLimit_ = steps; }
 
  private:
   struct Inst {
@@ -101,10 +72,14 @@ class CtaSim {
     std::vector<std::string> parts;  // opcode split at '.'
     std::vector<std::string> ops;
   };
+  // A shared-memory access for the race checks: by `thread` when its own clock stood at `clock`.
+  struct Access {
+    int thread;
+    uint32_t clock;
+  };
   struct ByteInfo {
-    uint32_t wEpoch = UINT32_MAX, rEpoch = UINT32_MAX;
-    int writer = -1, reader = -1;  // -2: several
-    uint8_t value = 0;
+    std::vector<Access> writes, reads;  // those no later access to the byte is known to follow
+    uint8_t value = 0;                  // the last value written (several unordered writers must agree)
   };
 
   [[noreturn]] static void fail(const std::string& why) { throw std::runtime_error(why); }
@@ -185,8 +160,8 @@ class CtaSim {
     if (s == "%tid.x") return uint64_t(t);
     if (s == "%ntid.x") return uint64_t(n_);
     if (s == "%laneid") return uint64_t(t & 31);
-    if (s == "%ctaid.x" || s == "%ctaid.y" || s == "%ctaid.z") return 0;
-    if (s == "%nctaid.x" || s == "%nctaid.y" || s == "%nctaid.z") return 1;
+    if (s == "%ctaid.x" || s == "%ctaid.y" || s == "%ctaid.z") return ctaId_[size_t(s.back() - 'x')];
+    if (s == "%nctaid.x" || s == "%nctaid.y" || s == "%nctaid.z") return gridSize_[size_t(s.back() - 'x')];
     if (s == "smem") return 0;
     if (auto m = tensorMaps_.find(s); m != tensorMaps_.end()) return m->second.first;  // its param-space address
     if (s.rfind("0f", 0) == 0 || s.rfind("0d", 0) == 0 || s.rfind("0x", 0) == 0) return std::stoull(s.substr(2), nullptr, 16);
@@ -205,7 +180,9 @@ class CtaSim {
     regs_[size_t(t)][i] = v;
     defined_[size_t(t)][i] = 1;
   }
+  // Thread t executes `in`: it is in the running group and its guard (if any) holds.
   bool active(int t, const Inst& in) {
+    if (!running_[size_t(t)]) return false;
     if (in.guard.empty()) return true;
     bool neg = in.guard[0] == '!';
     return (get(t, neg ? in.guard.substr(1) : in.guard) & 1) != neg;
@@ -266,23 +243,57 @@ class CtaSim {
   void execMma(const Inst& in);
   void execMemory(const Inst& in);
   void execLdmatrix(const Inst& in);
+  // Race checks and clocks (ops_sim_races.h).
   uint8_t sharedRead(int t, size_t byte);
   void sharedWrite(int t, size_t byte, uint8_t value);
+  static bool happenedBefore(const Access& a, const std::vector<uint32_t>& clock) { return a.clock <= clock[size_t(a.thread)]; }
+  bool seenBy(const ByteInfo& bi, const std::vector<uint32_t>& clock) const;  // every access happened before
+  void release(int t, std::vector<uint32_t>& into);  // joins t's clock into `into`, then t's entry ticks
+  void acquire(int t, const std::vector<uint32_t>& from) {
+    for (size_t i = 0; i < from.size(); ++i) clocks_[size_t(t)][i] = std::max(clocks_[size_t(t)][i], from[i]);
+  }
+  void barrierJoin(const std::vector<int>& threads);  // a bar.sync among `threads` completes
+  // The scheduler (ops_sim_groups.h): groups of threads with their own pc, each a union of whole warps
+  // (or the whole CTA), run one at a time until they block, split or exit.
+  struct Group {
+    std::vector<int> threads;  // ascending
+    size_t pc = 0;
+    enum class Wait { None, Barrier, Mbarrier } wait = Wait::None;  // Mbarrier: retried when picked
+    int64_t barrier = -1;                                            // the id it waits at
+    bool done = false;
+  };
+  struct NamedBarrier {
+    int expected = 0;
+    std::vector<int> arrived;
+  };
+  void runGroup(size_t g);
+  bool pickGroup(size_t& g);  // a group that can run (merging runnable groups at one pc); false: none
+  void branch(size_t g, const Inst& in);
+  void arriveAtBarrier(size_t g, const Inst& in);
+  void warpSync(const Group& g, const Inst& in);
+  std::string mbarrierWaitBlocked(const Inst& in);  // "" if every running thread's wait phase is complete
+  void setMaxNReg(const Group& g, const Inst& in);
+  std::string exitChecks();
+  std::string deadlock();
+  void enter(const Group& g);  // marks g's threads as the running ones
   void execCpAsync(const Inst& in);  // ops_sim_async.h
   void execAtomic(const Inst& in);   // ops_sim_atomic.h
   // mbarriers and TMA copies (ops_sim_tma.h)
   struct Mbarrier {
     int64_t completed = 0;  // phases completed: the current phase's parity is completed & 1
     int64_t pending = 0, expected = 0, tx = 0;
+    std::vector<uint32_t> arrivedClock, completedClock;  // the current phase's releases; the last completed one's
   };
   struct TensorCopy {
     size_t bar;
     int issuer;
     std::vector<std::pair<size_t, uint8_t>> bytes;  // shared byte -> value, swizzle applied
+    std::vector<uint32_t> clock;                    // the issuer's at issue: what the landing follows
   };
   void execMbarrier(const Inst& in);
   void execTensorCopy(const Inst& in);
   void mbarrierArrive(size_t bar, int64_t arrivals, int64_t tx);
+  void completePhaseIfDone(Mbarrier& m);
   Mbarrier& mbarrierAt(size_t bar);
   void landTensorCopies(size_t bar);
   const TensorMap& tensorMapAt(uint64_t address) const;
@@ -320,6 +331,7 @@ class CtaSim {
   // wgmma (ops_sim_wgmma.h): each instruction's operands per warpgroup, run when its group retires.
   struct PendingWgmma {
     struct Group {
+      int t0 = 0;  // the warpgroup's first thread
       uint64_t descA = 0, descB = 0;
       bool transA = false, transB = false, scaleD = true;
       std::vector<uint32_t> a;  // A from registers: four per thread of the warpgroup
@@ -348,8 +360,7 @@ class CtaSim {
   std::map<uint64_t, std::pair<uint8_t, int>> globalWrites_;  // byte address -> (value, thread)
   std::vector<uint8_t> shared_;
   std::vector<ByteInfo> sharedInfo_;
-  std::unordered_map<size_t, std::vector<int>> sharedWriters_;  // bytes written by several threads this epoch
-  uint32_t epoch_ = 0;
+  std::vector<std::vector<uint32_t>> clocks_;  // per thread: its vector clock
   // cp.async: per thread, the copies issued since the last commit and the committed groups not yet
   // waited for. A copy lands in shared memory only when a wait_group retires its group: the latest the
   // hardware may deliver it, so a read that does not wait sees stale data.
@@ -359,20 +370,26 @@ class CtaSim {
   };
   std::vector<std::vector<AsyncCopy>> openCopies_;
   std::vector<std::vector<std::vector<AsyncCopy>>> copyGroups_;
-  std::vector<PendingWgmma> wgmmaOpen_;
-  std::vector<std::vector<PendingWgmma>> wgmmaGroups_;
+  std::vector<std::vector<PendingWgmma>> wgmmaOpen_;                 // per warpgroup
+  std::vector<std::vector<std::vector<PendingWgmma>>> wgmmaGroups_;  // per warpgroup: committed, not retired
   std::map<std::string, std::pair<uint64_t, TensorMap>> tensorMaps_;  // symbol -> (address, map)
   std::map<size_t, Mbarrier> mbarriers_;
   std::vector<TensorCopy> tensorCopies_;  // issued, not landed
   std::vector<std::vector<TensorStore>> openBulk_;                 // per thread: since its last commit_group
   std::vector<std::vector<std::vector<TensorStore>>> bulkGroups_;  // per thread: committed, not retired
-  int64_t steps_ = 0;
+  int64_t steps_ = 0, stepLimit_ = 2000000, runSteps_ = 0;
   const Inst* cur_ = nullptr;
+  std::array<uint64_t, 3> ctaId_{0, 0, 0}, gridSize_{1, 1, 1};
+  std::vector<Group> groups_;
+  std::vector<uint8_t> running_;  // per thread: in the group being executed
+  std::map<int64_t, NamedBarrier> namedBarriers_;
 };
 
 }  // namespace kiln::lower::test
 
 #include "ops_sim_exec.h"
+#include "ops_sim_races.h"
+#include "ops_sim_groups.h"
 #include "ops_sim_async.h"
 #include "ops_sim_atomic.h"
 #include "ops_sim_wgmma.h"

@@ -21,6 +21,7 @@ inline void CtaSim::execCpAsync(const Inst& in) {
     if (!in.guard.empty()) fail("guarded " + what);
     const size_t keep = what == "wait_group" ? size_t(get(0, in.ops.at(0))) : 0;
     for (int t = 0; t < n_; ++t) {
+      if (!running_[size_t(t)]) continue;
       auto& open = openCopies_[size_t(t)];
       auto& groups = copyGroups_[size_t(t)];
       if (what != "wait_group") {  // commit_group; wait_all also commits
@@ -52,8 +53,7 @@ inline void CtaSim::execCpAsync(const Inst& in) {
     for (size_t b = 0; b < size_t(bytes); ++b) {
       const size_t i = c.dst + b;
       if (i >= shared_.size()) fail("cp.async past the shared memory size");
-      const ByteInfo& bi = sharedInfo_[i];
-      if ((bi.rEpoch == epoch_ && bi.reader != t) || (bi.wEpoch == epoch_ && bi.writer != t))
+      if (!seenBy(sharedInfo_[i], clocks_[size_t(t)]))
         fail("cp.async into a byte another thread used since the last barrier (thread " + std::to_string(t) + ")");
     }
     openCopies_[size_t(t)].push_back(std::move(c));

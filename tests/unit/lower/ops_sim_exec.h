@@ -1,5 +1,5 @@
 // The instruction semantics of the CTA simulator (ops_sim.h): integer, predicate and float arithmetic,
-// conversions, memory with race checks, shfl.sync and mma.sync.
+// conversions, memory (its race checks are ops_sim_races.h), shfl.sync and mma.sync.
 #pragma once
 #include <algorithm>
 
@@ -33,12 +33,6 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "wgmma") return execWgmma(in);
   if (op == "fence" && in.line.find("fence.proxy.async") != std::string::npos) return;  // one proxy here
   if (op == "atom" || op == "red") return execAtomic(in);
-  if (op == "bar") {
-    if (!in.guard.empty()) fail("guarded barrier");
-    ++epoch_;
-    sharedWriters_.clear();
-    return;
-  }
   const int w = ty == "pred" ? 1 : (ty.size() > 1 && std::isdigit(static_cast<unsigned char>(ty[1])) ? bitsOf(ty) : 32);
   for (int t = 0; t < n_; ++t) {
     if (!active(t, in)) continue;
@@ -361,6 +355,7 @@ inline void CtaSim::execLdmatrix(const Inst& in) {
   std::vector<std::string> d = vecOps(in.ops.at(0));
   const int num = int(d.size());
   for (int w0 = 0; w0 < n_; w0 += 32) {
+    if (!running_[size_t(w0)]) continue;
     std::vector<uint64_t> rows(size_t(8 * num));
     for (int l = 0; l < 8 * num; ++l) {
       if (!active(w0 + l, in)) fail("guarded ldmatrix");
@@ -380,41 +375,11 @@ inline void CtaSim::execLdmatrix(const Inst& in) {
   }
 }
 
-inline void CtaSim::sharedWrite(int t, size_t i, uint8_t byte) {
-  if (i >= shared_.size()) fail("shared access past the scratch size (" + std::to_string(i) + ")");
-  ByteInfo& bi = sharedInfo_[i];
-  if (bi.rEpoch == epoch_ && bi.reader != t)
-    fail("shared write of a byte another thread read since the last barrier (thread " + std::to_string(t) + ")");
-  if (bi.wEpoch == epoch_ && bi.writer != t) {
-    if (bi.value != byte) fail("conflicting shared writes without a barrier (thread " + std::to_string(t) + ")");
-    std::vector<int>& ws = sharedWriters_[i];
-    if (ws.empty() && bi.writer >= 0) ws.push_back(bi.writer);
-    ws.push_back(t);
-    bi.writer = -2;
-  } else if (bi.wEpoch != epoch_) {
-    bi.wEpoch = epoch_, bi.writer = t;
-  }
-  bi.value = byte;
-  shared_[i] = byte;
-}
-
-inline uint8_t CtaSim::sharedRead(int t, size_t i) {
-  if (i >= shared_.size()) fail("shared access past the scratch size (" + std::to_string(i) + ")");
-  ByteInfo& bi = sharedInfo_[i];
-  if (bi.wEpoch == epoch_ && bi.writer != t) {
-    auto ws = sharedWriters_.find(i);
-    bool mine = ws != sharedWriters_.end() && std::count(ws->second.begin(), ws->second.end(), t);
-    if (!mine) fail("shared read of a byte another thread wrote since the last barrier (thread " + std::to_string(t) + ")");
-  }
-  if (bi.rEpoch == epoch_ && bi.reader != t) bi.reader = -2;
-  else if (bi.rEpoch != epoch_) bi.rEpoch = epoch_, bi.reader = t;
-  return shared_[i];
-}
-
 inline void CtaSim::execShfl(const Inst& in) {
   const std::string& mode = in.parts[2];
   std::vector<uint64_t> out(static_cast<size_t>(n_));
   for (int t = 0; t < n_; ++t) {
+    if (!running_[size_t(t)]) continue;  // whole warps run or wait together
     if (!active(t, in)) fail("guarded shfl.sync");
     uint64_t b = get(t, in.ops.at(2)), c = get(t, in.ops.at(3));
     int lane = t & 31, bval = int(b & 31), cval = int(c & 31), seg = int((c >> 8) & 31);
@@ -428,7 +393,8 @@ inline void CtaSim::execShfl(const Inst& in) {
     if (!p) j = lane;
     out[size_t(t)] = get((t & ~31) + j, in.ops.at(1));
   }
-  for (int t = 0; t < n_; ++t) set(t, in.ops[0], out[size_t(t)]);
+  for (int t = 0; t < n_; ++t)
+    if (running_[size_t(t)]) set(t, in.ops[0], out[size_t(t)]);
 }
 
 inline void CtaSim::execMma(const Inst& in) {
@@ -447,6 +413,7 @@ inline void CtaSim::execMma(const Inst& in) {
     return toD(ty, bits);
   };
   for (int w0 = 0; w0 < n_; w0 += 32) {
+    if (!running_[size_t(w0)]) continue;
     std::vector<std::vector<double>> A(16, std::vector<double>(size_t(k))), B(size_t(k), std::vector<double>(8)),
         C(16, std::vector<double>(8));
     for (int lane = 0; lane < 32; ++lane) {

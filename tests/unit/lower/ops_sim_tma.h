@@ -5,11 +5,13 @@
 // - cp.async.bulk.tensor reads one box at issue (elements outside the tensor read as zero) and lands it in
 //   shared memory, swizzled on absolute address bits, when a thread waits on the current phase of its
 //   mbarrier and every arrival is in: the latest the hardware may deliver it. Its bytes (the whole box)
-//   then complete on the mbarrier. Landed bytes are visible to every thread without a barrier (the wait
-//   acquires them); a copy into bytes another thread read or wrote since the last barrier is a race.
+//   then complete on the mbarrier. The landing counts as a write by the issuer at issue (its clock then
+//   joins the phase), so the threads that wait on the mbarrier see it; a byte some thread used that
+//   does not happen before the issue may not be the target of a copy (checked at issue and at landing).
 // - mbarrier: init, arrive, arrive.expect_tx, expect_tx, try_wait/test_wait.parity with the phase rules
-//   of the ISA; a wait on a phase that can never complete (arrivals missing, or bytes no copy delivers) is
-//   an error at once, since in lock step nothing else could complete it.
+//   of the ISA; arrivals release the arriving thread's clock into the phase, a wait that passes acquires
+//   the completed phase's. A wait on a phase not yet complete blocks its group (ops_sim_groups.h), and is
+//   an error only when no group can run.
 #pragma once
 
 namespace kiln::lower::test {
@@ -31,7 +33,14 @@ inline void CtaSim::mbarrierArrive(size_t bar, int64_t arrivals, int64_t tx) {
   m.tx += tx;
   m.pending -= arrivals;
   if (m.pending < 0) fail("more arrivals on an mbarrier than it expects");
-  if (m.pending == 0 && m.tx == 0) m.completed++, m.pending = m.expected;
+  completePhaseIfDone(m);
+}
+
+inline void CtaSim::completePhaseIfDone(Mbarrier& m) {
+  if (m.pending != 0 || m.tx != 0) return;
+  m.completed++, m.pending = m.expected;
+  m.completedClock = m.arrivedClock;
+  std::fill(m.arrivedClock.begin(), m.arrivedClock.end(), 0);
 }
 
 inline CtaSim::Mbarrier& CtaSim::mbarrierAt(size_t bar) {
@@ -51,7 +60,7 @@ inline void CtaSim::execMbarrier(const Inst& in) {
       if (bar % 8) fail("misaligned mbarrier");
       for (size_t b = 0; b < 8; ++b) sharedWrite(t, bar + b, 0);
       const int64_t count = int64_t(get(t, in.ops.at(1)));
-      mbarriers_[bar] = Mbarrier{0, count, count, 0};
+      mbarriers_[bar] = Mbarrier{0, count, count, 0, std::vector<uint32_t>(size_t(n_), 0), std::vector<uint32_t>(size_t(n_), 0)};
     }
     return;
   }
@@ -64,6 +73,7 @@ inline void CtaSim::execMbarrier(const Inst& in) {
     for (size_t b = 0; b < 8; ++b) sharedRead(t, bar + b);
     if (what == "arrive") {
       if (in.ops.at(0) != "_") fail("mbarrier.arrive with a state result is not modelled");
+      release(t, mbarrierAt(bar).arrivedClock);
       mbarrierArrive(bar, 1, has("expect_tx") ? int64_t(get(t, in.ops.at(2))) : 0);
     } else if (what == "expect_tx") {
       mbarrierAt(bar).tx += int64_t(get(t, in.ops.at(1)));
@@ -71,12 +81,9 @@ inline void CtaSim::execMbarrier(const Inst& in) {
       if (!has("parity")) fail("mbarrier wait without .parity is not modelled");
       const uint64_t parity = get(t, in.ops.at(2)) & 1;
       Mbarrier& m = mbarrierAt(bar);
-      if (uint64_t(m.completed & 1) == parity) {  // the current phase: it must complete now or never
-        if (m.pending > 0) fail("a wait on an mbarrier phase whose arrivals are not all in (" + std::to_string(m.pending) + " missing)");
-        landTensorCopies(bar);
-        if (uint64_t(m.completed & 1) == parity)
-          fail("a wait on an mbarrier phase that expects " + std::to_string(m.tx) + " bytes no copy delivers");
-      }
+      // The scheduler runs a wait only once its phase is complete (mbarrierWaitBlocked).
+      if (uint64_t(m.completed & 1) == parity) fail("a wait on an mbarrier phase that is not complete");
+      acquire(t, m.completedClock);
       done[size_t(t)] = 1;
     } else {
       fail("mbarrier form not modelled");
@@ -96,18 +103,19 @@ inline void CtaSim::landTensorCopies(size_t bar) {
     }
     for (const auto& [at, byte] : c.bytes) {
       ByteInfo& bi = sharedInfo_[at];
-      if ((bi.rEpoch == epoch_ && bi.reader != c.issuer) || (bi.wEpoch == epoch_ && bi.writer != c.issuer))
-        fail("a TMA copy lands on a byte a thread used since the last barrier");
-      bi = ByteInfo{};  // seen by every thread that waits on the mbarrier
+      if (!seenBy(bi, c.clock)) fail("a TMA copy lands on a byte a thread used since the last barrier");
+      bi.reads.clear();  // a write by the issuer at issue, seen by every thread that waits on the mbarrier
+      bi.writes.assign(1, Access{c.issuer, c.clock[size_t(c.issuer)]});
       bi.value = byte;
       shared_[at] = byte;
     }
     const int64_t bytes = int64_t(c.bytes.size());
-    tensorCopies_.erase(tensorCopies_.begin() + std::ptrdiff_t(i));
     Mbarrier& m = mbarrierAt(bar);
+    for (size_t k = 0; k < m.arrivedClock.size(); ++k) m.arrivedClock[k] = std::max(m.arrivedClock[k], c.clock[k]);
+    tensorCopies_.erase(tensorCopies_.begin() + std::ptrdiff_t(i));
     m.tx -= bytes;
     if (m.tx < 0) fail("a TMA copy completes more bytes than its mbarrier expects");
-    if (m.pending == 0 && m.tx == 0) m.completed++, m.pending = m.expected;
+    completePhaseIfDone(m);
   }
 }
 
@@ -160,18 +168,18 @@ inline void CtaSim::execTensorCopy(const Inst& in) {
     const size_t bar = size_t(address(t, in.ops.at(2)));
     mbarrierAt(bar);
     const TensorMap& map = tensorBox(t, in, 1, rank, dst, elements);
-    TensorCopy copy{bar, t, {}};
+    TensorCopy copy{bar, t, {}, std::vector<uint32_t>(size_t(n_), 0)};
     for (size_t e = 0; e < elements.size(); ++e) {
       const uint8_t* from = elements[e].inside ? globalBytes(elements[e].global, map.elemBytes) : nullptr;
       for (int b = 0; b < map.elemBytes; ++b) {
         const uint64_t p = boxSharedByte(map, dst, e, b);
         if (p >= shared_.size()) fail("TMA copy past the shared memory size");
-        const ByteInfo& bi = sharedInfo_[size_t(p)];
-        if ((bi.rEpoch == epoch_ && bi.reader != t) || (bi.wEpoch == epoch_ && bi.writer != t))
+        if (!seenBy(sharedInfo_[size_t(p)], clocks_[size_t(t)]))
           fail("a TMA copy into a byte another thread used since the last barrier (thread " + std::to_string(t) + ")");
         copy.bytes.emplace_back(size_t(p), from ? from[b] : uint8_t(0));
       }
     }
+    release(t, copy.clock);  // the landing follows what t did so far, not what it does next
     tensorCopies_.push_back(std::move(copy));
   }
 }

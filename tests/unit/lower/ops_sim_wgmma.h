@@ -1,13 +1,14 @@
 // wgmma in the CTA simulator (ops_sim.h), from PTX-NOTES §9 and independently of kiln's layouts: each
-// warpgroup's wgmma.mma_async is recorded when issued (descriptors, scale-d and A registers as they are
-// then) and runs when wgmma.wait_group retires its commit group: it reads shared memory and the
-// accumulators at that point, the latest the hardware may, so a slot refilled or an accumulator read
-// before the wait gives wrong results. Descriptors address the canonical layouts: K-major rows of the
-// swizzle width W, 8-row groups SBO apart; M/N-major rows along K, column blocks of W bytes LBO apart;
-// then the hardware swizzle `addr ^ (((addr >> 7) & (W/16 - 1)) << 4)`. Operand types: f16 / bf16 (K 16,
-// transpose flags, A from registers), tf32 (K 8; an f32 pattern with any of its low 13 bits set fails:
-// what the hardware does with them is not documented, and kiln rounds before), e4m3 / e5m2 (K 32) with
-// f32 sums, s8 / u8 (K 32) with s32 sums that wrap; the last three and tf32 K-major only, no flags.
+// warpgroup's wgmma.mma_async is recorded in that warpgroup's own open group when issued (descriptors,
+// scale-d and A registers as they are then) and runs when that warpgroup's wgmma.wait_group retires its
+// commit group: it reads shared memory and the accumulators at that point, the latest the hardware may, so
+// a slot refilled or an accumulator read before the wait gives wrong results. Descriptors address the
+// canonical layouts: K-major rows of the swizzle width W, 8-row groups SBO apart; M/N-major rows along K,
+// column blocks of W bytes LBO apart; then the hardware swizzle `addr ^ (((addr >> 7) & (W/16 - 1)) << 4)`.
+// Operand types: f16 / bf16 (K 16, transpose flags, A from registers), tf32 (K 8; an f32 pattern with any
+// of its low 13 bits set fails: what the hardware does with them is not documented, and kiln rounds
+// before), e4m3 / e5m2 (K 32) with f32 sums, s8 / u8 (K 32) with s32 sums that wrap; the last three and
+// tf32 K-major only, no flags.
 #pragma once
 
 namespace kiln::lower::test {
@@ -16,23 +17,36 @@ inline void CtaSim::execWgmma(const Inst& in) {
   if (!in.guard.empty()) fail("guarded wgmma");
   const std::string& what = in.parts.at(1);
   if (what == "fence") return;
+  if (n_ % 128) fail("wgmma in a CTA that is not whole warpgroups");
+  // Each warpgroup of the running group has its own open and committed groups.
+  std::vector<int> warpgroups;
+  for (int g = 0; g < n_ / 128; ++g) {
+    const auto first = running_.begin() + 128 * g;
+    const int in = int(std::count(first, first + 128, uint8_t(1)));
+    if (in != 0 && in != 128) fail("wgmma executed by part of a warpgroup");
+    if (in) warpgroups.push_back(g);
+  }
   if (what == "commit_group") {
-    wgmmaGroups_.push_back(std::move(wgmmaOpen_));
-    wgmmaOpen_.clear();
+    for (int g : warpgroups) {
+      wgmmaGroups_[size_t(g)].push_back(std::move(wgmmaOpen_[size_t(g)]));
+      wgmmaOpen_[size_t(g)].clear();
+    }
     return;
   }
   if (what == "wait_group") {
-    const size_t keep = size_t(get(0, in.ops.at(0)));
-    while (wgmmaGroups_.size() > keep) {
-      for (const PendingWgmma& w : wgmmaGroups_.front()) runWgmma(w);
-      wgmmaGroups_.erase(wgmmaGroups_.begin());
+    const size_t keep = size_t(get(128 * warpgroups.at(0), in.ops.at(0)));
+    for (int g : warpgroups) {
+      std::vector<std::vector<PendingWgmma>>& groups = wgmmaGroups_[size_t(g)];
+      while (groups.size() > keep) {
+        for (const PendingWgmma& w : groups.front()) runWgmma(w);
+        groups.erase(groups.begin());
+      }
     }
     return;
   }
   if (what != "mma_async") fail("unknown wgmma instruction");
   // wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a, b-desc, scale-d[, 1, 1[, trans-a], trans-b]
   const std::string& shape = in.parts.at(4);
-  if (n_ % 128) fail("wgmma in a CTA that is not whole warpgroups");
   PendingWgmma w;
   w.dtype = in.parts.at(5);
   w.atype = in.parts.at(6);
@@ -55,10 +69,12 @@ inline void CtaSim::execWgmma(const Inst& in) {
   if (aRegs && !half) fail("wgmma A from registers for " + w.atype);
   const size_t count = integer ? 4u : !half ? 6u : aRegs ? 7u : 8u;
   if (in.ops.size() != count) fail("wgmma operand count");
-  if (!integer && (get(0, in.ops.at(4)) != 1 || get(0, in.ops.at(5)) != 1)) fail("wgmma with a negated operand");
-  for (int g = 0; g < n_ / 128; ++g) {
+  const int first = 128 * warpgroups.at(0);
+  if (!integer && (get(first, in.ops.at(4)) != 1 || get(first, in.ops.at(5)) != 1)) fail("wgmma with a negated operand");
+  for (int g : warpgroups) {
     PendingWgmma::Group pg;
     const int t0 = 128 * g;
+    pg.t0 = t0;
     pg.descB = get(t0, in.ops.at(2));
     pg.scaleD = get(t0, in.ops.at(3)) & 1;
     if (aRegs) {
@@ -72,9 +88,10 @@ inline void CtaSim::execWgmma(const Inst& in) {
     for (int t = t0; t < t0 + 128; ++t)  // uniform across the warpgroup
       if (get(t, in.ops.at(2)) != pg.descB || (!aRegs && get(t, in.ops.at(1)) != pg.descA))
         fail("wgmma descriptors differ inside a warpgroup");
-    w.groups.push_back(std::move(pg));
+    PendingWgmma one = w;
+    one.groups.assign(1, std::move(pg));
+    wgmmaOpen_[size_t(g)].push_back(std::move(one));
   }
-  wgmmaOpen_.push_back(std::move(w));
 }
 
 // The shared byte address of element (mn, k) of a descriptor's tile (k-major: rows along MN).
@@ -111,7 +128,7 @@ inline void CtaSim::runWgmma(const PendingWgmma& w) {
   const bool integer = w.dtype == "s32";
   for (size_t g = 0; g < w.groups.size(); ++g) {
     const PendingWgmma::Group& pg = w.groups[g];
-    const int t0 = int(128 * g);
+    const int t0 = pg.t0;
     auto elem = [&](const std::string& type, size_t at) {
       uint64_t bits = 0;
       for (int b = 0; b < eb; ++b) bits |= uint64_t(sharedRead(t0, at + size_t(b))) << (8 * b);

@@ -1,11 +1,13 @@
-// The GPU IR schedule ops on the GPU (skipped without one): what the CTA simulator cannot run, warp
-// partitions handing data over through an mbarrier, and what it can, checked on the hardware too.
+// The GPU IR schedule ops on the GPU (skipped without one): warp partitions handing data over through
+// an mbarrier (also in the CTA simulator, which runs the partitions as separate groups of warps,
+// ops_sim_groups.h), and what the simulator runs elsewhere, checked on the hardware too.
 #include <gtest/gtest.h>
 
 #include <numeric>
 
 #include "../ptx/cuda_test_driver.h"
 #include "codegen_test_util.h"
+#include "ops_sim.h"
 #include "schedule/schedule.h"
 
 namespace kiln::lower::test {
@@ -69,11 +71,29 @@ TEST(ScheduleDevice, WarpPartitionsHandOverThroughAnMbarrier) {
   const std::string ptx = scheduled(kHandOver, 8, info);
   EXPECT_EQ(count(ptx, "bar.sync 0;"), 2) << ptx;  // after mbarrier_init, and after the partitions
   if (havePtxas()) EXPECT_EQ(assembleProblems(ptx, "sm_90a"), "");
+  std::vector<int32_t> want(512);
+  std::iota(want.begin(), want.end(), 0);
+  // In the simulator: the reader's group blocks on the mbarrier until the writers arrive; without the
+  // arrival nothing can complete the phase.
+  auto simulate = [&](const std::string& p, std::vector<int32_t>* y) {
+    CtaSim sim(p, info.numWarps * 32, info.sharedBytes);
+    const uint64_t at = sim.addBuffer(std::vector<uint8_t>(512 * 4, 0xFF));
+    sim.setParam("hand_over_y", at);
+    const std::string verdict = sim.run();
+    std::memcpy(y->data(), sim.buffer(at).data(), 512 * 4);
+    return verdict;
+  };
+  std::vector<int32_t> simulated(512);
+  ASSERT_EQ(simulate(ptx, &simulated), "") << ptx;
+  EXPECT_EQ(simulated, want);
+  std::string noArrive = ptx;
+  const size_t arrive = noArrive.find("mbarrier.arrive");
+  ASSERT_NE(arrive, std::string::npos);
+  noArrive.erase(arrive, noArrive.find('\n', arrive) - arrive);
+  EXPECT_NE(simulate(noArrive, &simulated).find("deadlock"), std::string::npos);
   CudaDriver* cuda = CudaDriver::get();
   if (!cuda) GTEST_SKIP() << "no GPU";
   if (cuda->sm() < 90) GTEST_SKIP() << "sm_90a kernel";
-  std::vector<int32_t> want(512);
-  std::iota(want.begin(), want.end(), 0);
   for (int round = 0; round < 20; ++round)  // a missing order shows up as stale data now and then
     ASSERT_EQ(runOnGpu(*cuda, ptx, info, 512), want) << ptx;
 }

@@ -130,3 +130,13 @@ lowp matmul_lowp_i8_nmajor i8 i32 128 True n
 # descriptors, 64x64x32 tiles in groups of 2 block-rows, NUM_SMS 1 so one program walks every tile.
 gen matmul_persistent ../bench/kernels/matmul_persistent.py matmul_persistent_kernel \
   "*fp16:16, *fp16:16, *fp16:16, i32, i32:8, i32:8, 64, 64, 32, 2, 1"
+# The same with WARP_SPECIALIZE: the tile loop on a producer and consumer partitions, slot and phase
+# carried across tiles (codegen_sim_persistent_test.cpp).
+gen matmul_persistent_ws ../bench/kernels/matmul_persistent.py matmul_persistent_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32, i32:8, i32:8, 64, 64, 32, 2, 1, True"
+# The descriptor matmul (bench/kernels/matmul_descriptor.py) with WARP_SPECIALIZE: small tiles (BLOCK_SIZE_K
+# 32) for the simulator, 4 and 8 consumer warps (codegen_sim_warp_specialize_test.cpp).
+gen matmul_descriptor_ws_64 ../bench/kernels/matmul_descriptor.py matmul_descriptor_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32, i32:8, i32:8, 64, 64, 32, 8, True" --num-warps 4
+gen matmul_descriptor_ws_128 ../bench/kernels/matmul_descriptor.py matmul_descriptor_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32, i32:8, i32:8, 128, 64, 32, 8, True" --num-warps 8
