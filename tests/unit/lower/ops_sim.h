@@ -388,6 +388,7 @@ class CtaSim {
 }  // namespace kiln::lower::test
 
 #include "ops_sim_exec.h"
+#include "ops_sim_warp_ops.h"
 #include "ops_sim_races.h"
 #include "ops_sim_groups.h"
 #include "ops_sim_async.h"
