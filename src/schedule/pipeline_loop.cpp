@@ -107,6 +107,13 @@ bool LoopRewrite::readsThroughDescriptors() const {
 
 Value* LoopRewrite::i32(int64_t v) { return b_.intConst(v, Type::scalar(Scalar::I32), for_.loc); }
 
+Value* LoopRewrite::slotBefore(ir::Builder& b, Value* slot) const {
+  const Type i32t = Type::scalar(Scalar::I32);
+  Value* wrapped = b.create1(Opcode::Cmp, {slot, b.intConst(0, i32t, for_.loc)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
+  Value* before = b.create1(Opcode::Sub, {slot, b.intConst(1, i32t, for_.loc)}, i32t);
+  return b.create1(Opcode::Select, {wrapped, b.intConst(stages_ - 1, i32t, for_.loc), before}, i32t);
+}
+
 // A uniform step as a scalar: the splatted value, or the constant.
 Value* LoopRewrite::scalarOf(const Value* uniform) {
   if (!uniform->type.isTensor()) return const_cast<Value*>(uniform);
@@ -289,7 +296,6 @@ void LoopRewrite::dropIfUnused(Value* v) {
 }
 
 void LoopRewrite::rewriteBody() {
-  const Type i32t = Type::scalar(Scalar::I32);
   std::vector<ir::Op*> ops;
   for (const auto& op : body_.ops) ops.push_back(op.get());
   b_.setInsertionPoint(body_, 0);
@@ -310,9 +316,7 @@ void LoopRewrite::rewriteBody() {
     b_.create(Opcode::Barrier, {}, {});
   }
   // (i - 1) mod S: the slot iteration i - 1 read, which the copy for iteration i + S - 1 fills.
-  Value* isFirst = b_.create1(Opcode::Cmp, {slot_, i32(0)}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}});
-  Value* before = b_.create1(Opcode::Sub, {slot_, i32(1)}, i32t);
-  Value* previous = b_.create1(Opcode::Select, {isFirst, i32(stages_ - 1), before}, i32t);
+  Value* previous = slotBefore(b_, slot_);
   previous_ = previous;
   for (PipelinedLoad& p : pipelined_) {
     p.readSlot = b_.create1(Opcode::SharedSlot, {p.buffer, slot_}, p.buffer->type.withSlots(1));

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -138,6 +139,10 @@ class LoopRewrite {
   void issueSpecializedCopies();       // wait for the slot's previous round to be released, copy iteration i
   void releaseLastSlot();              // after the loop: the last iteration's slot, when it ran
   ir::Value* emptyBarrier(ir::Value* index);
+  // In an `if` on `cond`: each warp arrives on the empty barrier of the slot slotIndex builds there.
+  void releaseIf(ir::Value* cond, const std::function<ir::Value*(ir::Builder&)>& slotIndex);
+  // (slot - 1) mod S: the slot of the iteration before the one that reads `slot`.
+  ir::Value* slotBefore(ir::Builder& b, ir::Value* slot) const;
 
   ir::Op& for_;
   ir::Block& body_;

@@ -15,6 +15,8 @@
 // The slot and phase run on across the root's iterations (carried by the root), so the barriers are
 // initialised once. As one sequence of code this is a correct, unpipelined schedule; the
 // warp_specialize pass moves the first three lines of each iteration to a producer warpgroup.
+#include <functional>
+
 #include "schedule/pipeline_rewrite.h"
 
 namespace kiln::schedule::pipeline {
@@ -25,8 +27,7 @@ using ir::Type;
 using ir::Value;
 
 ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bool tmaCopies, bool asyncDot) {
-  if (!tmaCopies || !asyncDot || !ctx.target.archSpecific || ctx.target.sm < 90) return nullptr;
-  if (ctx.numWarps % 4 || ctx.numWarps + 4 > 32) return nullptr;  // consumers in whole warpgroups, a producer one
+  if (!tmaCopies || !asyncDot || !warpSpecializable(ctx)) return nullptr;
   ir::Op* root = &forOp;
   if (!forOp.parent->parentFunc) {  // nested: directly in the body of a top-level loop
     root = forOp.parentOp();
@@ -81,29 +82,23 @@ void LoopRewrite::issueSpecializedCopies() {
 }
 
 void LoopRewrite::releasePreviousSlot() {
-  const SourceLoc& loc = for_.loc;
   Value* notFirst = b_.create1(Opcode::Cmp, {body_.arg(0), for_.operand(0)}, Type::scalar(Scalar::I1),
-                               {ir::Attr{"pred", std::string("ne")}}, loc);
-  ir::Op* branch = b_.create(Opcode::If, {notFirst}, {}, {}, loc);
-  ir::Builder then(branch->region(0));
-  Value* slot = then.create1(Opcode::SharedSlot, {empty_, previous_}, empty_->type.withSlots(1), {}, loc);
-  then.create(Opcode::MbarrierArrive, {slot}, {}, {ir::Attr{"per_warp", int64_t(1)}}, loc);
-  then.create(Opcode::Yield, {}, {}, {}, loc);
-  ir::Builder(branch->region(1)).create(Opcode::Yield, {}, {}, {}, loc);
+                               {ir::Attr{"pred", std::string("ne")}}, for_.loc);
+  releaseIf(notFirst, [&](ir::Builder&) { return previous_; });
 }
 
 void LoopRewrite::releaseLastSlot() {
-  const SourceLoc& loc = for_.loc;
-  const Type i32t = Type::scalar(Scalar::I32), i1 = Type::scalar(Scalar::I1);
-  Value* ran = b_.create1(Opcode::Cmp, {for_.operand(0), for_.operand(1)}, i1, {ir::Attr{"pred", std::string("lt")}}, loc);
-  ir::Op* branch = b_.create(Opcode::If, {ran}, {}, {}, loc);
-  ir::Builder then(branch->region(0));
+  Value* ran = b_.create1(Opcode::Cmp, {for_.operand(0), for_.operand(1)}, Type::scalar(Scalar::I1),
+                          {ir::Attr{"pred", std::string("lt")}}, for_.loc);
   // The loop's result is the slot of iteration n; iteration n - 1 read the one before it.
-  Value* next = for_.result(slot_->index - 1);
-  Value* wrapped = then.create1(Opcode::Cmp, {next, then.intConst(0, i32t, loc)}, i1, {ir::Attr{"pred", std::string("eq")}}, loc);
-  Value* before = then.create1(Opcode::Sub, {next, then.intConst(1, i32t, loc)}, i32t, {}, loc);
-  Value* last = then.create1(Opcode::Select, {wrapped, then.intConst(stages_ - 1, i32t, loc), before}, i32t, {}, loc);
-  Value* slot = then.create1(Opcode::SharedSlot, {empty_, last}, empty_->type.withSlots(1), {}, loc);
+  releaseIf(ran, [&](ir::Builder& b) { return slotBefore(b, for_.result(slot_->index - 1)); });
+}
+
+void LoopRewrite::releaseIf(Value* cond, const std::function<Value*(ir::Builder&)>& slotIndex) {
+  const SourceLoc& loc = for_.loc;
+  ir::Op* branch = b_.create(Opcode::If, {cond}, {}, {}, loc);
+  ir::Builder then(branch->region(0));
+  Value* slot = then.create1(Opcode::SharedSlot, {empty_, slotIndex(then)}, empty_->type.withSlots(1), {}, loc);
   then.create(Opcode::MbarrierArrive, {slot}, {}, {ir::Attr{"per_warp", int64_t(1)}}, loc);
   then.create(Opcode::Yield, {}, {}, {}, loc);
   ir::Builder(branch->region(1)).create(Opcode::Yield, {}, {}, {}, loc);

@@ -36,6 +36,9 @@ void deferMmaWaits(ir::Function& fn, const GpuContext& ctx);
 // everything else) and a producer warpgroup issuing the copies, with an "empty" mbarrier per slot for
 // the consumers to release it and setmaxnreg budgets (schedule/warp_specialize.cpp). sm_90a only.
 void warpSpecialize(ir::Function& fn, const GpuContext& ctx);
+// Whether code for `ctx` can be warp-specialized: sm_90a or later arch-specific targets (setmaxnreg), the
+// consumers in whole warpgroups and room for the producer's warpgroup in a CTA of 32 warps.
+bool warpSpecializable(const GpuContext& ctx);
 // Splits every dot and whole mma on mma.sync into one `mma` per k-slice, each slice's operands read one
 // slice ahead of its mmas (chained dots: right before them), the slices accumulating in place
 // (schedule/split_mma.cpp). wgmma issues whole; an f16 accumulator's dot stays one op.

@@ -257,9 +257,12 @@ class Specialize {
 
 }  // namespace
 
+bool warpSpecializable(const GpuContext& ctx) {
+  return ctx.target.archSpecific && ctx.target.sm >= 90 && ctx.numWarps % 4 == 0 && ctx.numWarps + kProducerWarps <= 32;
+}
+
 void warpSpecialize(ir::Function& fn, const GpuContext& ctx) {
-  if (!ctx.target.archSpecific || ctx.target.sm < 90) return;
-  if (ctx.numWarps % 4 || ctx.numWarps + kProducerWarps > 32) return;  // consumers in whole warpgroups
+  if (!warpSpecializable(ctx)) return;
   for (const auto& op : fn.body.ops) {
     if (op->opcode != Opcode::For || !op->intAttrOr("warp_specialize", 0)) continue;
     if (std::optional<Plan> p = plan(fn, *op)) Specialize(fn, std::move(*p), ctx).run();
