@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "assign/dot_layouts.h"
@@ -117,6 +118,18 @@ Reg warpgroupPart(Codegen& cg, int gridN, bool alongM) {
   return part;
 }
 
+// A constant zero accumulator (+0 or -0, or a splat of one): the first wgmma of each instruction tile then
+// writes its product (scale-d false) instead of adding it to registers set to zero first.
+bool isZeroAccumulator(const ir::Value* c) {
+  const ir::Op* d = c->def;
+  if (d && d->opcode == ir::Opcode::Splat) d = d->operand(0)->def;
+  if (!d || d->opcode != ir::Opcode::Constant) return false;
+  const ir::AttrValue* v = d->findAttr("value");
+  if (const int64_t* i = v ? std::get_if<int64_t>(v) : nullptr) return *i == 0;
+  if (const double* f = v ? std::get_if<double>(v) : nullptr) return *f == 0.0;
+  return false;
+}
+
 }  // namespace
 
 void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlace, bool waitNow) {
@@ -166,6 +179,7 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   // (8((i>>1)&1) + row of the tile, 8(i>>2) + (i&1) + column of the tile) for lane 0 of warp 0.
   RegisterIndex ic(*c->type.layout);
   const std::vector<Reg>& cr = cg.regs(c);
+  const bool fromZero = isZeroAccumulator(c);
   std::set<int> seen;
   for (Reg r : cr) inPlace = inPlace && seen.insert(r.id).second;  // each element its own register
   std::vector<Reg> out(cr.size());
@@ -176,10 +190,10 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
         const int32_t r = ic.at(op, {8 * ((i >> 1) & 1) + int32_t(64 * gridM * mi),
                                      8 * (i >> 2) + (i & 1) + int32_t(instrN * gridN * ni)});
         Reg d = cr.at(size_t(r));
-        if (!inPlace) {  // the registers may be shared with other values (a splatted zero)
+        if (fromZero || !inPlace) {  // the registers may be shared with other values (a splatted zero)
           const bool intSum = ptx::wgmmaIntegerSum(in);
           Reg fresh = e.reg(intSum ? RegClass::B32 : RegClass::F32);
-          e.inst(intSum ? "mov.b32" : "mov.f32", {fresh, d});
+          if (!fromZero) e.inst(intSum ? "mov.b32" : "mov.f32", {fresh, d});
           d = fresh;
         }
         acc[size_t(mi * numN + ni)].push_back(d);
@@ -217,7 +231,7 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
         if (descA) da = descA->at(e, {row, kTile * ki}, {0, 0});
         else ar = aRegs[size_t(ki * numM + mi)];
         ptx::wgmma(e, in, instrN, acc[size_t(mi * numN + ni)], da, ar, db, descA && descA->mnMajor,
-                      descB->mnMajor, op.loc);
+                   descB->mnMajor, op.loc, !(fromZero && ki == 0));
       }
   ptx::wgmmaCommit(e);
   if (waitNow || usedScratch) ptx::wgmmaWait(e, 0);

@@ -86,7 +86,7 @@ const char* wgmmaTypes(WgmmaInput in) {
 }  // namespace
 
 void wgmma(Entry& e, WgmmaInput in, int n, std::span<const Reg> d, Reg descA, std::span<const Reg> aRegs,
-           Reg descB, bool transA, bool transB, const SourceLoc& loc) {
+           Reg descB, bool transA, bool transB, const SourceLoc& loc, bool addToD) {
   requireSm90a(e, loc);
   if (n < 8 || n > 256 || n % 8) internal(loc, "wgmma: n must be 8..256, a multiple of 8");
   if (int(d.size()) != n / 2) internal(loc, "wgmma: the accumulator needs n / 2 registers");
@@ -98,7 +98,7 @@ void wgmma(Entry& e, WgmmaInput in, int n, std::span<const Reg> d, Reg descA, st
   const std::string op = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(wgmmaK(in)) +
                          wgmmaTypes(in);
   Reg scaleD = e.reg(RegClass::Pred);
-  e.inst("mov.pred", {scaleD, 1});
+  e.inst("mov.pred", {scaleD, addToD ? 1 : 0});
   if (!wgmmaTransposes(in)) {  // no transpose flags; integer inputs have no negation either
     detail::expectClass(loc, descA, RegClass::B64, "wgmma A descriptor");
     if (integer) e.inst(op, {vec(d), descA, descB, scaleD});

@@ -39,10 +39,11 @@ void wgmmaWait(Entry& e, int pending);      // wgmma.wait_group.sync.aligned pen
 void fenceProxyAsyncShared(Entry& e);       // fence.proxy.async.shared::cta
 
 // One wgmma.mma_async m64 x n x wgmmaK(in), accumulators d (n / 2 registers, .f32, or .b32 holding s32
-// for s8 / u8; added to in place: scale-d is true). A from a descriptor (aRegs empty; transA: A is
+// for s8 / u8): added to in place when addToD (scale-d true), else overwritten with the product (scale-d
+// false: d's values are not read, so they need none). A from a descriptor (aRegs empty; transA: A is
 // M-major) or, for f16 / bf16, from four .b32 registers of packed pairs; B from a descriptor (transB: B is
 // N-major). The transpose flags exist for f16 / bf16 only: set for another type, an InternalError.
 void wgmma(Entry& e, WgmmaInput in, int n, std::span<const Reg> d, Reg descA, std::span<const Reg> aRegs,
-              Reg descB, bool transA, bool transB, const SourceLoc& loc = {});
+           Reg descB, bool transA, bool transB, const SourceLoc& loc = {}, bool addToD = true);
 
 }  // namespace kiln::ptx

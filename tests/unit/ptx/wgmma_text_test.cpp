@@ -38,6 +38,15 @@ TEST(PtxWgmma, InstructionTextPerType) {
   }
 }
 
+// A product that overwrites the accumulators (a dot from a zero accumulator) has scale-d false.
+TEST(PtxWgmma, OverwritingProductHasScaleDFalse) {
+  Entry e{"k", kSm90a};
+  std::vector<Reg> d = accumulators(e, WgmmaInput::F16, 8);
+  Reg a = e.reg(RegClass::B64), b = e.reg(RegClass::B64);
+  wgmma(e, WgmmaInput::F16, 8, d, a, {}, b, false, false, {}, /*addToD=*/false);
+  EXPECT_EQ(bodyOf(e), std::string("    mov.pred %p0, 0;\n    ") + kVariants[0].text + "\n");
+}
+
 TEST(PtxWgmma, KPerInstruction) {
   EXPECT_EQ(wgmmaK(WgmmaInput::F16), 16);
   EXPECT_EQ(wgmmaK(WgmmaInput::BF16), 16);
