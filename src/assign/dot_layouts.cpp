@@ -134,10 +134,9 @@ std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx:
     gm = grid.at(0) / 4;
     gn = grid.at(1);
   } else if (isChainedDot(dot)) {
-    // One 64-row block per warpgroup: with two, attention keeps both dots' accumulators and q for
-    // twice the rows in each thread and spills (H200, D128 128x64 on 4 warps: 1,396 bytes, 1.8x
-    // slower than on mma.sync; D64: 108 bytes), so such tiles stay on mma.sync.
-    if (m > 64 * groups) return std::nullopt;
+    // Every warpgroup along M (the first accumulator is the second dot's A where it stands), with as
+    // many 64-row blocks as M needs: attention at 128 rows on 4 warps keeps two. Its loop-invariant q
+    // is read from shared memory (stage_operands), so the thread holds the two accumulators and P.
     gm = groups;
     gn = 1;
   } else {

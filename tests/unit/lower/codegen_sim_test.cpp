@@ -253,16 +253,17 @@ TEST(CodegenSim, FlashAttentionBlock) {
   };
   // attn_64_hints: one warp per 16 query rows, so no barrier of the softmax orders the slots: only the
   // one the pipeline puts in the p @ v dot (before its last k-slice: schedule/pipeline_mma.cpp).
+  // attn_128_hints: 128 query rows on 4 warps, two 64-row blocks of each wgmma accumulator per warpgroup.
   for (const Case& c : {Case{"attn_hints", 32, 16, true, true}, Case{"attn_64_hints", 32, 64, false, true},
-                        Case{"attn_16_32_plain", 16, 16, false, false}})
+                        Case{"attn_128_hints", 32, 128, false, true}, Case{"attn_16_32_plain", 16, 16, false, false}})
     for (int stages : {1, 3})
     for (ptx::Target target : {ptx::kSm80, ptx::kSm90a}) {
-      // On sm_90a the 64-row block runs both dots on wgmma: p from registers, k and v from slots, and q
+      // On sm_90a the 64- and 128-row blocks run both dots on wgmma: p from registers, k and v from slots, and q
       // from registers, or, in a pipelined loop, from the shared buffer stage_operands stores it in.
       SCOPED_TRACE(std::string(c.input) + " stages " + std::to_string(stages) + " " + target.name());
       SimRun r(lowerInput(c.input, 4, stages, target));
       EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, c.aligned && stages > 1);
-      const bool wgmma = target == ptx::kSm90a && c.blockM == 64;
+      const bool wgmma = target == ptx::kSm90a && c.blockM >= 64;
       EXPECT_EQ(r.k.ptx.find("wgmma.mma_async") != std::string::npos, wgmma);
       const std::regex aFromShared(R"(wgmma\.mma_async[^\n]*\}, %rd\d+, %rd\d+)");
       EXPECT_EQ(std::regex_search(r.k.ptx, aFromShared), wgmma && c.aligned && stages > 1);
