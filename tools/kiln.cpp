@@ -33,6 +33,8 @@ const char* const kUsage =
     "  --num-warps N       warps per program (default 4)\n"
     "  --num-stages S      software pipelining depth (default 3)\n"
     "  --maxnreg N         at most N registers per thread, 24 to 255 (PTX .maxnreg; default: no limit)\n"
+    "  --warp-specialize   warp-specialize the first loop nest that can take it (sm_90a TMA matmul loops), as\n"
+    "                      if it said tl.range(..., warp_specialize=True)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
     "  --no-fp-fusion      keep float mul and add apart (no fma contraction)\n"
@@ -86,6 +88,8 @@ int compileCommand(const std::vector<std::string>& args) {
       if (!takeValue(v) || !kiln::cli::parsePositiveInt(v, n)) return usageError("--maxnreg needs a positive integer");
       if (std::optional<std::string> why = kiln::checkMaxNReg(n)) return usageError("--maxnreg: " + *why);
       options.maxnreg = n;
+    } else if (arg == "--warp-specialize") {
+      options.warp_specialize = true;
     } else if (arg == "--dump-after") {
       std::string v;
       if (!takeValue(v)) return usageError("--dump-after needs pass names");

@@ -81,6 +81,11 @@ struct CompileOptions {
   // The most registers a thread may use (PTX's .maxnreg, Triton's maxnreg): ptxas spills what does not
   // fit, or fails when an instruction needs more. 0: no limit; otherwise 24 to 255 (checkMaxNReg).
   int maxnreg = 0;
+  // Warp-specialize the first loop nest that can take it (sm_90a: TMA copies feeding one accumulating
+  // wgmma dot, in a top-level loop or directly inside one), as if that loop said
+  // `tl.range(..., warp_specialize=True)`; ignored when a loop of the kernel says so itself, and a kernel
+  // with no such loop compiles as without it. Triton has no such option: kiln's Config(warp_specialize=).
+  bool warp_specialize = false;
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
   // Print the wall time of each pipeline stage and each pass in it to stderr, as a table, when the kernel
   // compiles (GPU code generated later, on a Gpu's first run, prints a table of its own). The launcher

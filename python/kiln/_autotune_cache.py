@@ -41,7 +41,8 @@ def device_tag(on_gpu, args):
 
 def _config_json(c):
     return {"kwargs": {k: repr(v) for k, v in c.kwargs.items()}, "num_warps": c.num_warps,
-            "num_stages": c.num_stages, "num_ctas": c.num_ctas, "maxnreg": c.maxnreg}
+            "num_stages": c.num_stages, "num_ctas": c.num_ctas, "maxnreg": c.maxnreg,
+            "warp_specialize": bool(getattr(c, "warp_specialize", None))}
 
 
 def entry_path(fingerprint, key, configs, device):

@@ -22,25 +22,33 @@ def _either_flag(name):
 
 
 class Config:
-    """One autotuning configuration: meta-parameter values (kwargs) and launch options."""
+    """One autotuning configuration: meta-parameter values (kwargs) and launch options.
 
-    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None):
+    warp_specialize (kiln's; Triton's Config has no such option) compiles the config as if the first loop
+    nest that can be warp-specialized said tl.range(..., warp_specialize=True): on sm_90a, a loop whose
+    TMA copies feed one accumulating wgmma dot (docs/hopper.md). None or False: only loops that ask."""
+
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None,
+                 warp_specialize=None):
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.num_ctas = num_ctas
         self.maxnreg = maxnreg
         self.pre_hook = pre_hook
+        self.warp_specialize = warp_specialize
 
     def all_kwargs(self):
         options = {"num_warps": self.num_warps, "num_stages": self.num_stages, "num_ctas": self.num_ctas,
-                   "maxnreg": self.maxnreg}
+                   "maxnreg": self.maxnreg, "warp_specialize": self.warp_specialize or None}
         return {**self.kwargs, **{k: v for k, v in options.items() if v is not None}}
 
     def __str__(self):
         parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
         parts += [f"num_warps: {self.num_warps}", f"num_ctas: {self.num_ctas}", f"num_stages: {self.num_stages}",
                   f"maxnreg: {self.maxnreg}"]
+        if self.warp_specialize:
+            parts.append("warp_specialize: True")
         return ", ".join(parts)
 
     __repr__ = __str__

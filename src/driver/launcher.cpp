@@ -51,6 +51,7 @@ LaunchStatus JitFunction::Impl::buildKey(std::span<const LaunchArg> args, const 
   key.append(options, st.ptr);
   if (!o.enable_fp_fusion) key += "|nofma";
   if (o.maxnreg) key += "|r" + std::to_string(o.maxnreg);
+  if (o.warp_specialize) key += "|ws";
   return {};
 }
 
@@ -72,6 +73,7 @@ LaunchStatus JitFunction::Impl::variant(const std::string& key, size_t signature
   options.num_stages = o.num_stages;
   options.enable_fp_fusion = o.enable_fp_fusion;
   options.maxnreg = o.maxnreg;
+  options.warp_specialize = o.warp_specialize;
   const char* timePasses = std::getenv("KILN_TIME_PASSES");
   options.time_passes = timePasses && std::string_view(timePasses) == "1";
   std::string signature = key.substr(0, signatureEnd);

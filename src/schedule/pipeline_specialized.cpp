@@ -34,7 +34,14 @@ ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bo
     if (!root || root->opcode != Opcode::For || !root->parent->parentFunc || forOp.parent != &root->region(0))
       return nullptr;
   }
-  return root->intAttrOr("warp_specialize", 0) ? root : nullptr;
+  if (root->intAttrOr("warp_specialize", 0)) return root;
+  // The compile option picks the first loop nest that can take it, unless a loop asks by itself.
+  if (!ctx.warpSpecialize) return nullptr;
+  bool asked = false;
+  ir::walk(*root->parent->parentFunc, [&](ir::Op& op) { asked = asked || op.intAttrOr("warp_specialize", 0); });
+  if (asked) return nullptr;
+  root->setAttr("warp_specialize", int64_t(1));
+  return root;
 }
 
 Value* LoopRewrite::emptyBarrier(Value* index) {

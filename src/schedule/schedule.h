@@ -17,6 +17,7 @@ struct GpuContext {
   ptx::Target target;
   int numWarps = 4;
   int numStages = 1;  // the pipelining depth of loops without their own num_stages (below 2: none)
+  bool warpSpecialize = false;  // CompileOptions::warp_specialize: the first loop nest that can take it
 };
 
 // On sm_90a, rotates a loop whose body chains two wgmma dots (attention's Q K^T, softmax, P V) by one

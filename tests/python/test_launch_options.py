@@ -140,3 +140,39 @@ def test_maxnreg_caps_the_registers_ptxas_gives_the_kernel():
     torch.cuda.synchronize()
     assert torch.equal(out, 2 * x)
     assert 0 < k.n_regs <= 24
+
+
+@kiln.jit
+def descriptor_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([0, k * BK]), b_desc.load([k * BK, 0]), acc)
+    c_desc.store([0, 0], acc.to(tl.float16))
+
+
+def test_warp_specialize_option_splits_the_tma_loop_and_keeps_the_results():
+    """kiln's warp_specialize launch option (kiln.Config(warp_specialize=True)): the sm_90a code of the
+    TMA loop gets a producer warpgroup (setmaxnreg), the option is part of the specialization, and the
+    results (here on the interpreter) are those of the kernel without it."""
+    from kiln.tools.tensor_descriptor import TensorDescriptor
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((128, 96)).astype(np.float16)
+    b = rng.standard_normal((96, 64)).astype(np.float16)
+    outs = []
+    for ws in (False, True):
+        c = np.zeros((128, 64), np.float16)
+        descs = (TensorDescriptor.from_tensor(a, [128, 32]), TensorDescriptor.from_tensor(b, [32, 64]),
+                 TensorDescriptor.from_tensor(c, [128, 64]))
+        k = descriptor_matmul.warmup(*descs, 96, BM=128, BN=64, BK=32, num_warps=8, warp_specialize=ws, grid=(1, ))
+        assert ("setmaxnreg" in k.asm["ptx"]) == ws
+        outs.append(k.key)
+        descriptor_matmul[(1, )](*descs, 96, BM=128, BN=64, BK=32, num_warps=8, warp_specialize=ws)
+        np.testing.assert_allclose(c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=2e-2)
+    assert outs[0] != outs[1]
+
+
+def test_config_warp_specialize_is_a_launch_option():
+    c = kiln.Config({"BLOCK": 64}, num_warps=8, warp_specialize=True)
+    assert c.all_kwargs()["warp_specialize"] is True
+    assert str(c).endswith("warp_specialize: True")
+    assert "warp_specialize" not in kiln.Config({"BLOCK": 64}).all_kwargs()

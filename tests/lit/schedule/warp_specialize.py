@@ -21,6 +21,11 @@
 # RUN: FileCheck %s --check-prefix=W4PTX < %t.w4.ptx
 # RUN: %ptxas -arch=sm_90a %t.w4.ptx -o %t.w4.cubin
 # RUN: kiln compile %s --kernel ws_matmul --signature "TensorDescriptor(base=*fp16:16, shape=(i32:16, i32:16), strides=(i32:16, 1), block_shape=(128, 64), padding='zero'), TensorDescriptor(base=*fp16:16, shape=(i32:16, i32:16), strides=(i32:16, 1), block_shape=(64, 256), padding='zero'), TensorDescriptor(base=*fp16:16, shape=(i32:16, i32:16), strides=(i32:16, 1), block_shape=(128, 256), padding='zero'), i32:16, 128, 256, 64" --num-warps 8 --num-stages 3 --arch sm_80 --emit ptx --dump-after=warp_specialize -o %t.sm80.ptx 2>&1 | FileCheck %s --check-prefix=KEEP
+# The compile option (kiln.Config(warp_specialize=True), --warp-specialize) picks the same loop nest when
+# no loop asks; without it the same kernel keeps one partition-free schedule.
+# RUN: kiln compile %s --kernel ws_persistent --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 8, 132, False" --num-warps 8 --num-stages 4 --arch sm_90a --emit ptx --warp-specialize --dump-after=warp_specialize -o %t.opt.ptx 2>&1 | FileCheck %s --check-prefix=PERS
+# RUN: %ptxas -arch=sm_90a %t.opt.ptx -o %t.opt.cubin
+# RUN: kiln compile %s --kernel ws_persistent --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, 128, 128, 64, 8, 132, False" --num-warps 8 --num-stages 4 --arch sm_90a --emit ptx --dump-after=warp_specialize -o %t.plain.ptx 2>&1 | FileCheck %s --check-prefix=KEEP
 # RUN: kiln compile %s --kernel ws_pointers --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 128, 64" --num-warps 8 --num-stages 3 --arch sm_90a --emit ptx --dump-after=warp_specialize -o %t.ptr.ptx 2>&1 | FileCheck %s --check-prefix=KEEP
 # CHECK:      // ----- IR after pipeline -----
 # CHECK:      mbarrier_init %{{[0-9]+}} {count = 2}
