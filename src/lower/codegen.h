@@ -100,6 +100,8 @@ class Codegen {
     bool disjoint = true;
   };
   std::vector<CoordPart> coordParts(const layout::LinearLayout& l, int32_t r);
+  // coordParts of the register indices begin .. end - 1 of `l`, the thread parts found once.
+  std::vector<std::vector<CoordPart>> coordPartsOf(const layout::LinearLayout& l, int32_t begin, int32_t end);
 
   // A .pred true in exactly one of the threads that hold each element of layout `l` (the one whose lane
   // and warp bits that only duplicate data are 0); an invalid Reg when no two threads share an element.
