@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -60,7 +61,7 @@ std::vector<std::string> splitCommas(const std::string& s) {
 
 int compileCommand(const std::vector<std::string>& args) {
   std::string file, kernel, signature, emit = "ir", output, arch = "sm_90a";
-  bool haveSignature = false;
+  bool haveSignature = false, archGiven = false;
   kiln::CompileOptions options;
   kiln::cli::ArgReader reader(args);
   for (std::string arg; reader.next(arg);) {
@@ -74,7 +75,7 @@ int compileCommand(const std::vector<std::string>& args) {
       if (!takeValue(emit)) return usageError("--emit needs a stage");
     } else if (arg == "--arch") {
       if (!takeValue(arch)) return usageError("--arch needs a target (e.g. sm_80, sm_90a; `kiln archs` lists them)");
-      if (std::optional<std::string> why = kiln::checkArch(arch)) return usageError("--arch: " + *why);
+      archGiven = true;
     } else if (arg == "-o") {
       if (!takeValue(output)) return usageError("-o needs a file name");
     } else if (arg == "--num-warps" || arg == "--num-stages") {
@@ -108,23 +109,41 @@ int compileCommand(const std::vector<std::string>& args) {
       return usageError("unexpected argument '" + arg + "'");
     }
   }
-  if (file.empty()) return usageError("no input file");
-  if (kernel.empty()) return usageError("--kernel is required");
-  if (!haveSignature) return usageError("--signature is required");
+  // Checking --arch asks the installed ptxas (a child process or two, several milliseconds), so it runs
+  // beside the compile; its answer is awaited before anything else is reported or written, and a bad
+  // --arch is reported ahead of every later error.
+  std::future<std::optional<std::string>> archCheck;
+  if (archGiven) archCheck = std::async(std::launch::async, [arch] { return kiln::checkArch(arch); });
+  auto archError = [&]() -> std::optional<std::string> {
+    if (!archCheck.valid()) return std::nullopt;
+    std::optional<std::string> why = archCheck.get();
+    return why ? std::optional<std::string>("--arch: " + *why) : std::nullopt;
+  };
+  auto usageErrorUnlessArch = [&](const std::string& message) {
+    std::optional<std::string> why = archError();
+    return usageError(why ? *why : message);
+  };
+  if (file.empty()) return usageErrorUnlessArch("no input file");
+  if (kernel.empty()) return usageErrorUnlessArch("--kernel is required");
+  if (!haveSignature) return usageErrorUnlessArch("--signature is required");
   const bool gpuStage = emit == "gpu-ir" || emit == "ptx" || emit == "cubin";
   if (emit != "ast" && emit != "ir" && emit != "ir-before-passes" && !gpuStage)
-    return usageError("unknown stage '" + emit + "' for --emit (ast, ir-before-passes, ir, gpu-ir, ptx, cubin)");
-  if (emit == "cubin" && output.empty()) return usageError("--emit cubin writes a binary: name the file with -o");
+    return usageErrorUnlessArch("unknown stage '" + emit + "' for --emit (ast, ir-before-passes, ir, gpu-ir, ptx, cubin)");
+  if (emit == "cubin" && output.empty())
+    return usageErrorUnlessArch("--emit cubin writes a binary: name the file with -o");
   if (gpuStage) options.arch = arch;
   if (std::optional<std::string> why = kiln::checkNumWarps(options.num_warps))
-    return usageError("--num-warps: " + *why);
+    return usageErrorUnlessArch("--num-warps: " + *why);
 
   kiln::Result<kiln::Source> source = kiln::Source::fromFile(file);
+  std::optional<kiln::Result<kiln::Kernel>> compiledIfRead;
+  if (source.ok()) compiledIfRead.emplace(kiln::compile(source.value(), kernel, signature, options));
+  if (std::optional<std::string> why = archError()) return usageError(*why);
   if (!source.ok()) {
     std::fprintf(stderr, "kiln: error: %s\n", source.error().message.c_str());
     return 1;
   }
-  kiln::Result<kiln::Kernel> compiled = kiln::compile(source.value(), kernel, signature, options);
+  kiln::Result<kiln::Kernel>& compiled = *compiledIfRead;
   if (!compiled.ok()) {
     const std::string& text = compiled.error().text;  // may hold a NUL byte from the source line
     std::fwrite(text.data(), 1, text.size(), stderr);

@@ -90,17 +90,17 @@ const std::string& Kernel::name() const { return impl_->name; }
 const std::string& Kernel::signature() const { return impl_->signature; }
 const std::vector<Param>& Kernel::params() const { return impl_->params; }
 const std::string& Kernel::ast() const { return impl_->ast; }
-const std::string& Kernel::ir() const { return impl_->ir; }
+const std::string& Kernel::ir() const { return impl_->ir(); }
 const std::string& Kernel::irBeforePasses() const { return impl_->irBeforePasses; }
 const std::vector<Warning>& Kernel::warnings() const { return impl_->warnings; }
 
 std::string Kernel::stage(std::string_view stage) const {
   if (stage == "ast") return impl_->ast;
-  if (stage == "ir") return impl_->ir;
+  if (stage == "ir") return impl_->ir();
   if (stage == "ir-before-passes") return impl_->irBeforePasses;
   if ((stage == "gpu-ir" || stage == "ptx") && !impl_->options.arch.empty()) {
     std::shared_ptr<const GpuCode> code = impl_->gpuCode(impl_->options.arch);
-    return stage == "ptx" ? code->ptx : code->gpuIr;
+    return stage == "ptx" ? code->ptx : code->gpuIr();
   }
   auto it = impl_->dumps.find(std::string(stage));
   if (it != impl_->dumps.end()) return it->second;

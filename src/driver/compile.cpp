@@ -127,13 +127,10 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
     StepTimes::Scope t(times, "schedule", "tensor maps");
     code.tensorMaps = lower::tensorMapSpecs(*fn);
   }
-  {
-    StepTimes::Scope t(times, "schedule", "print gpu-ir");
-    code.gpuIr = ir::print(*fn);
-  }
 
   // c. PTX: per-thread code for every op
   code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, options.maxnreg, times);
+  code.gpuFunction = std::move(fn);
   return code;
 }
 
@@ -230,10 +227,6 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
         StepTimes::Scope t(times, "tile passes", "verify");
         verifyOrThrow(fn, "the Tile IR passes");
       }
-    }
-    {
-      StepTimes::Scope t(times, "tile passes", "print ir");
-      impl->ir = ir::print(*impl->module);
     }
     {
       StepTimes::Scope t(times, "kernel facts", "parameters and written pointers");

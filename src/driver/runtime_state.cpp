@@ -53,7 +53,7 @@ Result<std::string> CompiledKernel::stageFor(std::string_view name, const std::s
   if (name == "gpu-ir" || name == "ptx") {
     return guarded<std::string>([&] {
       std::shared_ptr<const GpuCode> code = kernel.impl().gpuCode(target);
-      return name == "ptx" ? code->ptx : code->gpuIr;
+      return name == "ptx" ? code->ptx : code->gpuIr();
     });
   }
   return kernel.stage(name);

@@ -31,6 +31,9 @@ std::optional<std::string> checkArch(const std::string& arch) {
   if (!ptx::Target::parse(arch))
     return "unknown GPU target '" + arch + "': kiln compiles for sm_<capability>[a] from sm_80 up (sm_80, sm_86, "
            "sm_89, sm_90a, sm_100, ...)";
+  // One short ptxas run answers the common case; the full list (ptxas's help text, slow to read) is
+  // only read to name the known targets when ptxas refuses this one.
+  if (support::ptxasAcceptsTarget(arch).value_or(true)) return std::nullopt;
   const std::vector<std::string> known = supportedArchs();
   if (known.empty()) return std::nullopt;  // no ptxas to ask: PTX for any such target can be emitted
   for (const std::string& k : known)

@@ -108,15 +108,22 @@ LinearLayout LinearLayout::strided1D(int32_t size, int32_t stride, std::string_v
 
 // --- dimensions
 
+// Dim names are short and mostly differ in their first or last letter ("register", "lane", "warp",
+// "dim0", "dim1"): those are compared before the whole name, as lookups run in every codegen loop.
+static bool sameName(const std::string& a, std::string_view b) {
+  return a.size() == b.size() && (b.empty() || (a.front() == b.front() && a.back() == b.back() &&
+                                                std::string_view(a) == b));
+}
+
 int LinearLayout::findIn(std::string_view name) const {
   for (size_t i = 0; i < ins_.size(); ++i)
-    if (ins_[i].name == name) return int(i);
+    if (sameName(ins_[i].name, name)) return int(i);
   return -1;
 }
 
 int LinearLayout::findOut(std::string_view name) const {
   for (size_t i = 0; i < outs_.size(); ++i)
-    if (outs_[i].name == name) return int(i);
+    if (sameName(outs_[i].name, name)) return int(i);
   return -1;
 }
 

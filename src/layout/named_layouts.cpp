@@ -3,6 +3,7 @@
 #include "layout/named_layouts.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "layout/gf2.h"
@@ -228,28 +229,40 @@ LinearLayout wgmmaOperandA(const std::vector<int64_t>& shape, const std::vector<
   return wrapToShape(l, shape);
 }
 
-LinearLayout sharedSwizzled(const std::vector<int64_t>& shape, int32_t vec, int32_t perPhase, int32_t maxPhase,
-                            const std::vector<int32_t>& order) {
+std::vector<uint64_t> sharedSwizzledBits(const std::vector<int64_t>& shape, int32_t vec, int32_t perPhase,
+                                         int32_t maxPhase, const std::vector<int32_t>& order) {
   size_t rank = shape.size();
   checkPow2s(shape, rank, "sharedSwizzled: shape");
   checkPow2s(std::vector<int32_t>{vec, perPhase, maxPhase}, 3, "sharedSwizzled: vec/perPhase/maxPhase");
   checkOrder(order, rank);
-  std::vector<OutDim> outs;
-  for (size_t d = 0; d < rank; ++d) outs.push_back({dimName(int(d)), int32_t(shape[d])});
-  InDim offset{std::string(kOffset), {}};
-  auto unit = [&](int32_t dim, int64_t v) {
-    Basis b(rank, 0);
-    b[dim] = int32_t(v);
-    return b;
-  };
+  std::vector<int> shift(rank + 1, 0);  // where each dim's coordinate starts in the flattened bits
+  for (size_t d = 0; d < rank; ++d) shift[d + 1] = shift[d] + std::countr_zero(uint64_t(shape[d]));
+  std::vector<uint64_t> bits;
   for (size_t i = 0; i < rank; ++i) {
     int32_t d = order[i];
     for (int64_t v = 1; v < shape[d]; v *= 2) {
-      Basis b = unit(d, v);
+      uint64_t b = uint64_t(v) << shift[size_t(d)];
       // Row bit v flips the vec-chunk index of the contiguous dim by its share of the phase.
-      if (i == 1) b[order[0]] = int32_t((int64_t(vec) * ((v / perPhase) % maxPhase)) % shape[order[0]]);
-      offset.bases.push_back(std::move(b));
+      if (i == 1) b |= uint64_t((int64_t(vec) * ((v / perPhase) % maxPhase)) % shape[order[0]]) << shift[size_t(order[0])];
+      bits.push_back(b);
     }
+  }
+  return bits;
+}
+
+LinearLayout sharedSwizzled(const std::vector<int64_t>& shape, int32_t vec, int32_t perPhase, int32_t maxPhase,
+                            const std::vector<int32_t>& order) {
+  std::vector<uint64_t> bits = sharedSwizzledBits(shape, vec, perPhase, maxPhase, order);
+  std::vector<OutDim> outs;
+  for (size_t d = 0; d < shape.size(); ++d) outs.push_back({dimName(int(d)), int32_t(shape[d])});
+  InDim offset{std::string(kOffset), {}};
+  for (uint64_t b : bits) {
+    Basis coords;
+    for (const OutDim& o : outs) {
+      coords.push_back(int32_t(b & uint64_t(o.size - 1)));
+      b >>= std::countr_zero(uint32_t(o.size));
+    }
+    offset.bases.push_back(std::move(coords));
   }
   return L({offset}, std::move(outs));
 }

@@ -71,5 +71,9 @@ LinearLayout wgmmaOperandA(const std::vector<int64_t>& shape, const std::vector<
 LinearLayout sharedSwizzled(const std::vector<int64_t>& shape, int32_t vec, int32_t perPhase, int32_t maxPhase,
                             const std::vector<int32_t>& order);
 LinearLayout sharedPlain(const std::vector<int64_t>& shape, const std::vector<int32_t>& order);
+// sharedSwizzled's offset bits as numbers: each one's coordinates flattened (LinearLayout::flattenOut,
+// dim0's bits lowest), without building the layout (planScratch weighs hundreds of candidates).
+std::vector<uint64_t> sharedSwizzledBits(const std::vector<int64_t>& shape, int32_t vec, int32_t perPhase,
+                                         int32_t maxPhase, const std::vector<int32_t>& order);
 
 }  // namespace kiln::layout

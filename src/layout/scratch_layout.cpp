@@ -13,12 +13,11 @@
 #include <vector>
 
 #include "layout/conversions.h"
+#include "layout/gf2.h"
 #include "layout/ldmatrix.h"
 #include "layout/named_layouts.h"
-#include "layout/register_parts.h"
 
 namespace kiln::layout {
-
 
 namespace {
 
@@ -136,13 +135,67 @@ LinearLayout divideOuts(const LinearLayout& l, int32_t d) {
 
 int32_t numRegisters(const LinearLayout& l) { return l.hasInDim(layout::kRegister) ? l.getInDimSize(layout::kRegister) : 1; }
 
-// sharedOffsets(regs, shared) as numbers (layout::sharedOffsetBits): the offset each in bit of `regs`
-// reaches, per in dim, and which dims are the registers and the lanes.
+// The flattened coordinates (in the shared tile's out-dim order, dim0's bits lowest) that each input bit
+// of a register layout reaches, per in dim: computed once per layout, whatever tile it is weighed against.
+struct RegisterBits {
+  std::vector<std::vector<uint64_t>> dims;
+
+  RegisterBits(const LinearLayout& regs, const LinearLayout& shared) {
+    std::vector<int> pos;  // position in shared's outputs of each of regs' out dims
+    for (const layout::OutDim& o : regs.outs()) pos.push_back(shared.outDimIndex(o.name));
+    if (pos.size() != shared.outs().size()) layoutBug("scratch: out dims differ: " + regs.str() + " vs " + shared.str());
+    layout::Basis coords(pos.size(), 0);
+    for (const layout::InDim& d : regs.ins()) {
+      std::vector<uint64_t>& flat = dims.emplace_back();
+      for (const layout::Basis& b : d.bases) {
+        for (size_t j = 0; j < b.size(); ++j) {
+          if (b[j] >= shared.outs()[size_t(pos[j])].size)
+            layoutBug("scratch: the image of " + regs.str() + " is not inside " + shared.str());
+          coords[size_t(pos[j])] = b[j];
+        }
+        flat.push_back(shared.flattenOut(coords));
+      }
+    }
+  }
+};
+
+// A shared tile as the offset of every flattened coordinate: its offset bits' coordinates in an echelon
+// basis tagged by offset bit (a tile is a bijection, so each coordinate has exactly one offset).
+class TileOffsets {
+ public:
+  explicit TileOffsets(std::span<const uint64_t> offsetBits) {
+    for (size_t k = 0; k < offsetBits.size(); ++k) basis_.add(offsetBits[k], uint64_t(1) << k);
+  }
+  explicit TileOffsets(const LinearLayout& shared) {
+    if (shared.ins().size() != 1) layoutBug("scratch: " + shared.str() + " has more than an offset");
+    const std::vector<layout::Basis>& bases = shared.ins()[0].bases;
+    for (size_t k = 0; k < bases.size(); ++k) basis_.add(shared.flattenOut(bases[k]), uint64_t(1) << k);
+  }
+  // The offset each input bit reaches: layout::sharedOffsetBits of the layout `bits` came from.
+  std::vector<std::vector<int64_t>> of(const RegisterBits& bits) const {
+    std::vector<std::vector<int64_t>> out;
+    for (const std::vector<uint64_t>& dim : bits.dims) {
+      std::vector<int64_t>& offsets = out.emplace_back();
+      for (uint64_t coords : dim) {
+        layout::EchelonBasis::Reduced r = basis_.reduce(coords);
+        if (r.residual != 0) layoutBug("scratch: a coordinate outside the shared tile");
+        offsets.push_back(int64_t(r.tag));
+      }
+    }
+    return out;
+  }
+
+ private:
+  layout::EchelonBasis basis_;
+};
+
+// The offsets a register layout reaches in a shared tile (layout::sharedOffsets as numbers): per in dim
+// the offset of each bit, and which dims are the registers and the lanes.
 struct AccessBits {
   std::vector<std::vector<int64_t>> dims;
   int reg = -1, lane = -1;
 
-  AccessBits(const LinearLayout& regs, const LinearLayout& shared) : dims(layout::sharedOffsetBits(regs, shared)) {
+  AccessBits(const LinearLayout& regs, const RegisterBits& bits, const TileOffsets& tile) : dims(tile.of(bits)) {
     for (size_t i = 0; i < regs.ins().size(); ++i) {
       if (regs.ins()[i].name == layout::kRegister) reg = int(i);
       if (regs.ins()[i].name == layout::kLane) lane = int(i);
@@ -170,17 +223,25 @@ struct AccessBits {
     return layout::wavefronts(of(reg), of(lane), vec, elemBytes, 32);
   }
 
-  // The offsets as the layout sharedOffsets builds: in dims of `regs`, one out dim, shared's in dim.
-  LinearLayout layout(const LinearLayout& regs, const LinearLayout& shared) const {
+  // The offsets as the layout sharedOffsets builds: in dims of `regs`, one out dim (the tile's offset).
+  LinearLayout layout(const LinearLayout& regs, const layout::OutDim& offset) const {
     std::vector<layout::InDim> ins;
     for (size_t i = 0; i < dims.size(); ++i) {
       layout::InDim d{regs.ins()[i].name, {}};
       for (int64_t o : dims[i]) d.bases.push_back({int32_t(o)});
       ins.push_back(std::move(d));
     }
-    const layout::InDim& offset = shared.ins().at(0);
-    return LinearLayout(std::move(ins), {{offset.name, offset.size()}});
+    return LinearLayout(std::move(ins), {offset});
   }
+};
+
+// What scoring a candidate tile needs of the conversion: both sides' layouts and coordinate bits.
+struct Conversion {
+  const LinearLayout& src;
+  const LinearLayout& dst;
+  RegisterBits srcBits, dstBits;
+  int elemBytes;
+  const layout::LdmatrixPlanner* ldmatrix;  // null for element sizes ldmatrix cannot load
 };
 
 // The stores of a candidate: the widest st.shared vector and its wavefronts.
@@ -189,39 +250,39 @@ struct StoreScore {
   int64_t wavefronts = 0;
 };
 
-StoreScore scoreStores(const LinearLayout& shared, const LinearLayout& src, int elemBytes) {
-  AccessBits stores(src, shared);
+StoreScore scoreStores(const Conversion& c, const TileOffsets& tile) {
+  AccessBits stores(c.src, c.srcBits, tile);
   StoreScore st;
-  st.vec = std::min(std::max(1, 16 / elemBytes), stores.vectorWidth());
-  st.wavefronts = stores.wavefronts(st.vec, elemBytes);
+  st.vec = std::min(std::max(1, 16 / c.elemBytes), stores.vectorWidth());
+  st.wavefronts = stores.wavefronts(st.vec, c.elemBytes);
   return st;
 }
 
-// The whole candidate, given its stores. `ldmatrix` is null for element sizes ldmatrix cannot load.
+// The whole candidate, given its stores; `offset` is the tile's in dim as an out dim of the offsets.
 // Nothing when the stores and the fewest wavefronts the loads could take are more than `bound` (the best
 // candidate so far): such a candidate cannot win. The plan's layouts stay empty (the caller builds the
 // winner's).
-std::optional<Scored> score(const LinearLayout& shared, const LinearLayout& src, const LinearLayout& dst,
-                            int elemBytes, const layout::LdmatrixPlanner* ldmatrix, const StoreScore& st,
-                            int64_t bound) {
+std::optional<Scored> score(const Conversion& c, const TileOffsets& tile, const layout::OutDim& offset,
+                            const StoreScore& st, int64_t bound) {
   Scored s;
+  const int elemBytes = c.elemBytes;
   const int32_t maxVec = std::max(1, 16 / elemBytes);
   s.plan.storeVec = st.vec;
   const int64_t store = st.wavefronts;
   if (store > bound) return std::nullopt;
-  AccessBits loads(dst, shared);
+  AccessBits loads(c.dst, c.dstBits, tile);
   s.plan.loadVec = std::min(maxVec, loads.vectorWidth());
   int64_t load = loads.wavefronts(s.plan.loadVec, elemBytes);
-  int64_t loadInstructions = numRegisters(dst) / s.plan.loadVec;
+  int64_t loadInstructions = numRegisters(c.dst) / s.plan.loadVec;
   // ldmatrix takes at least one wavefront per 8 lanes of each instruction, numRegisters(dst) * elemBytes / 4
   // in all.
-  const int64_t fewestLoad = ldmatrix ? std::min<int64_t>(load, int64_t(numRegisters(dst)) * elemBytes / 4) : load;
+  const int64_t fewestLoad = c.ldmatrix ? std::min<int64_t>(load, int64_t(numRegisters(c.dst)) * elemBytes / 4) : load;
   if (store + fewestLoad > bound) return std::nullopt;
-  if (ldmatrix) {
-    if (std::optional<layout::LdmatrixPlan> lm = ldmatrix->plan(loads.layout(dst, shared))) {
+  if (c.ldmatrix) {
+    if (std::optional<layout::LdmatrixPlan> lm = c.ldmatrix->plan(loads.layout(c.dst, offset))) {
       // Row addresses are multiples of 16 bytes: count them in 16-byte units, 8 lanes per matrix.
       int64_t w = sharedWavefronts(divideOuts(lm->rowOffsets, 16 / elemBytes), 1, 16, 8 * lm->numMatrices);
-      int64_t instructions = numRegisters(dst) / lm->elemsPerInstr;
+      int64_t instructions = numRegisters(c.dst) / lm->elemsPerInstr;
       if (w < load || (w == load && instructions < loadInstructions)) {
         load = w;
         loadInstructions = instructions;
@@ -230,104 +291,15 @@ std::optional<Scored> score(const LinearLayout& shared, const LinearLayout& src,
     }
   }
   s.plan.wavefronts = store + load;
-  s.instructions = numRegisters(src) / s.plan.storeVec + loadInstructions;
+  s.instructions = numRegisters(c.src) / s.plan.storeVec + loadInstructions;
   return s;
 }
 
-}  // namespace
-
-int32_t ScratchRounds::expand(int32_t r, int32_t c, const std::vector<int>& bits) {
-  // c's bit k goes to position bits[k]; r's bits fill the other positions, low to high.
-  int32_t out = 0;
-  for (size_t k = 0; k < bits.size(); ++k)
-    if (c >> k & 1) out |= int32_t(1) << bits[k];
-  int i = 0;
-  for (int pos = 0; pos < 31 && (r >> i) != 0; ++pos) {
-    if (std::find(bits.begin(), bits.end(), pos) != bits.end()) continue;
-    if (r >> i & 1) out |= int32_t(1) << pos;
-    ++i;
-  }
-  return out;
-}
-
-namespace {
-
-// The register bit of `l` whose flattened image is exactly out bit o, when no other input bit of `l`
-// touches o; -1 otherwise.
-int soleRegisterBit(const LinearLayout& l, int o) {
-  int found = -1;
-  for (const layout::InDim& d : l.ins())
-    for (size_t b = 0; b < d.bases.size(); ++b) {
-      uint64_t f = l.flattenOut(d.bases[b]);
-      if (!(f >> o & 1)) continue;
-      if (d.name != layout::kRegister || f != (uint64_t(1) << o) || found >= 0) return -1;
-      found = int(b);
-    }
-  return found;
-}
-
-// `l` without the register bits `regBits` and the flattened out bits `outBits` (all split bits).
-LinearLayout withoutBits(const LinearLayout& l, const std::vector<int>& regBits, const std::vector<int>& outBits) {
-  std::vector<layout::OutDim> outs = l.outs();
-  std::vector<int> dimOf, bitOf;  // flattened out bit -> (dim, bit within dim)
-  for (size_t j = 0; j < outs.size(); ++j)
-    for (int b = 0; (int32_t(1) << b) < outs[j].size; ++b) dimOf.push_back(int(j)), bitOf.push_back(b);
-  auto isSplit = [&](int o) { return std::find(outBits.begin(), outBits.end(), o) != outBits.end(); };
-  for (int o : outBits) outs[size_t(dimOf[size_t(o)])].size /= 2;
-  auto reduce = [&](const layout::Basis& b) {
-    uint64_t f = l.flattenOut(b);
-    layout::Basis r(outs.size(), 0);
-    std::vector<int> next(outs.size(), 0);
-    for (int o = 0; o < int(dimOf.size()); ++o) {
-      if (isSplit(o)) continue;
-      size_t j = size_t(dimOf[size_t(o)]);
-      if (f >> o & 1) r[j] |= int32_t(1) << next[j];
-      ++next[j];
-    }
-    return r;
-  };
-  std::vector<layout::InDim> ins;
-  for (const layout::InDim& d : l.ins()) {
-    layout::InDim nd{d.name, {}};
-    for (size_t b = 0; b < d.bases.size(); ++b) {
-      if (d.name == layout::kRegister && std::find(regBits.begin(), regBits.end(), int(b)) != regBits.end()) continue;
-      nd.bases.push_back(reduce(d.bases[b]));
-    }
-    ins.push_back(std::move(nd));
-  }
-  return LinearLayout(std::move(ins), std::move(outs));
+const layout::LdmatrixPlanner* ldmatrixFor(int elemBytes) {
+  return elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
 }
 
 }  // namespace
-
-ScratchRounds splitIntoRounds(const LinearLayout& srcUnique, const LinearLayout& dstUnique, int64_t maxElements) {
-  ScratchRounds r{srcUnique, dstUnique, {}, {}, {}};
-  int64_t elements = srcUnique.totalOutSize();
-  std::vector<int>& outBits = r.outBits;
-  // Candidates from the highest bit of each dim down (the repeats of a tile, not its vectors or
-  // fragments), every dim's bit k before any dim's bit k - 1.
-  std::vector<std::pair<int, int>> order;  // (bit within its dim, flattened bit)
-  int o0 = 0;
-  for (const layout::OutDim& d : srcUnique.outs()) {
-    int n = std::countr_zero(uint32_t(d.size));
-    for (int b = 0; b < n; ++b) order.emplace_back(b, o0 + b);
-    o0 += n;
-  }
-  std::stable_sort(order.begin(), order.end(), [](auto x, auto y) { return x.first > y.first; });
-  for (auto [bit, o] : order) {
-    if (elements <= maxElements) break;
-    int s = soleRegisterBit(srcUnique, o), d = soleRegisterBit(dstUnique, o);
-    if (s < 0 || d < 0) continue;
-    outBits.push_back(o);
-    r.srcBits.push_back(s);
-    r.dstBits.push_back(d);
-    elements /= 2;
-  }
-  if (outBits.empty()) return r;
-  r.src = withoutBits(srcUnique, r.srcBits, outBits);
-  r.dst = withoutBits(dstUnique, r.dstBits, outBits);
-  return r;
-}
 
 ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUnique, int elemBytes) {
   std::vector<int64_t> shape;
@@ -340,47 +312,60 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
     std::vector<int32_t> o = orderWithFastest(rank, f);
     if (std::find(orders.begin(), orders.end(), o) == orders.end()) orders.push_back(o);
   }
-  std::vector<LinearLayout> candidates;
+  // Candidates by their numbers (sharedSwizzledBits): only the winner is built as a layout.
+  struct Candidate {
+    const std::vector<int32_t>* order;
+    int32_t vec, perPhase, maxPhase;
+    std::vector<uint64_t> bits;
+  };
+  std::vector<Candidate> candidates;
+  auto add = [&](const std::vector<int32_t>& order, int32_t vec, int32_t perPhase, int32_t maxPhase) {
+    candidates.push_back({&order, vec, perPhase, maxPhase, layout::sharedSwizzledBits(shape, vec, perPhase, maxPhase, order)});
+  };
   for (const std::vector<int32_t>& order : orders) {
-    candidates.push_back(layout::sharedPlain(shape, order));
+    add(order, 1, 1, 1);  // sharedPlain
     if (rank < 2) continue;
     const int64_t inner = shape[size_t(order[0])];
     for (int32_t vec = 1; vec <= 16 && vec * elemBytes <= 16 && vec <= inner; vec *= 2)
       for (int32_t perPhase : {1, 2, 4, 8})
         for (int32_t maxPhase : {2, 4, 8, 16, 32})
-          if (int64_t(vec) * maxPhase <= inner)
-            candidates.push_back(layout::sharedSwizzled(shape, vec, perPhase, maxPhase, order));
+          if (int64_t(vec) * maxPhase <= inner) add(order, vec, perPhase, maxPhase);
   }
-  // Some swizzles coincide (a phase longer than the rows): the first of equal candidates wins anyway.
-  std::unordered_multimap<size_t, const LinearLayout*> seen;  // by hash
-  const layout::LdmatrixPlanner* ldmatrix =
-      elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
-  // The stores of every distinct candidate first, then the loads in the order of fewest store wavefronts:
+  const LinearLayout reference = layout::sharedPlain(shape, orders[0]);  // every candidate's out dims
+  const layout::OutDim offset{std::string(layout::kOffset), int32_t(reference.ins()[0].size())};
+  const Conversion conv{srcUnique, dstUnique, RegisterBits(srcUnique, reference), RegisterBits(dstUnique, reference),
+                        elemBytes, ldmatrixFor(elemBytes)};
+  // The stores of every distinct candidate first (some swizzles coincide, a phase longer than the rows:
+  // the first of equal candidates wins anyway), then the loads in the order of fewest store wavefronts:
   // once a candidate's stores alone take more than the best total, so do every later one's. The winner is
   // the fewest wavefronts, then the fewest instructions, then the earliest candidate.
   struct Stored {
-    const LinearLayout* shared;
+    const Candidate* candidate;
     size_t index;
+    TileOffsets tile;
     StoreScore st;
   };
   std::vector<Stored> stored;
-  for (const LinearLayout& c : candidates) {
-    const size_t h = c.hash();
+  std::unordered_multimap<uint64_t, const Candidate*> seen;  // by a hash of the bits
+  for (const Candidate& c : candidates) {
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t b : c.bits) h = (h ^ b) * 1099511628211ull;
     auto [same, end] = seen.equal_range(h);
-    if (std::any_of(same, end, [&](const auto& e) { return *e.second == c; })) continue;
+    if (std::any_of(same, end, [&](const auto& e) { return e.second->bits == c.bits; })) continue;
     seen.emplace(h, &c);
-    stored.push_back(Stored{&c, stored.size(), scoreStores(c, srcUnique, elemBytes)});
+    TileOffsets tile(c.bits);
+    StoreScore st = scoreStores(conv, tile);
+    stored.push_back(Stored{&c, stored.size(), std::move(tile), st});
   }
   std::stable_sort(stored.begin(), stored.end(),
                    [](const Stored& a, const Stored& b) { return a.st.wavefronts < b.st.wavefronts; });
   Scored best;
-  const LinearLayout* bestShared = nullptr;
+  const Candidate* winner = nullptr;
   size_t bestIndex = 0;
   bool have = false;
   for (const Stored& c : stored) {
     if (have && c.st.wavefronts > best.plan.wavefronts) break;
-    std::optional<Scored> s = score(*c.shared, srcUnique, dstUnique, elemBytes, ldmatrix, c.st,
-                                    have ? best.plan.wavefronts : INT64_MAX);
+    std::optional<Scored> s = score(conv, c.tile, offset, c.st, have ? best.plan.wavefronts : INT64_MAX);
     if (!s) continue;
     const bool wins = !have || s->plan.wavefronts < best.plan.wavefronts ||
                       (s->plan.wavefronts == best.plan.wavefronts &&
@@ -388,13 +373,13 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
                         (s->instructions == best.instructions && c.index < bestIndex)));
     if (wins) {
       best = std::move(*s);
-      bestShared = c.shared;
+      winner = c.candidate;
       bestIndex = c.index;
       have = true;
     }
   }
   // The winner's layouts, built once.
-  best.plan.shared = *bestShared;
+  best.plan.shared = layout::sharedSwizzled(shape, winner->vec, winner->perPhase, winner->maxPhase, *winner->order);
   best.plan.storeOffsets = layout::sharedOffsets(srcUnique, best.plan.shared);
   best.plan.loadOffsets = layout::sharedOffsets(dstUnique, best.plan.shared);
   return best.plan;
@@ -402,10 +387,11 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
 
 ScratchPlan planWithShared(const LinearLayout& shared, const LinearLayout& srcUnique, const LinearLayout& dstUnique,
                            int elemBytes) {
-  const layout::LdmatrixPlanner* ldmatrix =
-      elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
-  std::optional<Scored> s =
-      score(shared, srcUnique, dstUnique, elemBytes, ldmatrix, scoreStores(shared, srcUnique, elemBytes), INT64_MAX);
+  const TileOffsets tile(shared);
+  const Conversion conv{srcUnique, dstUnique, RegisterBits(srcUnique, shared), RegisterBits(dstUnique, shared),
+                        elemBytes, ldmatrixFor(elemBytes)};
+  const layout::OutDim offset{shared.ins()[0].name, shared.ins()[0].size()};
+  std::optional<Scored> s = score(conv, tile, offset, scoreStores(conv, tile), INT64_MAX);
   ScratchPlan plan = std::move(s->plan);
   plan.shared = shared;
   plan.storeOffsets = layout::sharedOffsets(srcUnique, shared);

@@ -213,22 +213,36 @@ Reg Codegen::threadCoord(const layout::LinearLayout& l, int dim) {
 }
 
 std::vector<Codegen::CoordPart> Codegen::coordParts(const layout::LinearLayout& l, int32_t r) {
-  const size_t rank = l.outs().size();
-  std::vector<CoordPart> parts(rank);
   int regBits = l.hasInDim(layout::kRegister) ? l.getInDimSizeLog2(layout::kRegister) : 0;
   if (r < 0 || r >= (int32_t(1) << regBits)) bug({}, "register index " + std::to_string(r) + " out of range of " + l.str());
-  for (int b = 0; b < regBits; ++b)
-    if ((r >> b) & 1)
-      for (size_t d = 0; d < rank; ++d) parts[d].constant ^= l.basis(layout::kRegister, b)[d];
+  return coordPartsOf(l, r, r + 1)[0];
+}
+
+std::vector<std::vector<Codegen::CoordPart>> Codegen::coordPartsOf(const layout::LinearLayout& l, int32_t begin,
+                                                                  int32_t end) {
+  const size_t rank = l.outs().size();
+  // The thread part of each dim and every bit it can set, once for all the registers.
+  std::vector<CoordPart> thread(rank);
+  std::vector<int32_t> reachable(rank, 0);
   for (size_t d = 0; d < rank; ++d) {
-    parts[d].thread = threadCoord(l, int(d));
-    int32_t reachable = 0;  // every bit the lane/warp part can set
+    thread[d].thread = threadCoord(l, int(d));
     for (std::string_view in : {layout::kLane, layout::kWarp})
       if (l.hasInDim(in))
-        for (int b = 0; b < l.getInDimSizeLog2(in); ++b) reachable |= l.basis(in, b)[d];
-    parts[d].disjoint = (reachable & parts[d].constant) == 0;
+        for (const layout::Basis& b : l.ins()[size_t(l.inDimIndex(in))].bases) reachable[d] |= b[d];
   }
-  return parts;
+  const std::vector<layout::Basis>* regBases =
+      l.hasInDim(layout::kRegister) ? &l.ins()[size_t(l.inDimIndex(layout::kRegister))].bases : nullptr;
+  std::vector<std::vector<CoordPart>> out;
+  out.reserve(size_t(end - begin));
+  for (int32_t r = begin; r < end; ++r) {
+    std::vector<CoordPart>& parts = out.emplace_back(thread);
+    if (regBases)
+      for (size_t b = 0; b < regBases->size(); ++b)
+        if ((r >> b) & 1)
+          for (size_t d = 0; d < rank; ++d) parts[d].constant ^= (*regBases)[b][d];
+    for (size_t d = 0; d < rank; ++d) parts[d].disjoint = (reachable[d] & parts[d].constant) == 0;
+  }
+  return out;
 }
 
 std::vector<Reg> Codegen::coords(const layout::LinearLayout& l, int32_t r) {

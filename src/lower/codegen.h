@@ -16,6 +16,7 @@
 #include "analysis/axis_info.h"
 #include "ir/ir.h"
 #include "layout/linear_layout.h"
+#include "layout/scratch_layout.h"
 #include "ptx/builder.h"
 #include "support/step_times.h"
 
@@ -100,6 +101,8 @@ class Codegen {
     bool disjoint = true;
   };
   std::vector<CoordPart> coordParts(const layout::LinearLayout& l, int32_t r);
+  // coordParts of the register indices begin .. end - 1 of `l`, the thread parts found once.
+  std::vector<std::vector<CoordPart>> coordPartsOf(const layout::LinearLayout& l, int32_t begin, int32_t end);
 
   // A .pred true in exactly one of the threads that hold each element of layout `l` (the one whose lane
   // and warp bits that only duplicate data are 0); an invalid Reg when no two threads share an element.
@@ -124,6 +127,11 @@ class Codegen {
   void reserveBuffer(const ir::Op& alloc);
   // The .b32 shared-window address of byte `offset` of the dynamic shared memory (a fresh register).
   ptx::Reg sharedAddress(int64_t offset);
+  // layout::planWithShared(shared, c, c, elemBytes) with c the compact registers of `regs`
+  // (uniqueRegisters), planned once per distinct arguments: every k-slice of a dot reads its slots
+  // alike, and a loop's slot offsets are planned ahead of its loads (shared_tile.cpp).
+  const layout::ScratchPlan& sharedPlan(const layout::LinearLayout& shared, const layout::LinearLayout& regs,
+                                        int elemBytes);
   void barrier();  // bar.sync 0 (in a warp partition: its named barrier, of its threads)
   // Lane + warp contribution of layout `l` along out dim `dim`, computed once per region (invalid when
   // the lanes and warps contribute nothing).
@@ -168,6 +176,12 @@ class Codegen {
     std::vector<ptx::Reg> regs;
   };
   std::unordered_map<size_t, std::vector<CachedRegs>> coordCache_;
+  struct SharedPlan {
+    layout::LinearLayout shared, regs;
+    int elemBytes;
+    layout::ScratchPlan plan;
+  };
+  std::deque<SharedPlan> sharedPlans_;  // sharedPlan's (a deque: the references it returns stay valid)
   static size_t cacheHash(Cached kind, int dim, const layout::LinearLayout& l);
   const std::vector<ptx::Reg>* findCached(Cached kind, int dim, const layout::LinearLayout& l) const;
   void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);

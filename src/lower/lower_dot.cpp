@@ -298,9 +298,8 @@ void lowerMmaOp(Codegen& cg, const ir::Op& op) {
     const ir::Value* v = op.operand(i);
     want[i] = dotLayout(int(i), op, cg.numWarps, target);
     if (i < 2 && v->type.isShared()) {
-      UniqueRegisters dst = uniqueRegisters(want[i]);
-      ScratchPlan plan = planWithShared(*v->type.layout, dst.compact, dst.compact, memBytes(v->type.elem));
-      readers[i] = std::make_unique<SharedTileReader>(cg, op, std::move(plan), cg.reg(v), v->type.elem, want[i]);
+      const ScratchPlan& plan = cg.sharedPlan(*v->type.layout, want[i], memBytes(v->type.elem));
+      readers[i] = std::make_unique<SharedTileReader>(cg, op, plan, cg.reg(v), v->type.elem, want[i]);
     } else if (*v->type.layout != want[i]) {
       throw CompileError(op.loc, "mma: operand #" + std::to_string(i) + " must have the mma layout " + want[i].str());
     }

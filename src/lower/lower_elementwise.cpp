@@ -1,6 +1,7 @@
 // Element-wise ops, casts, bitcasts and constants: one selection (ptx/isel.h) per register index.
 // Register indices whose source registers are the same (broadcast copies, splats) share one result.
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <map>
 
@@ -39,26 +40,40 @@ void perRegister(Codegen& cg, const ir::Op& op, const Selector& select) {
     if (v->type.isTensor() && operands.back().size() != out.size())
       codegenBug(op, "operand " + v->type.str() + " and result " + res->type.str() + " have different register counts");
   }
-  std::map<std::vector<int64_t>, Reg> done;
+  // Indices already selected, by their sources: an open-addressed table of index + 1 (0: empty) over
+  // the sources' keys, flattened n to an index (one allocation, not a map node and a key per index).
+  const size_t n = operands.size();
+  std::vector<int64_t> keys(out.size() * n);
+  std::vector<uint32_t> table(std::bit_ceil(2 * out.size() + 1), 0);
+  const size_t mask = table.size() - 1;
+  std::vector<Reg> src;
   for (size_t r = 0; r < out.size(); ++r) {
     if (!same.empty() && size_t(same[r]) != r) {
       out[r] = out[size_t(same[r])];
       continue;
     }
-    std::vector<Reg> src;
-    std::vector<int64_t> key;
-    for (size_t k = 0; k < operands.size(); ++k) {
+    src.clear();
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < n; ++k) {
       src.push_back(op.operand(unsigned(k))->type.isTensor() ? operands[k][r] : operands[k].at(0));
-      key.push_back(regKey(src.back()));
+      keys[r * n + k] = regKey(src.back());
+      h = (h ^ uint64_t(keys[r * n + k])) * 1099511628211ull;
+      h ^= h >> 29;
     }
-    auto it = done.find(key);
-    if (it != done.end()) {
-      out[r] = it->second;
+    size_t slot = size_t(h) & mask;
+    for (; table[slot] != 0; slot = (slot + 1) & mask) {
+      const size_t other = table[slot] - 1;
+      if (std::equal(keys.begin() + std::ptrdiff_t(other * n), keys.begin() + std::ptrdiff_t(other * n + n),
+                     keys.begin() + std::ptrdiff_t(r * n)))
+        break;
+    }
+    if (table[slot] != 0) {
+      out[r] = out[table[slot] - 1];
       continue;
     }
     out[r] = cg.e.reg(ptx::regClassOf(res->type.elem));
     select(out[r], src);
-    done.emplace(std::move(key), out[r]);
+    table[slot] = uint32_t(r + 1);
   }
   cg.bind(res, std::move(out));
 }

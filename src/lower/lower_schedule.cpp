@@ -80,8 +80,7 @@ void localLoad(Codegen& cg, const ir::Op& op) {
     const int32_t size = int32_t(res->type.shape[size_t(dim)]);
     const int32_t parts = int32_t(slot->type.shape[size_t(dim)] / size), index = int32_t(op.intAttr("slice_offset") / size);
     const LinearLayout whole = wholeOfPart(*res->type.layout, dim, size, parts);
-    UniqueRegisters dst = uniqueRegisters(whole);
-    ScratchPlan plan = planWithShared(*slot->type.layout, dst.compact, dst.compact, memBytes(res->type.elem));
+    const ScratchPlan& plan = cg.sharedPlan(*slot->type.layout, whole, memBytes(res->type.elem));
     SharedTileReader reader(cg, op, plan, cg.reg(slot), res->type.elem, whole,
                             slotThreadOffset(cg, plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets));
     const int32_t n = Codegen::numRegs(res->type);
@@ -89,8 +88,7 @@ void localLoad(Codegen& cg, const ir::Op& op) {
     for (int32_t r = 0; r < n; ++r) regs.push_back(reader.at(r + index * n));
     return cg.bind(res, std::move(regs));
   }
-  UniqueRegisters dst = uniqueRegisters(*res->type.layout);
-  ScratchPlan plan = planWithShared(*slot->type.layout, dst.compact, dst.compact, memBytes(res->type.elem));
+  const ScratchPlan& plan = cg.sharedPlan(*slot->type.layout, *res->type.layout, memBytes(res->type.elem));
   cg.bind(res, SharedTileReader(cg, op, plan, cg.reg(slot), res->type.elem, *res->type.layout).all());
 }
 
@@ -106,7 +104,7 @@ void asyncCopy(Codegen& cg, const ir::Op& op) {
   for (size_t i = 0; distinct && i < src.original.size(); ++i) distinct = src.original[i] == int32_t(i);
   if (!distinct)  // cp.async copies what each register holds: a repeated element would be copied twice
     throw CompileError(op.loc, "async_copy: the pointer layout holds an element in two registers of a thread");
-  ScratchPlan plan = planWithShared(*slot->type.layout, src.compact, src.compact, bytes);
+  const ScratchPlan& plan = cg.sharedPlan(*slot->type.layout, from, bytes);
   int32_t vec = std::min<int32_t>(plan.storeVec, int32_t(planAccess(cg.axis, ptr, mask, from).vec));
   while (vec * bytes > 16) vec /= 2;
   if (vec * bytes < 4)
@@ -157,13 +155,11 @@ void precomputeSlotOffsets(Codegen& cg, const ir::Block& body) {
         const int32_t size = int32_t(res->type.shape[size_t(dim)]);
         to = wholeOfPart(to, dim, size, int32_t(slot->type.shape[size_t(dim)] / size));
       }
-      UniqueRegisters dst = uniqueRegisters(to);
-      ScratchPlan plan = planWithShared(*slot->type.layout, dst.compact, dst.compact, memBytes(res->type.elem));
+      const ScratchPlan& plan = cg.sharedPlan(*slot->type.layout, to, memBytes(res->type.elem));
       slotThreadOffset(cg, plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets);
     } else if (op.opcode == Opcode::AsyncCopy) {
       const ir::Value *slot = op.operand(0), *ptr = op.operand(1);
-      UniqueRegisters src = uniqueRegisters(*ptr->type.layout);
-      slotThreadOffset(cg, planWithShared(*slot->type.layout, src.compact, src.compact, memBytes(slot->type.elem)).storeOffsets);
+      slotThreadOffset(cg, cg.sharedPlan(*slot->type.layout, *ptr->type.layout, memBytes(slot->type.elem)).storeOffsets);
     }
   }
 }

@@ -24,8 +24,9 @@ void arange(Codegen& cg, const ir::Op& op) {
   const layout::LinearLayout& l = *res->type.layout;
   std::vector<Reg> out(size_t(Codegen::numRegs(res->type)));
   std::map<int32_t, Reg> byConstant;
+  const std::vector<std::vector<Codegen::CoordPart>> parts = cg.coordPartsOf(l, 0, int32_t(out.size()));
   for (size_t r = 0; r < out.size(); ++r) {
-    Codegen::CoordPart p = cg.coordParts(l, int32_t(r))[0];
+    const Codegen::CoordPart& p = parts[r][0];
     if (auto it = byConstant.find(p.constant); it != byConstant.end()) {
       out[r] = it->second;
       continue;

@@ -90,6 +90,14 @@ void copyToShared(Codegen& cg, const CopySource& src, SharedAddresses& storeAt, 
   }
 }
 
+const ScratchPlan& Codegen::sharedPlan(const LinearLayout& shared, const LinearLayout& regs, int elemBytes) {
+  for (const SharedPlan& p : sharedPlans_)
+    if (p.elemBytes == elemBytes && p.shared == shared && p.regs == regs) return p.plan;
+  const layout::UniqueRegisters unique = layout::uniqueRegisters(regs);
+  ScratchPlan plan = layout::planWithShared(shared, unique.compact, unique.compact, elemBytes);
+  return sharedPlans_.emplace_back(SharedPlan{shared, regs, elemBytes, std::move(plan)}).plan;
+}
+
 void storeTile(Codegen& cg, Reg base, const LinearLayout& shared, const ir::Value* value) {
   storeTile(cg, base, shared, value, cg.regs(value));
 }
@@ -97,7 +105,7 @@ void storeTile(Codegen& cg, Reg base, const LinearLayout& shared, const ir::Valu
 void storeTile(Codegen& cg, Reg base, const LinearLayout& shared, const ir::Value* value, const std::vector<Reg>& regs) {
   const ir::Scalar t = value->type.elem;
   UniqueRegisters src = uniqueRegisters(*value->type.layout);
-  ScratchPlan plan = planWithShared(shared, src.compact, src.compact, memBytes(t));
+  const ScratchPlan& plan = cg.sharedPlan(shared, *value->type.layout, memBytes(t));
   std::vector<Reg> compact;
   for (int32_t r : src.original) compact.push_back(regs.at(size_t(r)));
   SharedAddresses at(cg, base, threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0), memBytes(t));

@@ -2,6 +2,7 @@
 #include "ptx/builder.h"
 
 #include <bit>
+#include <charconv>
 #include <cstdio>
 
 #include "support/diagnostic.h"
@@ -122,7 +123,17 @@ int regBits(RegClass c) {
 
 std::string Reg::str() const {
   if (!valid()) bug("use of an unallocated register");
-  return std::string(regPrefix(cls)) + std::to_string(id);
+  std::string out;
+  appendTo(out);
+  return out;
+}
+
+void Reg::appendTo(std::string& out) const {
+  if (!valid()) bug("use of an unallocated register");
+  char digits[16];
+  const std::to_chars_result end = std::to_chars(digits, digits + sizeof digits, id);
+  out += regPrefix(cls);
+  out.append(digits, end.ptr);
 }
 
 Operand::Operand(Reg r) : text(r.str()) {}
@@ -151,9 +162,15 @@ Operand addr(Reg base, int64_t offset) { return Operand::raw(addrText(base.str()
 Operand addr(std::string_view symbol, int64_t offset) { return Operand::raw(addrText(std::string(symbol), offset)); }
 
 Operand vec(std::span<const Reg> regs) {
-  std::string s = "{";
-  for (size_t i = 0; i < regs.size(); ++i) s += (i ? ", " : "") + regs[i].str();
-  return Operand::raw(s + "}");
+  std::string s;
+  s.reserve(2 + regs.size() * 7);
+  s += '{';
+  for (size_t i = 0; i < regs.size(); ++i) {
+    if (i) s += ", ";
+    regs[i].appendTo(s);
+  }
+  s += '}';
+  return Operand::raw(std::move(s));
 }
 
 Operand vec(std::initializer_list<Operand> items) {
@@ -263,7 +280,7 @@ void Entry::inst(std::string_view opcode, const std::vector<Operand>& operands, 
   line += "    ";
   if (guard.active()) {
     line += guard.negate ? "@!" : "@";
-    line += guard.pred.str();
+    guard.pred.appendTo(line);
     line += ' ';
   }
   line += opcode;

@@ -37,6 +37,7 @@ struct Reg {
   int id = -1;  // -1: no register
   bool valid() const { return id >= 0; }
   std::string str() const;  // "%r3"
+  void appendTo(std::string& out) const;  // str() without a temporary
   bool operator==(const Reg&) const = default;
 };
 

@@ -64,4 +64,22 @@ std::vector<std::string> ptxasTargets() {
   return it->second;
 }
 
+std::optional<bool> ptxasAcceptsTarget(const std::string& target) {
+  const PtxasLocation where = findPtxas();
+  if (!where.found()) return std::nullopt;
+  static struct {
+    std::mutex mutex;
+    std::map<std::pair<std::string, std::string>, bool> byPathAndTarget;
+  } memo;
+  std::lock_guard<std::mutex> lock(memo.mutex);
+  auto key = std::make_pair(where.path, target);
+  auto it = memo.byPathAndTarget.find(key);
+  if (it == memo.byPathAndTarget.end()) {
+    ProcessResult r = runProcess({where.path, "--gpu-name", target, "--version"}, std::chrono::seconds(30));
+    const bool accepted = r.status == ProcessResult::Status::Exited && r.exitCode == 0;
+    it = memo.byPathAndTarget.emplace(std::move(key), accepted).first;
+  }
+  return it->second;
+}
+
 }  // namespace kiln::support
