@@ -41,6 +41,8 @@ def load_config_lists():
             with open(path) as f:
                 exec(compile(f.read(), path, "exec"), ns)
             out[name] = ns["get_configs"]()
+            if "get_fp8_configs" in ns:
+                out[name + "_fp8"] = ns["get_fp8_configs"]()
         return out
     finally:
         for k, v in saved.items():
@@ -87,7 +89,7 @@ def cases():
                 yield (label, "matmul.py", "matmul_kernel", sig, c.num_warps, c.num_stages)
     # fp8 e4m3 with B K-major (stride_bk = 1) and an fp16 C, as workloads.matmul passes it.
     for s in (4096, 8192):
-        for c in configs["matmul"]:
+        for c in configs["matmul_fp8"]:
             kw = c.kwargs
             sig = (f"*fp8e4nv:16, *fp8e4nv:16, *fp16:16, {i32(s)}, {i32(s)}, {i32(s)}, {i32(s)}, 1, 1, {i32(s)}, "
                    f"{i32(s)}, 1, {kw['BLOCK_SIZE_M']}, {kw['BLOCK_SIZE_N']}, {kw['BLOCK_SIZE_K']}, {kw['GROUP_SIZE_M']}")

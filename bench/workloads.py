@@ -156,6 +156,10 @@ def matmul(m, n, k, dtype, quick=False):
 
     def kernel(mod, t):
         c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
+        if fp8:
+            return Launch(c, lambda: mod.matmul_fp8(t.a, t.b, c), tuned=mod.matmul_fp8_kernel_autotuned,
+                          configs=mod.get_fp8_configs(),
+                          launch_config=lambda cfg: mod.matmul_with_config(t.a, t.b, c, cfg))
         return Launch(c, lambda: mod.matmul(t.a, t.b, c), tuned=mod.matmul_kernel_autotuned,
                       configs=mod.get_configs(), launch_config=lambda cfg: mod.matmul_with_config(t.a, t.b, c, cfg))
 

@@ -25,6 +25,23 @@ def get_configs():
     ]
 
 
+def get_fp8_configs():
+    # Tutorial 03's "good config for fp8 inputs" (BLOCK_SIZE_K 128: a 64-wide K step of 1-byte elements
+    # is half the tensor-core work per pipeline stage that it is for fp16), and the two 128x256x64
+    # configs that win fp8 in the list above.
+    c = lambda bm, bn, bk, w, s: triton.Config(
+        {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8}, num_warps=w, num_stages=s)
+    return [
+        c(128, 256, 128, 8, 3),
+        c(256, 128, 128, 8, 3),
+        c(256, 64, 128, 4, 4),
+        c(64, 256, 128, 4, 4),
+        c(128, 128, 128, 4, 4),
+        c(128, 256, 64, 8, 3),
+        c(128, 256, 64, 8, 4),
+    ]
+
+
 @triton.jit
 def matmul_kernel(
         a_ptr, b_ptr, c_ptr,
@@ -72,6 +89,7 @@ def matmul_kernel(
 # The same kernel under the autotuner; both sides tune for themselves (the key is the problem size;
 # Triton also keys on the dtypes).
 matmul_kernel_autotuned = triton.autotune(configs=get_configs(), key=["M", "N", "K"])(matmul_kernel)
+matmul_fp8_kernel_autotuned = triton.autotune(configs=get_fp8_configs(), key=["M", "N", "K"])(matmul_kernel)
 
 
 def _launch(kernel, a, b, c, **meta):
@@ -88,7 +106,12 @@ def matmul(a, b, c):
     return _launch(matmul_kernel_autotuned, a, b, c)
 
 
+def matmul_fp8(a, b, c):
+    """c = a @ b for fp8 a and b, tuned over get_fp8_configs()."""
+    return _launch(matmul_fp8_kernel_autotuned, a, b, c)
+
+
 def matmul_with_config(a, b, c, config):
-    """c = a @ b with one config of get_configs() (for tuning outside the autotuner)."""
+    """c = a @ b with one config (of get_configs() or get_fp8_configs(): for tuning outside the autotuner)."""
     return _launch(matmul_kernel, a, b, c, **config.kwargs, num_warps=config.num_warps,
                    num_stages=config.num_stages)
