@@ -18,7 +18,7 @@ SMALL = {
     "softmax": [("softmax", (64, 1000))],
     "layernorm": [("layernorm", (64, 1000))],
     "matmul": [("matmul", (256, 256, 256, "float16")), ("matmul", (200, 136, 264, "bfloat16"))],
-    "attention": [("attention", (1, 2, 256, 64)), ("attention", (1, 2, 256, 128)),
+    "attention": [("attention", (1, 2, 256, 64)), ("attention", (1, 2, 200, 64)), ("attention", (1, 2, 256, 128)),
                   ("attention", (1, 2, 200, 128, True))],
     "grouped_gemm": [("grouped_gemm", ((256, 128, 128, 128), ))],
     "matmul_persistent": [("matmul_persistent", (333, 264, 200))],

@@ -344,6 +344,18 @@ void Codegen::lowerBlock(const ir::Block& b) {
   --depth_;
 }
 
+void Codegen::relowerOnOneSide(const std::vector<const ir::Op*>& ops, const std::function<void()>& use) {
+  auto cache = coordCache_;
+  std::vector<std::pair<const ir::Value*, std::vector<Reg>>> saved;
+  for (const ir::Op* op : ops)
+    for (const auto& r : op->results)
+      if (auto it = regs_.find(r.get()); it != regs_.end()) saved.emplace_back(r.get(), it->second);
+  for (const ir::Op* op : ops) lowerOp(*op);
+  use();
+  for (auto& [v, r] : saved) regs_[v] = std::move(r);
+  coordCache_ = std::move(cache);
+}
+
 void Codegen::lowerOp(const ir::Op& op) {
   switch (ir::familyOf(op.opcode)) {
     case ir::Family::Constant: case ir::Family::Cast: case ir::Family::Arith: case ir::Family::Bitwise:

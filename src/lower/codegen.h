@@ -157,6 +157,10 @@ class Codegen {
   // Its barriers are named barrier `barrierId` of the partition's threads.
   void lowerPartitionBlock(const ir::Block& b, int firstWarp, int warps, int barrierId);
   void lowerOp(const ir::Op& op);
+  // Lowers `ops` again, in order, as code on one side of a branch (lower_guarded_select.cpp): their
+  // results are bound to the new registers while `use` runs, and afterwards the bindings and the
+  // coordinate cache are what they were, so nothing computed there is read after the join.
+  void relowerOnOneSide(const std::vector<const ir::Op*>& ops, const std::function<void()>& use);
 
  private:
   std::unordered_map<const ir::Value*, std::vector<ptx::Reg>> regs_;
@@ -196,6 +200,9 @@ class Codegen {
 
 // ---- op families, each in its own file (lower_<family>.cpp)
 void lowerElementwise(Codegen& cg, const ir::Op& op);  // arithmetic, math, cmp, select, cast, bitcast, constant
+// A select in a loop on a mask that scalar terms can prove all true: the selects behind a branch on them
+// (lower_guarded_select.cpp); false when it does not apply.
+bool lowerGuardedSelect(Codegen& cg, const ir::Op& op);
 void lowerShape(Codegen& cg, const ir::Op& op);        // splat, broadcast, expand_dims, reshape, permute, arange,
                                                        // program_id, num_programs, multiple_of, max_contiguous
 void lowerMemory(Codegen& cg, const ir::Op& op);       // load, store, ptr_add

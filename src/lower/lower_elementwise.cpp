@@ -146,6 +146,7 @@ void lowerElementwise(Codegen& cg, const ir::Op& op) {
     case Opcode::Pow: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
     case Opcode::BytePerm: case Opcode::Rounded:
     case Opcode::Select: {
+      if (op.opcode == Opcode::Select && lowerGuardedSelect(cg, op)) return;
       // The operand type: Select's a/b (its first operand is the condition).
       const ir::Value* typed = op.opcode == Opcode::Select ? op.operand(1) : op.operand(0);
       ptx::ElementOp eop = ptx::elementOpOf(op, typed->type.elem);

@@ -250,12 +250,17 @@ TEST(CodegenSim, FlashAttentionBlock) {
     const char* input;
     int d, blockM;
     bool causal, aligned;
+    int n = 72, program = 0;  // N_CTX, and the program simulated (of a grid covering every row)
   };
   // attn_64_hints: one warp per 16 query rows, so no barrier of the softmax orders the slots: only the
   // one the pipeline puts in the p @ v dot (before its last k-slice: schedule/pipeline_mma.cpp).
   // attn_128_hints: 128 query rows on 4 warps, two 64-row blocks of each wgmma accumulator per warpgroup.
+  // Their where(valid, qk, -inf) runs behind a guard (lower_guarded_select.cpp): key blocks below N_CTX,
+  // and for the causal one's second program (rows 128..199) below its first row too, skip the selects;
+  // the others (the edge block, the diagonal) take them.
   for (const Case& c : {Case{"attn_hints", 32, 16, true, true}, Case{"attn_64_hints", 32, 64, false, true},
-                        Case{"attn_128_hints", 32, 128, false, true}, Case{"attn_16_32_plain", 16, 16, false, false}})
+                        Case{"attn_128_hints", 32, 128, false, true}, Case{"attn_16_32_plain", 16, 16, false, false},
+                        Case{"attn_128_causal_hints", 32, 128, true, true, 200, 1}})
     for (int stages : {1, 3})
     for (ptx::Target target : {ptx::kSm80, ptx::kSm90a}) {
       // On sm_90a the 64- and 128-row blocks run both dots on wgmma: p from registers, k and v from slots, and q
@@ -267,7 +272,8 @@ TEST(CodegenSim, FlashAttentionBlock) {
       EXPECT_EQ(r.k.ptx.find("wgmma.mma_async") != std::string::npos, wgmma);
       const std::regex aFromShared(R"(wgmma\.mma_async[^\n]*\}, %rd\d+, %rd\d+)");
       EXPECT_EQ(std::regex_search(r.k.ptx, aFromShared), wgmma && c.aligned && stages > 1);
-      const int n = 72, d = c.d;  // Z = H = 1: [N_CTX, HEAD_DIM] each
+      EXPECT_EQ(r.k.ptx.find("_all_true:") != std::string::npos, c.blockM == 128);
+      const int n = c.n, d = c.d;  // Z = H = 1: [N_CTX, HEAD_DIM] each
       auto half = [](float f) { return uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(f))); };
       auto value = [](uint16_t h) { return ir::fromBits(ir::Scalar::F16, h).f; };
       std::vector<uint16_t> q, k, v, o(size_t(n) * d, 0);
@@ -292,11 +298,11 @@ TEST(CodegenSim, FlashAttentionBlock) {
       }
       r.param("H", 1);
       r.param("N_CTX", n);
-      ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+      ASSERT_EQ(r.sim.run({uint64_t(c.program), 0, 0}, {uint64_t((n + c.blockM - 1) / c.blockM), 1, 1}), "") << r.k.ptx;
       std::vector<uint16_t> got = r.read<uint16_t>(ob);
       std::vector<float> gotLse = r.read<float>(mb);
       for (int i = 0; i < n; ++i) {
-        if (i >= c.blockM) {  // rows of other programs
+        if (i / c.blockM != c.program) {  // rows of other programs
           EXPECT_EQ(got[size_t(i * d)], 0) << "row " << i;
           EXPECT_EQ(gotLse[size_t(i)], -7.0f) << "row " << i;
           continue;

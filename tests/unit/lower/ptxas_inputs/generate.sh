@@ -102,6 +102,8 @@ attn attn_16_32 16 16 32 True
 attn attn_16_32_plain 16 16 32 False
 attn attn_hints 32 16 16 True hints
 attn attn_64_hints 32 64 16 False hints  # one warp per 16 rows at 4 warps: no barrier inside the softmax
+attn attn_128_hints 32 128 16 False hints  # two 64-row wgmma blocks per warpgroup
+attn attn_128_causal_hints 32 128 16 True hints  # and the causal mask: a guarded select (lower_guarded_select.cpp)
 gen attn_demo flash_attention.py attn_fwd \
   "*fp16, *fp16, *fp16, fp32, *fp32, *fp16, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, 32, 32, 16, True"
 # tl.dot_scaled on 64x64x64 tiles: mma.sync on sm_80, wgmma on sm_90a; e2m1 x e4m3 (bf16 operands) and
