@@ -19,6 +19,7 @@
 #include "lower/lower_wgmma.h"
 #include "lower/mma_fragments.h"
 #include "lower/shared_tile.h"
+#include "ir/constant_zero.h"
 #include "ptx/wgmma.h"
 #include "support/diagnostic.h"
 
@@ -118,18 +119,6 @@ Reg warpgroupPart(Codegen& cg, int gridN, bool alongM) {
   return part;
 }
 
-// A constant zero accumulator (+0 or -0, or a splat of one): the first wgmma of each instruction tile then
-// writes its product (scale-d false) instead of adding it to registers set to zero first.
-bool isZeroAccumulator(const ir::Value* c) {
-  const ir::Op* d = c->def;
-  if (d && d->opcode == ir::Opcode::Splat) d = d->operand(0)->def;
-  if (!d || d->opcode != ir::Opcode::Constant) return false;
-  const ir::AttrValue* v = d->findAttr("value");
-  if (const int64_t* i = v ? std::get_if<int64_t>(v) : nullptr) return *i == 0;
-  if (const double* f = v ? std::get_if<double>(v) : nullptr) return *f == 0.0;
-  return false;
-}
-
 }  // namespace
 
 void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlace, bool waitNow) {
@@ -179,7 +168,9 @@ void lowerWgmma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, bool inPlac
   // (8((i>>1)&1) + row of the tile, 8(i>>2) + (i&1) + column of the tile) for lane 0 of warp 0.
   RegisterIndex ic(*c->type.layout);
   const std::vector<Reg>& cr = cg.regs(c);
-  const bool fromZero = isZeroAccumulator(c);
+  // A constant zero accumulator: the first wgmma of each instruction tile writes its product (scale-d
+  // false) instead of adding it to registers set to zero first.
+  const bool fromZero = ir::isConstantZero(c);
   std::set<int> seen;
   for (Reg r : cr) inPlace = inPlace && seen.insert(r.id).second;  // each element its own register
   std::vector<Reg> out(cr.size());

@@ -7,6 +7,7 @@
 // interpreter computes the same dot (docs/semantics.md: a dot adds its products to its accumulator in
 // k order) and the two agree. The new dot stands where the add stood, where a, b and c are all defined;
 // the old dot is left without a use for dce.
+#include "ir/constant_zero.h"
 #include "passes/effects.h"
 #include "passes/passes.h"
 
@@ -16,12 +17,6 @@ using ir::Opcode;
 using ir::Value;
 
 namespace {
-
-// A constant zero (+0 or -0, as Triton's matcher takes either), or a splat or broadcast of one.
-bool isZero(const Value* v) {
-  while (v->def && (v->def->opcode == Opcode::Splat || v->def->opcode == Opcode::Broadcast)) v = v->def->operand(0);
-  return isIntConstant(v, 0) || isFloatConstant(v, 0.0) || isFloatConstant(v, -0.0);
-}
 
 class DotAccumulate {
  public:
@@ -50,12 +45,13 @@ class DotAccumulate {
   UseCounts uses_;
   std::vector<std::unique_ptr<ir::Op>> removed_;  // the replaced adds, freed when the pass ends
 
-  // Operand k of `add` is a dot from zeros with no other use, of the add's type.
+  // Operand k of `add` is a dot from zeros (+0 or -0, as Triton's matcher takes either) with no other
+  // use, of the add's type.
   bool fromZeros(const ir::Op& add, unsigned k) {
     const Value* v = add.operand(k);
     const ir::Op* d = v->def;
-    return d && d->opcode == Opcode::Dot && uses_[v] == 1 && isZero(d->operand(2)) && v->type == add.result()->type &&
-           add.operand(1 - k)->type == v->type;
+    return d && d->opcode == Opcode::Dot && uses_[v] == 1 && ir::isConstantZero(d->operand(2)) &&
+           v->type == add.result()->type && add.operand(1 - k)->type == v->type;
   }
 };
 

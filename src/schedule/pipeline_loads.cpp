@@ -1,12 +1,12 @@
 // Which loads of a `for` loop the pipeline pass takes (see pipeline_loads.h).
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <functional>
 #include <set>
 
 #include "analysis/access_plan.h"
+#include "ir/constant_zero.h"
 #include "schedule/pipeline_loads.h"
 
 namespace kiln::schedule {
@@ -47,17 +47,6 @@ bool inside(const ir::Value* v, const ir::Block& body) {
     if (b == &body) return true;
     b = b->parentOp ? b->parentOp->parent : nullptr;
   }
-  return false;
-}
-
-bool isZero(const ir::Value* v) {
-  const ir::Op* d = v->def;
-  if (d && d->opcode == Opcode::Splat) d = d->operand(0)->def;
-  if (!d || d->opcode != Opcode::Constant) return false;
-  const ir::AttrValue* a = d->findAttr("value");
-  if (!a) return false;
-  if (const int64_t* i = std::get_if<int64_t>(a)) return *i == 0;
-  if (const double* f = std::get_if<double>(a)) return *f == 0.0 && !std::signbit(*f);
   return false;
 }
 
@@ -136,7 +125,7 @@ LoopLoads findPipelineLoads(const ir::Op& forOp) {
     }
     // A dot operand is read from its slot by ldmatrix, so masked-off elements must be the zeros cp.async
     // fills in; a load read back into registers takes its `other` with a select.
-    if (feedsDot && load.numOperands() > 2 && !isZero(load.operand(2))) feedsDot = false;
+    if (feedsDot && load.numOperands() > 2 && !ir::isConstantZero(load.operand(2), ir::SignedZero::PositiveOnly)) feedsDot = false;
     if (!feedsDot && (!asked || permute)) continue;  // a permute is taken only on its way to a dot
     if (!feedsDot) convert = nullptr;
 
