@@ -7,11 +7,15 @@ import triton
 import triton.language as tl
 
 
+def _config(bm, bn, bk, w, s):
+    return triton.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8},
+                         num_warps=w, num_stages=s)
+
+
 def get_configs():
     # 128x256x64 / 128x128x64 at 8 warps are the usual Hopper winners for large squares; the 64-row
     # and 64-column tiles cover skinny M (127 rows) and short K (512) where big tiles leave SMs idle.
-    c = lambda bm, bn, bk, w, s: triton.Config(
-        {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8}, num_warps=w, num_stages=s)
+    c = _config
     return [
         c(128, 256, 64, 8, 3),
         c(128, 256, 64, 8, 4),
@@ -29,8 +33,7 @@ def get_fp8_configs():
     # Tutorial 03's "good config for fp8 inputs" (BLOCK_SIZE_K 128: a 64-wide K step of 1-byte elements
     # is half the tensor-core work per pipeline stage that it is for fp16), and the two 128x256x64
     # configs that win fp8 in the list above.
-    c = lambda bm, bn, bk, w, s: triton.Config(
-        {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8}, num_warps=w, num_stages=s)
+    c = _config
     return [
         c(128, 256, 128, 8, 3),
         c(256, 128, 128, 8, 3),
