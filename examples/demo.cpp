@@ -62,9 +62,9 @@ struct Check {
 };
 
 struct Outcome {
-  std::string shape;
+  std::string shape{};
   double error = 0, tolerance = 0, runMs = 0;
-  std::string failure;  // a kiln error, if the run failed
+  std::string failure{};  // a kiln error, if the run failed
 };
 
 // The GPU the demo runs on, when there is one.
@@ -83,7 +83,7 @@ Outcome vectorAdd(const kiln::Kernel& k) {
   const int64_t n = 100003;
   auto x = randomFloats(n), y = randomFloats(n);
   std::vector<float> out(n, NAN);
-  Outcome o{"n = 100003", 0, 1e-6};
+  Outcome o{.shape = "n = 100003", .tolerance = 1e-6};
   if (!launch(k, {uint32_t((n + 1023) / 1024)},
               {kiln::Arg::buffer(x), kiln::Arg::buffer(y), kiln::Arg::buffer(out), kiln::Arg::integer(n)}, o))
     return o;
@@ -97,7 +97,7 @@ Outcome softmax(const kiln::Kernel& k) {
   const int64_t rows = 300, cols = 781;
   auto x = randomFloats(rows * cols, -5, 5);
   std::vector<float> y(rows * cols, NAN);
-  Outcome o{"300 x 781", 0, 1e-5};
+  Outcome o{.shape = "300 x 781", .tolerance = 1e-5};
   if (!launch(k, {64},
               {kiln::Arg::buffer(y), kiln::Arg::buffer(x), kiln::Arg::integer(cols), kiln::Arg::integer(cols),
                kiln::Arg::integer(rows), kiln::Arg::integer(cols)}, o))
@@ -118,7 +118,7 @@ Outcome layerNorm(const kiln::Kernel& k) {
   auto x = randomHalves(rows * cols, -3, 3), w = randomHalves(cols), b = randomHalves(cols);
   std::vector<uint16_t> y(rows * cols, 0x7e00);
   std::vector<float> mean(rows), rstd(rows);
-  Outcome o{"64 x 1000 fp16", 0, 1e-2};
+  Outcome o{.shape = "64 x 1000 fp16", .tolerance = 1e-2};
   if (!launch(k, {uint32_t(rows)},
               {kiln::Arg::buffer(x), kiln::Arg::buffer(y), kiln::Arg::buffer(w), kiln::Arg::buffer(b),
                kiln::Arg::buffer(mean), kiln::Arg::buffer(rstd), kiln::Arg::integer(cols), kiln::Arg::integer(cols),
@@ -142,7 +142,7 @@ Outcome matmul(const kiln::Kernel& k) {
   const int64_t M = 130, N = 100, K = 77;
   auto a = randomHalves(M * K), b = randomHalves(K * N);
   std::vector<uint16_t> out(M * N, 0x7e00);
-  Outcome o{"130 x 100 x 77 fp16, leaky_relu", 0, 1e-2};
+  Outcome o{.shape = "130 x 100 x 77 fp16, leaky_relu", .tolerance = 1e-2};
   uint32_t blocks = uint32_t(((M + 31) / 32) * ((N + 31) / 32));
   if (!launch(k, {blocks},
               {kiln::Arg::buffer(a), kiln::Arg::buffer(b), kiln::Arg::buffer(out), kiln::Arg::integer(M),
@@ -167,7 +167,7 @@ Outcome attention(const kiln::Kernel& k) {
   std::vector<uint16_t> out(total, 0x7e00);
   std::vector<float> m(Z * H * N);
   const double scale = 1 / std::sqrt(double(D));
-  Outcome o{"Z1 H2 N100 D32, causal", 0, 1e-2};
+  Outcome o{.shape = "Z1 H2 N100 D32, causal", .tolerance = 1e-2};
   std::vector<kiln::Arg> args = {kiln::Arg::buffer(q), kiln::Arg::buffer(kk), kiln::Arg::buffer(v),
                                  kiln::Arg::real(scale), kiln::Arg::buffer(m), kiln::Arg::buffer(out)};
   for (int t = 0; t < 4; ++t)

@@ -110,7 +110,7 @@ std::optional<Plan> plan(Op& loop, const GpuContext& ctx) {
       if (v->index == p.acc) return std::nullopt;  // read outside the rescaled accumulator
       const Value* next = yield->operand(v->index - 1);  // advanced by a fixed step: arg + c
       if (!next->def || next->def->parent != &body || next->def->opcode != (v->type.isPtr() ? Opcode::PtrAdd : Opcode::Add) ||
-          next->def->operand(0) != v || next->def->operand(1)->def && next->def->operand(1)->def->parent == &body)
+          next->def->operand(0) != v || (next->def->operand(1)->def && next->def->operand(1)->def->parent == &body))
         return std::nullopt;
       p.advancing[v->index] = next->def->operand(1);
       continue;

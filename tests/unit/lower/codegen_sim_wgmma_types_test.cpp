@@ -94,7 +94,9 @@ TEST(CodegenSimWgmma, LowPrecisionMatmulsMatchTheReference) {
         const bool waitsAtOnce =
             r.k.ptx.find("wgmma.commit_group.sync.aligned;\n    wgmma.wait_group.sync.aligned 0;") != std::string::npos;
         EXPECT_EQ(waitsAtOnce, !slotted);
-        if (stages > 1) EXPECT_NE(r.k.ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
+        if (stages > 1) {
+          EXPECT_NE(r.k.ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
+        }
       }
       const bool integer = c.kind == Kind::I8;
       const int M = 80, N = 80, K = c.kind == Kind::TF32 ? 80 : 208, lda = K + 16, ldb = c.kMajor ? K + 32 : 96, ldc = 96;
