@@ -26,17 +26,24 @@ std::optional<int64_t> intConstant(const ir::Op& op) {
   return i ? std::optional<int64_t>(*i) : std::nullopt;
 }
 
-std::optional<Bounds> bounds(const Value* v, int depth = 0) {
+using Reads = std::vector<const ir::Op*>;
+
+void note(const ir::Op* op, Reads& read) {
+  if (std::find(read.begin(), read.end(), op) == read.end()) read.push_back(op);
+}
+
+std::optional<Bounds> bounds(const Value* v, Reads& read, int depth = 0) {
   if (depth > 32 || v->type.elem != ir::Scalar::I32) return std::nullopt;
   if (!v->type.isTensor()) {  // a scalar: its own base, unless it is a constant
     if (v->def && v->def->opcode == Opcode::Constant)
       if (std::optional<int64_t> c = intConstant(*v->def)) return Bounds{nullptr, *c, *c};
     if (v->def && (v->def->opcode == Opcode::MultipleOf || v->def->opcode == Opcode::MaxContiguous))
-      return bounds(v->def->operand(0), depth + 1);
+      return bounds(v->def->operand(0), read, depth + 1);
     return Bounds{v, 0, 0};
   }
   const ir::Op* d = v->def;
   if (!d) return std::nullopt;
+  note(d, read);
   switch (d->opcode) {
     case Opcode::Arange: {
       const int64_t start = d->intAttrOr("start", 0), end = d->intAttrOr("end", 0);
@@ -49,9 +56,9 @@ std::optional<Bounds> bounds(const Value* v, int depth = 0) {
     case Opcode::Splat:
     case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::ConvertLayout:
     case Opcode::MultipleOf: case Opcode::MaxContiguous:
-      return bounds(d->operand(0), depth + 1);
+      return bounds(d->operand(0), read, depth + 1);
     case Opcode::Add: case Opcode::Sub: {
-      std::optional<Bounds> a = bounds(d->operand(0), depth + 1), b = bounds(d->operand(1), depth + 1);
+      std::optional<Bounds> a = bounds(d->operand(0), read, depth + 1), b = bounds(d->operand(1), read, depth + 1);
       if (!a || !b) return std::nullopt;
       Bounds r;
       if (d->opcode == Opcode::Add) {
@@ -76,16 +83,17 @@ void noWrap(const Bounds& b, std::vector<GuardTerm>& out) {
   if (b.lo < 0) out.push_back(GuardTerm{nullptr, kI32Min, b.base, b.lo});
 }
 
-bool collect(const Value* mask, std::vector<GuardTerm>& out, int depth) {
+bool collect(const Value* mask, std::vector<GuardTerm>& out, Reads& read, int depth) {
   if (depth > 32 || mask->type.elem != ir::Scalar::I1 || !mask->def) return false;
   const ir::Op& d = *mask->def;
+  note(&d, read);
   switch (d.opcode) {
     case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape: case Opcode::ConvertLayout:
-      return d.operand(0)->type.isTensor() && collect(d.operand(0), out, depth + 1);
+      return d.operand(0)->type.isTensor() && collect(d.operand(0), out, read, depth + 1);
     case Opcode::And:
-      return collect(d.operand(0), out, depth + 1) && collect(d.operand(1), out, depth + 1);
+      return collect(d.operand(0), out, read, depth + 1) && collect(d.operand(1), out, read, depth + 1);
     case Opcode::Cmp: {
-      std::optional<Bounds> x = bounds(d.operand(0)), y = bounds(d.operand(1));
+      std::optional<Bounds> x = bounds(d.operand(0), read), y = bounds(d.operand(1), read);
       if (!x || !y) return false;
       // x < y everywhere: max x < min y, i.e. x.base + x.hi + 1 <= y.base + y.lo (and mirrored).
       const std::string pred = d.strAttrOr("pred", "");
@@ -119,9 +127,11 @@ bool implied(const GuardTerm& t, const std::vector<GuardTerm>& terms) {
 
 }  // namespace
 
-std::optional<std::vector<GuardTerm>> allTrueGuard(const ir::Value* mask) {
+std::optional<std::vector<GuardTerm>> allTrueGuard(const ir::Value* mask, std::vector<const ir::Op*>* read) {
   std::vector<GuardTerm> terms;
-  if (!mask->type.isTensor() || !collect(mask, terms, 0)) return std::nullopt;
+  Reads ops;
+  if (!mask->type.isTensor() || !collect(mask, terms, ops, 0)) return std::nullopt;
+  if (read) *read = std::move(ops);
   std::vector<GuardTerm> unique;
   for (const GuardTerm& t : terms)
     if (std::find(unique.begin(), unique.end(), t) == unique.end()) unique.push_back(t);

@@ -27,7 +27,8 @@ struct GuardTerm {
 
 // Terms whose conjunction implies that the i1 tensor `mask` is true in every element, or none when the
 // mask is not of the form above (or can never be proven true that way). Every value a term names is an
-// i32 scalar that `mask` is computed from.
-std::optional<std::vector<GuardTerm>> allTrueGuard(const ir::Value* mask);
+// i32 scalar that `mask` is computed from. `read`, when given, receives the ops the proof went through
+// (the mask's computation), each once.
+std::optional<std::vector<GuardTerm>> allTrueGuard(const ir::Value* mask, std::vector<const ir::Op*>* read = nullptr);
 
 }  // namespace kiln::analysis

@@ -20,9 +20,7 @@ using ptx::RegClass;
 namespace {
 
 void mov(ptx::Entry& e, Reg d, Reg s) {
-  static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
-  if (d.cls != s.cls) throw InternalError({}, "codegen: mov between register classes");
-  if (d != s) e.inst(kMov[size_t(d.cls)], {d, s});
+  if (d != s) e.mov(d, s);
 }
 
 // How a value lives across the iterations of a loop or out of an `if`: in fresh phi registers, or, for

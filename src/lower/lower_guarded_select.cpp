@@ -60,30 +60,17 @@ Reg guardPredicate(Codegen& cg, const std::vector<analysis::GuardTerm>& terms) {
   return all;
 }
 
-// The ops computing the mask in the select's own block, in program order: cheap index and compare ops
-// (a layout conversion, or anything defined before the block, is read where it is).
-std::vector<const ir::Op*> maskOps(const ir::Op& select) {
-  std::set<const ir::Op*> in;
-  std::vector<const ir::Value*> work{select.operand(0)};
-  while (!work.empty()) {
-    const ir::Value* v = work.back();
-    work.pop_back();
-    const ir::Op* d = v->def;
-    if (!d || d->parent != select.parent || !v->type.isTensor() || in.count(d)) continue;
-    switch (d->opcode) {
-      case ir::Opcode::Cmp: case ir::Opcode::And: case ir::Opcode::Add: case ir::Opcode::Sub:
-      case ir::Opcode::Splat: case ir::Opcode::Broadcast: case ir::Opcode::ExpandDims: case ir::Opcode::Reshape:
-      case ir::Opcode::Arange: case ir::Opcode::Constant: case ir::Opcode::MultipleOf: case ir::Opcode::MaxContiguous:
-        in.insert(d);
-        work.insert(work.end(), d->operands.begin(), d->operands.end());
-        break;
-      default:
-        break;
-    }
-  }
+// Of the ops the guard's proof read (the mask's computation), those to lower again behind the branch: the
+// tensor ops of the select's own block, in program order (a layout conversion, a scalar, or anything
+// defined before the block is read where it is).
+std::vector<const ir::Op*> maskOps(const ir::Op& select, const std::vector<const ir::Op*>& read) {
+  std::set<const ir::Op*> again;
+  for (const ir::Op* op : read)
+    if (op->parent == select.parent && op->opcode != ir::Opcode::ConvertLayout && op->result(0)->type.isTensor())
+      again.insert(op);
   std::vector<const ir::Op*> ops;
   for (const auto& op : select.parent->ops)
-    if (in.count(op.get())) ops.push_back(op.get());
+    if (again.count(op.get())) ops.push_back(op.get());
   return ops;
 }
 
@@ -104,17 +91,13 @@ bool canOverwrite(const ir::Op& select, const std::vector<Reg>& a) {
   return readers == 1;
 }
 
-void mov(ptx::Entry& e, Reg d, Reg s) {
-  static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
-  if (d != s) e.inst(kMov[size_t(d.cls)], {d, s});
-}
-
 }  // namespace
 
 bool lowerGuardedSelect(Codegen& cg, const ir::Op& op) {
   const ir::Value* res = op.result(0);
   if (!res->type.isTensor() || Codegen::numRegs(res->type) < kMinSelects || !insideLoop(op)) return false;
-  const std::optional<std::vector<analysis::GuardTerm>> terms = analysis::allTrueGuard(op.operand(0));
+  std::vector<const ir::Op*> read;
+  const std::optional<std::vector<analysis::GuardTerm>> terms = analysis::allTrueGuard(op.operand(0), &read);
   if (!terms || terms->empty()) return false;
   // regs() may form registers (codegen.h): fetched once, before the branch, and copied.
   const std::vector<Reg> c = cg.regs(op.operand(0)), a = cg.regs(op.operand(1)), b = cg.regs(op.operand(2));
@@ -132,13 +115,14 @@ bool lowerGuardedSelect(Codegen& cg, const ir::Op& op) {
     if (added) it->second = inPlace ? a[r] : e.reg(a[r].cls), first.push_back(r);
     out[r] = it->second;
   }
-  for (size_t r : first) mov(e, out[r], a[r]);
+  for (size_t r : first)
+    if (out[r] != a[r]) e.mov(out[r], a[r]);
   ptx::Label done = e.newLabel("all_true");
   e.inst("bra.uni", {ptx::sym(done.name)}, ptx::when(guard));
   // The mask is computed again here, so that the fast path does not compute it (its first computation
   // is left without readers, and ptxas drops it): a causal mask is a compare per element.
   const ptx::ElementOp eop = ptx::elementOpOf(op, op.operand(1)->type.elem);
-  cg.relowerOnOneSide(maskOps(op), [&] {
+  cg.relowerOnOneSide(maskOps(op, read), [&] {
     const std::vector<Reg> mask = cg.regs(op.operand(0));
     for (size_t r : first) ptx::selectElementwise(e, eop, out[r], std::vector<Reg>{mask.at(r), a[r], b.at(r)});
   });

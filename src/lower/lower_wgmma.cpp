@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "assign/dot_layouts.h"
+#include "ir/constant_zero.h"
 #include "layout/wgmma_shared.h"
 #include "lower/codegen.h"
 #include "lower/linear_emit.h"
 #include "lower/lower_wgmma.h"
 #include "lower/mma_fragments.h"
 #include "lower/shared_tile.h"
-#include "ir/constant_zero.h"
 #include "ptx/wgmma.h"
 #include "support/diagnostic.h"
 

@@ -318,6 +318,12 @@ Label Entry::newLabel(std::string_view hint) {
 
 void Entry::label(const Label& l) { addLine(l.name + ":"); }
 void Entry::bra(const Label& target, Guard guard) { inst("bra", {sym(target.name)}, guard); }
+void Entry::mov(Reg dst, Reg src, Guard guard) {
+  static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
+  if (dst.cls != src.cls) bug("mov between register classes: " + dst.str() + ", " + src.str());
+  inst(kMov[size_t(dst.cls)], {dst, src}, guard);
+}
+
 void Entry::braUni(const Label& target) { inst("bra.uni", {sym(target.name)}); }
 void Entry::ret() { inst("ret"); }
 

@@ -142,6 +142,8 @@ class Entry {
 
   // `opcode operands;` (operands joined by ", "), optionally guarded.
   void inst(std::string_view opcode, const std::vector<Operand>& operands = {}, Guard guard = {});
+  // `mov` of a register into another of its class (an internal error across classes).
+  void mov(Reg dst, Reg src, Guard guard = {});
   void comment(std::string_view text);
   // Lines given by the user (inline asm), each indented and written as it is; nothing is checked.
   void verbatim(std::string_view text);

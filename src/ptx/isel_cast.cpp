@@ -45,10 +45,6 @@ uint16_t oneBits(Scalar t) {
   return 0;
 }
 
-void mov(Entry& e, Reg d, Reg s) {
-  static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
-  e.inst(kMov[size_t(d.cls)], {d, s});
-}
 
 // fp8e4b15 is an f16's sign and its bits 14..7 with bit 14 clear (the same bias, 15): S.EEEE.MMM ->
 // S.0EEEE.MMM0000000, exact for subnormals too; the format has no inf or NaN.
@@ -157,10 +153,10 @@ Reg i64ToF64Odd(Entry& e, Scalar from, Reg x) {
 
 void intToInt(Entry& e, Scalar from, Scalar to, Reg d, Reg s) {
   int wf = ir::bitWidth(from), wt = ir::bitWidth(to);
-  if (wf == 64 && wt == 64) return mov(e, d, s);
+  if (wf == 64 && wt == 64) return e.mov(d, s);
   if (wt == 64) return e.inst(ir::isSigned(from) ? "cvt.s64.s32" : "cvt.u64.u32", {d, s});
   if (wf == 64) e.inst("cvt.u32.u64", {d, s});  // keep the low 32 bits, then wrap like a 32-bit value
-  else mov(e, d, s);
+  else e.mov(d, s);
   // The value is already in range when the target holds every value of the source.
   bool fits = wf < 64 && (wt > wf ? (ir::isSigned(to) || !ir::isSigned(from)) : (wt == wf && ir::isSigned(to) == ir::isSigned(from)));
   if (!fits) normalizeInt(e, to, d);
@@ -219,7 +215,7 @@ void intToFloat(Entry& e, Scalar from, Scalar to, bool rtz, Reg d, Reg s, const 
 void floatToFloat(Entry& e, Scalar from, Scalar to, bool rtz, Reg d, Reg s, const SourceLoc& loc) {
   // Widening is exact; f16 <-> f64 and f32 <-> f64 have direct cvts.
   if (from == Scalar::F8E5M2 && to == Scalar::F16) return e.inst("shl.b16", {d, s, 8});  // e5m2 = f16's top byte
-  if (from == Scalar::F8E4B15 && to == Scalar::F16) return mov(e, d, fp8e4b15ToF16(e, s));
+  if (from == Scalar::F8E4B15 && to == Scalar::F16) return e.mov(d, fp8e4b15ToF16(e, s));
   if (from == Scalar::F16 && to == Scalar::F8E4B15) return f16ToFp8e4b15(e, d, s, s, 8);
   if (from == Scalar::F64) {
     if (to == Scalar::F32 || to == Scalar::F16 || (to == Scalar::BF16 && e.target().sm >= 90))
@@ -282,7 +278,7 @@ void selectCast(Entry& e, Scalar from, Scalar to, bool rtz, Reg dst, Reg src, co
   if (to == Scalar::Ptr) to = Scalar::U64;
   detail::expectClass(loc, src, regClassOf(from), "cast operand");
   detail::expectClass(loc, dst, regClassOf(to), "cast result");
-  if (from == to) return mov(e, dst, src);
+  if (from == to) return e.mov(dst, src);
   if (to == Scalar::I1) {  // x != 0 (NaN != 0 too)
     if (ir::isInt(from)) return e.inst(ir::bitWidth(from) == 64 ? "setp.ne.s64" : "setp.ne.s32", {dst, src, 0});
     if (from == Scalar::F32 || from == Scalar::F64) {
@@ -334,7 +330,7 @@ void selectBitcast(Entry& e, Scalar from, Scalar to, Reg dst, Reg src) {
   detail::expectClass({}, dst, regClassOf(to), "bitcast result");
   RegClass fc = src.cls, tc = dst.cls;
   if (fc == tc) {
-    mov(e, dst, src);
+    e.mov(dst, src);
     if (ir::isInt(to)) normalizeInt(e, to, dst);  // i8 <-> u8, i16 <-> u16 re-extend
     return;
   }

@@ -64,10 +64,6 @@ void movZero(Entry& e, Reg r, Guard g = {}) {
   }
 }
 
-void movReg(Entry& e, Reg d, Reg s, Guard g = {}) {
-  static constexpr const char* kMov[] = {"mov.pred", "mov.b16", "mov.b32", "mov.b64", "mov.f32", "mov.f64"};
-  e.inst(kMov[size_t(d.cls)], {d, s}, g);
-}
 
 // The element type spelling of a direct (unpacked) access of t.
 std::string directType(Scalar t) {
@@ -229,7 +225,7 @@ void loadVector(Entry& e, Space space, Scalar t, std::span<const Reg> dst, Reg a
     return;
   }
   if (mask.active())
-    for (size_t i = 0; i < dst.size(); ++i) other.empty() ? movZero(e, dst[i]) : movReg(e, dst[i], other[i]);
+    for (size_t i = 0; i < dst.size(); ++i) other.empty() ? movZero(e, dst[i]) : e.mov(dst[i], other[i]);
   emitLoad(directType(t), dst);
 }
 
