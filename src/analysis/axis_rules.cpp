@@ -219,6 +219,7 @@ AxisInfo transfer(const ir::Op& op, const std::vector<const AxisInfo*>& in) {
       return conservative(t);
     case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait:
     case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+    case Opcode::AsyncCopyArrive: case Opcode::WarpgroupTurn:
     case Opcode::MbarrierWait: case Opcode::MmaWait: case Opcode::WarpPartition: case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
       noResult(op);  // no result, or several (mma_wait: axis_info.cpp passes its operands' facts through)
   }

@@ -28,7 +28,7 @@ namespace {
 const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "unroll", "canonicalize", "dot_accumulate",
                                     "contract", "dce", "remat"};
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
-const char* const kGpuPassPipeline[] = {"overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
+const char* const kGpuPassPipeline[] = {"overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "pingpong", "tma_stores", "allocate_shared",
                                              "insert_barriers"};
 
 // Checked builds (without NDEBUG) verify the IR after every pass, so a broken pass is named where it

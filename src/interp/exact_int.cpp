@@ -127,6 +127,7 @@ bool exactResult(const Inst& in, Scalar t, Scalar rt, uint64_t pointeeBytes, con
     case Opcode::Assert: case Opcode::Print: case Opcode::InlineAsm: case Opcode::ConvertLayout: case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::SharedPermute:
     case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
     case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::MbarrierInit: case Opcode::MbarrierArrive:
+    case Opcode::AsyncCopyArrive: case Opcode::WarpgroupTurn:
     case Opcode::MbarrierExpectTx: case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait:
     case Opcode::WarpPartition: case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
       return false;  // not integer arithmetic (umulhi: its high half cannot wrap): taken as computed

@@ -167,7 +167,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
                                        "run the kernel on a GPU");
       case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::SharedPermute: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
       case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
-      case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+      case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::AsyncCopyArrive: case Opcode::WarpgroupTurn:
       case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
       case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
         // The schedule exists only below layout assignment; the interpreter runs the Tile IR before it.
@@ -353,7 +353,7 @@ void Machine::exec(const Inst& in) {
     }
     case Opcode::SharedAlloc: case Opcode::SharedSlot: case Opcode::SharedPermute: case Opcode::LocalStore: case Opcode::LocalLoad: case Opcode::ExtractSlice:
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
-    case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
+    case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx: case Opcode::AsyncCopyArrive: case Opcode::WarpgroupTurn:
     case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
     case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
       break;  // rejected by prepare()

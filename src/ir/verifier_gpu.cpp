@@ -206,7 +206,14 @@ void checkGpuTypeRule(const Op& op) {
       mbarrierOperand(op);
       inRange(op, "count", 1, (1 << 20) - 1);
       return;
-    case Opcode::MbarrierArrive: mbarrierOperand(op); return;
+    case Opcode::MbarrierArrive: case Opcode::AsyncCopyArrive: mbarrierOperand(op); return;
+    case Opcode::WarpgroupTurn: {
+      const std::string& step = op.strAttr("step");
+      require(step == "start" || step == "wait" || step == "pass" || step == "end", op,
+              [&] { return "step must be \"start\", \"wait\", \"pass\" or \"end\", got \"" + step + "\""; });
+      inRange(op, "barrier", 1, 14);  // it uses barrier and barrier + 1; 0 is the CTA's
+      return;
+    }
     case Opcode::MbarrierExpectTx:
       mbarrierOperand(op);
       inRange(op, "bytes", 0, (1 << 20) - 1);

@@ -140,6 +140,43 @@ void mbarrierArrive(Codegen& cg, const ir::Op& op) {
   ptx::mbarrierArrive(cg.e, cg.reg(op.operand(0)), ptx::when(first));
 }
 
+// Two warpgroups take turns (schedule/pingpong.cpp): warpgroup w waits at named barrier `barrier + w`
+// until the other one passes it the turn by arriving there; each barrier counts both warpgroups' 256
+// threads. "start" gives warpgroup 0 its first turn (warpgroup 1 arrives at its barrier), "end" takes
+// back the turn warpgroup 1 passed last, so both barriers are left empty. Each warpgroup branches to its
+// own barrier instruction, so the ids stay immediates (ptxas then counts 3 barriers, not all 16, and
+// compute-sanitizer's racecheck follows them).
+void warpgroupTurn(Codegen& cg, const ir::Op& op) {
+  if (cg.numWarps != 8)
+    throw CompileError(op.loc, "warpgroup_turn: two warpgroups take turns, but the code runs on " +
+                                   std::to_string(cg.numWarps) + " warps");
+  ptx::Entry& e = cg.e;
+  const std::string& step = op.strAttr("step");
+  const int first = int(op.intAttr("barrier"));
+  Reg group = e.reg(RegClass::B32), second = e.reg(RegClass::Pred);
+  e.inst("shr.u32", {group, cg.warp(), 2});
+  e.inst("setp.ne.u32", {second, group, 0});
+  // What warpgroup 0 and warpgroup 1 do: {arrive?, barrier id}, or nothing (id 0).
+  struct Action { bool arrive; int id; };
+  Action mine[2];
+  if (step == "wait") mine[0] = {false, first}, mine[1] = {false, first + 1};
+  else if (step == "pass") mine[0] = {true, first + 1}, mine[1] = {true, first};
+  else if (step == "start") mine[0] = {false, 0}, mine[1] = {true, first};
+  else if (step == "end") mine[0] = {false, first}, mine[1] = {false, 0};
+  else codegenBug(op, "warpgroup_turn step " + step);
+  auto emit = [&](const Action& a) {
+    if (a.id == 0) return;
+    a.arrive ? ptx::barArrive(e, a.id, 256) : ptx::barSync(e, a.id, 256);
+  };
+  ptx::Label other = e.newLabel("turn_" + step + "_wg1"), done = e.newLabel("turn_" + step + "_done");
+  e.inst("bra.uni", {ptx::sym(other.name)}, ptx::when(second));
+  emit(mine[0]);
+  e.braUni(done);
+  e.label(other);
+  emit(mine[1]);
+  e.label(done);
+}
+
 }  // namespace
 
 void precomputeSlotOffsets(Codegen& cg, const ir::Block& body) {
@@ -175,6 +212,7 @@ void lowerSchedule(Codegen& cg, const ir::Op& op) {
     case Opcode::AsyncCopy: return asyncCopy(cg, op);
     case Opcode::AsyncCommit: return ptx::cpAsyncCommit(e);
     case Opcode::AsyncWait: return ptx::cpAsyncWait(e, int(op.intAttr("pending")));
+    case Opcode::AsyncCopyArrive: return ptx::cpAsyncMbarrierArrive(e, cg.reg(op.operand(0)));
     case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait: return lowerTma(cg, op);
     case Opcode::Barrier: return barrier(cg, op);
     case Opcode::FenceAsyncShared: return ptx::fenceProxyAsyncShared(e);
@@ -186,6 +224,7 @@ void lowerSchedule(Codegen& cg, const ir::Op& op) {
       if (e.target().sm < 90) throw CompileError(op.loc, "mbarrier_expect_tx needs sm_90 or later");
       return ptx::mbarrierExpectTx(e, cg.reg(op.operand(0)), op.intAttr("bytes"), ptx::when(cg.firstThread()));
     case Opcode::MbarrierWait: return ptx::mbarrierWait(e, cg.reg(op.operand(0)), cg.reg(op.operand(1)));
+    case Opcode::WarpgroupTurn: return warpgroupTurn(cg, op);
     default:  // not in the families this file lowers (codegen.cpp dispatches on ops.def's family)
       break;
   }

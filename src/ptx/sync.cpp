@@ -13,6 +13,10 @@ void mbarrierArrive(Entry& e, Reg bar, Guard guard) {
   e.inst("mbarrier.arrive.shared::cta.b64", {sym("_"), addr(bar)}, guard);
 }
 
+void cpAsyncMbarrierArrive(Entry& e, Reg bar) {
+  e.inst("cp.async.mbarrier.arrive.noinc.shared.b64", {addr(bar)});
+}
+
 void mbarrierExpectTx(Entry& e, Reg bar, int64_t bytes, Guard guard) {
   if (e.target().sm < 90) throw InternalError({}, "mbarrier.expect_tx needs sm_90");
   e.inst("mbarrier.expect_tx.relaxed.cta.shared::cta.b64", {addr(bar), bytes}, guard);

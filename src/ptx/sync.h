@@ -11,6 +11,9 @@ namespace kiln::ptx {
 void mbarrierInit(Entry& e, Reg bar, int64_t count, Guard guard = {});
 // mbarrier.arrive.shared::cta.b64 _, [bar];  every executing thread arrives once.
 void mbarrierArrive(Entry& e, Reg bar, Guard guard = {});
+// cp.async.mbarrier.arrive.noinc.shared.b64 [bar];  the executing thread arrives once every cp.async
+// it issued before has landed; the arrival counts against the barrier's init count (.noinc).
+void cpAsyncMbarrierArrive(Entry& e, Reg bar);
 // mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], bytes;  the current phase also waits for
 // `bytes` of asynchronous transactions (sm_90).
 void mbarrierExpectTx(Entry& e, Reg bar, int64_t bytes, Guard guard = {});

@@ -37,6 +37,12 @@ void barSync(Entry& e, int id, int threads) {
   else e.inst("bar.sync", {id});
 }
 
+void barArrive(Entry& e, int id, int threads) {
+  if (id < 0 || id > 15) internal({}, "barrier ids are 0..15");
+  if (threads <= 0 || threads % 32 != 0) internal({}, "a barrier's thread count is a multiple of 32");
+  e.inst("bar.arrive", {id, threads});
+}
+
 void shuffle(Entry& e, ShflMode mode, ir::Scalar t, Reg dst, Reg src, Operand lane, int width) {
   if (width < 1 || width > 32 || (width & (width - 1)) != 0) internal({}, "shuffle width must be a power of two <= 32");
   RegClass rc = regClassOf(t);

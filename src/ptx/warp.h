@@ -19,6 +19,9 @@ Reg readSpecial(Entry& e, SpecialReg r);
 
 // bar.sync id{, threads}: all threads of the CTA (threads = 0) or `threads` (a multiple of 32).
 void barSync(Entry& e, int id = 0, int threads = 0);
+// bar.arrive id, threads: the executing threads count towards barrier `id` (of `threads`, a multiple
+// of 32) and go on without waiting; the barrier completes when bar.sync and bar.arrive brought them all.
+void barArrive(Entry& e, int id, int threads);
 
 enum class ShflMode : uint8_t { Bfly, Idx, Up, Down };
 // dst = src of another lane of the full warp: lane ^ lane (Bfly), lane (Idx), lane - delta (Up),

@@ -31,7 +31,8 @@ bool stopsWaits(const Op& op) {
     case Opcode::MmaWait: case Opcode::Barrier: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
     case Opcode::AsyncWait: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
     case Opcode::LocalStore: case Opcode::MbarrierInit: case Opcode::MbarrierArrive: case Opcode::MbarrierExpectTx:
-    case Opcode::MbarrierWait: case Opcode::FenceAsyncShared: case Opcode::DebugBarrier:
+    case Opcode::MbarrierWait: case Opcode::FenceAsyncShared: case Opcode::DebugBarrier: case Opcode::AsyncCopyArrive:
+    case Opcode::WarpgroupTurn:
       return true;
     default:
       return !op.regions.empty() || op.info().effect == ir::Effect::Terminator;

@@ -15,6 +15,7 @@ constexpr Entry kPasses[] = {
     {"warp_specialize", warpSpecialize},
     {"split_mma", splitMma},
     {"stage_operands", stageOperands},
+    {"pingpong", pingpong},
     {"tma_stores", tmaStores},
     {"allocate_shared", allocateShared},
     {"insert_barriers", insertBarriers},

@@ -48,6 +48,11 @@ void splitMma(ir::Function& fn, const GpuContext& ctx);
 // buffer before the loop, which the mmas then read through matrix descriptors instead of holding the
 // tile in registers for the whole loop (schedule/stage_operands.cpp). sm_90a only.
 void stageOperands(ir::Function& fn, const GpuContext& ctx);
+// On sm_90a, lets the two warpgroups of an 8-warp CTA take turns at the tensor cores in a pipelined
+// wgmma loop (attention): named barriers order their dots, and the pipeline's CTA barrier in the loop
+// becomes "full" and "empty" mbarriers per slot, so one warpgroup's softmax runs while the other's dots
+// do (schedule/pingpong.cpp).
+void pingpong(ir::Function& fn, const GpuContext& ctx);
 // Gives every shared_alloc an offset: buffers whose live ranges overlap get disjoint bytes, others
 // may share them; each starts on a 128-byte boundary. Too much shared memory is a compile error. Then
 // every op that stages data through shared memory its scratch (`scratch = [offset, bytes]`,
