@@ -251,6 +251,7 @@ TEST(CodegenSim, FlashAttentionBlock) {
     int d, blockM;
     bool causal, aligned;
     int n = 72, program = 0;  // N_CTX, and the program simulated (of a grid covering every row)
+    int warps = 4;
   };
   // attn_64_hints: one warp per 16 query rows, so no barrier of the softmax orders the slots: only the
   // one the pipeline puts in the p @ v dot (before its last k-slice: schedule/pipeline_mma.cpp).
@@ -258,21 +259,30 @@ TEST(CodegenSim, FlashAttentionBlock) {
   // Their where(valid, qk, -inf) runs behind a guard (lower_guarded_select.cpp): key blocks below N_CTX,
   // and for the causal one's second program (rows 128..199) below its first row too, skip the selects;
   // the others (the edge block, the diagonal) take them.
+  // attn_128_pingpong*: 128 query rows on 8 warps and 128-key blocks at D 64; pipelined on sm_90a the two
+  // warpgroups take turns at the tensor cores (schedule/pingpong.cpp: named barriers, full and empty
+  // mbarriers per slot, no CTA barrier in the loop), over three key blocks, the last one partly past N_CTX
+  // (and, causal, program 2's diagonal).
   for (const Case& c : {Case{"attn_hints", 32, 16, true, true}, Case{"attn_64_hints", 32, 64, false, true},
                         Case{"attn_128_hints", 32, 128, false, true}, Case{"attn_16_32_plain", 16, 16, false, false},
-                        Case{"attn_128_causal_hints", 32, 128, true, true, 200, 1}})
+                        Case{"attn_128_causal_hints", 32, 128, true, true, 200, 1},
+                        Case{"attn_128_pingpong_hints", 64, 128, false, true, 300, 0, 8},
+                        Case{"attn_128_pingpong_causal_hints", 64, 128, true, true, 300, 2, 8}})
     for (int stages : {1, 3})
     for (ptx::Target target : {ptx::kSm80, ptx::kSm90a}) {
       // On sm_90a the 64- and 128-row blocks run both dots on wgmma: p from registers, k and v from slots, and q
       // from registers, or, in a pipelined loop, from the shared buffer stage_operands stores it in.
       SCOPED_TRACE(std::string(c.input) + " stages " + std::to_string(stages) + " " + target.name());
-      SimRun r(lowerInput(c.input, 4, stages, target));
+      SimRun r(lowerInput(c.input, c.warps, stages, target));
       EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, c.aligned && stages > 1);
       const bool wgmma = target == ptx::kSm90a && c.blockM >= 64;
       EXPECT_EQ(r.k.ptx.find("wgmma.mma_async") != std::string::npos, wgmma);
       const std::regex aFromShared(R"(wgmma\.mma_async[^\n]*\}, %rd\d+, %rd\d+)");
       EXPECT_EQ(std::regex_search(r.k.ptx, aFromShared), wgmma && c.aligned && stages > 1);
       EXPECT_EQ(r.k.ptx.find("_all_true:") != std::string::npos, c.blockM == 128);
+      const bool turns = wgmma && c.warps == 8 && stages > 1;
+      EXPECT_EQ(r.k.ptx.find("bar.arrive") != std::string::npos, turns);
+      EXPECT_EQ(r.k.ptx.find("cp.async.mbarrier.arrive.noinc") != std::string::npos, turns);
       const int n = c.n, d = c.d;  // Z = H = 1: [N_CTX, HEAD_DIM] each
       auto half = [](float f) { return uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(f))); };
       auto value = [](uint16_t h) { return ir::fromBits(ir::Scalar::F16, h).f; };

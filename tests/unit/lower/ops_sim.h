@@ -6,9 +6,10 @@
 // splits it (one divergent inside a warp is an error), groups block on bar.sync and on mbarrier waits
 // and run one at a time, and the groups a barrier releases at one pc merge again.
 // Races: happens-before by vector clocks. Each thread has a clock per thread; its own entry ticks after
-// each release. A bar.sync joins the clocks of the threads that took part in it (a named barrier orders
-// only those); an mbarrier arrival releases the arriving thread's clock into the phase, a TMA copy
-// releases its issuer's clock at issue, and a wait that sees the phase complete acquires their join.
+// each release. Arrivals at a named barrier (bar.sync, bar.arrive) release the arriving threads' clocks;
+// when it completes, its bar.sync threads acquire their join (bar.arrive threads acquire nothing). An
+// mbarrier arrival releases into the phase, a TMA copy its issuer's clock at issue, and a wait that sees
+// the phase complete acquires their join.
 // An access is (thread, its own clock then); it happens before thread t's current point when t's entry for
 // that thread is at least that clock. Each shared byte keeps the writes and reads no later access is known
 // to follow (FastTrack's sets). A read of a byte another thread wrote, or a write of a byte another thread
@@ -111,9 +112,7 @@ class CtaSim {
     for (std::string raw; std::getline(in, raw);) {
       std::string l = trim(raw.substr(0, raw.find("//")));
       if (l.empty() || l == "}") continue;
-      if (l[0] == '.') {  // .reg .b32 %r<56>;
-        continue;
-      }
+      if (l[0] == '.') continue;  // .reg .b32 %r<56>;
       if (l.back() == ':') {
         labels_[l.substr(0, l.size() - 1)] = code_.size();
         continue;
@@ -252,7 +251,8 @@ class CtaSim {
   void acquire(int t, const std::vector<uint32_t>& from) {
     for (size_t i = 0; i < from.size(); ++i) clocks_[size_t(t)][i] = std::max(clocks_[size_t(t)][i], from[i]);
   }
-  void barrierJoin(const std::vector<int>& threads);  // a bar.sync among `threads` completes
+  // A barrier completes: each of `waiters` acquires `released`, the join its participants released.
+  void barrierJoin(const std::vector<int>& waiters, const std::vector<uint32_t>& released);
   // The scheduler (ops_sim_groups.h): groups of threads with their own pc, each a union of whole warps
   // (or the whole CTA), run one at a time until they block, split or exit.
   struct Group {
@@ -264,12 +264,14 @@ class CtaSim {
   };
   struct NamedBarrier {
     int expected = 0;
-    std::vector<int> arrived;
+    std::vector<int> arrived;        // this phase's arrivals, by bar.sync and bar.arrive
+    std::vector<uint32_t> released;  // their clocks at arrival: what the bar.sync threads acquire
   };
   void runGroup(size_t g);
   bool pickGroup(size_t& g);  // a group that can run (merging runnable groups at one pc); false: none
   void branch(size_t g, const Inst& in);
-  void arriveAtBarrier(size_t g, const Inst& in);
+  void arriveAtBarrier(size_t g, const Inst& in);  // bar.sync, bar.arrive
+  void namedBarrierArrive(int64_t id, int64_t expected, const std::vector<int>& threads);
   void warpSync(const Group& g, const Inst& in);
   std::string mbarrierWaitBlocked(const Inst& in);  // "" if every running thread's wait phase is complete
   void setMaxNReg(const Group& g, const Inst& in);

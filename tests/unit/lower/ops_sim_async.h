@@ -2,6 +2,11 @@
 // issued and lands in shared memory when cp.async.wait_group retires its group, the latest the hardware
 // may deliver it. A shared byte another thread read or wrote since the last barrier may not be the
 // target of a copy (checked at issue, as if the copy landed at once, and again when it lands).
+// cp.async.mbarrier.arrive.noinc.shared{::cta}.b64 [bar]: every copy the thread issued so far lands (as
+// its writes, as at a wait_group), then it arrives once on the mbarrier, counted against mbarrier.init's
+// count, releasing its clock as mbarrier.arrive does; so a thread that waits on the phase sees the copies.
+// (The hardware may deliver them as late as the phase's completion: landing them at the arrival misses
+// only a stale read by the issuing thread itself before it waits.) Without .noinc it is not modelled.
 #pragma once
 
 namespace kiln::lower::test {
@@ -17,6 +22,28 @@ inline uint8_t* CtaSim::globalBytes(uint64_t at, int bytes) {
 inline void CtaSim::execCpAsync(const Inst& in) {
   if (in.parts.size() < 2 || in.parts[1] != "async") fail("unknown instruction");
   const std::string& what = in.parts.at(2);
+  auto land = [&](int t, const std::vector<AsyncCopy>& copies) {
+    for (const AsyncCopy& c : copies)
+      for (size_t b = 0; b < c.data.size(); ++b) sharedWrite(t, c.dst + b, c.data[b]);
+  };
+  if (what == "mbarrier") {
+    if (in.parts.size() < 4 || in.parts[3] != "arrive") fail("cp.async.mbarrier form not modelled");
+    if (in.parts.size() < 5 || in.parts[4] != "noinc") fail("cp.async.mbarrier.arrive without .noinc is not modelled");
+    if (in.parts.size() != 7 || (in.parts[5] != "shared::cta" && in.parts[5] != "shared") || in.parts[6] != "b64")
+      fail("cp.async.mbarrier.arrive form not modelled");
+    for (int t = 0; t < n_; ++t) {
+      if (!active(t, in)) continue;
+      for (const std::vector<AsyncCopy>& group : copyGroups_[size_t(t)]) land(t, group);
+      land(t, openCopies_[size_t(t)]);
+      copyGroups_[size_t(t)].clear();
+      openCopies_[size_t(t)].clear();
+      const size_t bar = size_t(address(t, in.ops.at(0)));
+      for (size_t b = 0; b < 8; ++b) sharedRead(t, bar + b);
+      release(t, mbarrierAt(bar).arrivedClock);
+      mbarrierArrive(bar, 1, 0);
+    }
+    return;
+  }
   if (what == "commit_group" || what == "wait_group" || what == "wait_all") {
     if (!in.guard.empty()) fail("guarded " + what);
     const size_t keep = what == "wait_group" ? size_t(get(0, in.ops.at(0))) : 0;
@@ -30,8 +57,7 @@ inline void CtaSim::execCpAsync(const Inst& in) {
       }
       if (what == "commit_group") continue;
       while (groups.size() > keep) {
-        for (const AsyncCopy& c : groups.front())
-          for (size_t b = 0; b < c.data.size(); ++b) sharedWrite(t, c.dst + b, c.data[b]);
+        land(t, groups.front());
         groups.erase(groups.begin());
       }
     }

@@ -5,6 +5,11 @@
 // - The running group runs until it exits, splits or blocks: at bar.sync id[, n] until n threads (all of
 //   the CTA's without n) have arrived at barrier id, and at an mbarrier wait (try_wait / test_wait
 //   .parity, the loop kiln emits around it) whose phase is not complete for some of its threads.
+// - bar.arrive id, n arrives at barrier id without waiting. Arrivals by bar.sync and bar.arrive count
+//   together; at n the barrier completes, its bar.sync groups go on and it resets for the next phase.
+//   Each thread reads its own id (the warpgroups of one group may name different barriers; the threads
+//   of a warp must agree), and a bar.sync splits its group by barrier. More arrivals than n, different
+//   counts for one barrier, and arrivals left at a barrier when every thread has exited are errors.
 // - The next group to run is the first (by its first thread) that can: not at a barrier, and at an
 //   mbarrier wait only once the phase is complete (retried each time). Runnable groups at one pc merge
 //   first, so the groups a barrier releases together run as one again. When no group can run and some
@@ -107,6 +112,11 @@ inline void CtaSim::runGroup(size_t g) {
       ++group.pc;
       continue;
     }
+    if (op == "bar" && in.parts.size() == 2 && in.parts[1] == "arrive") {  // arrives and goes on
+      arriveAtBarrier(g, in);
+      ++groups_[g].pc;
+      continue;
+    }
     if (op == "bar") return arriveAtBarrier(g, in);
     if (op == "mbarrier" && (in.parts.at(1) == "try_wait" || in.parts.at(1) == "test_wait") &&
         !mbarrierWaitBlocked(in).empty()) {
@@ -150,34 +160,73 @@ inline void CtaSim::warpSync(const Group& g, const Inst& in) {
   for (size_t i = 0; i < g.threads.size(); i += 32) {
     const std::vector<int> warp(g.threads.begin() + long(i), g.threads.begin() + long(std::min(i + 32, g.threads.size())));
     if (warp.size() != 32 || warp.front() % 32 != 0) fail("bar.warp.sync by part of a warp");
-    barrierJoin(warp);
+    std::vector<uint32_t> released(size_t(n_), 0);
+    for (int t : warp) release(t, released);
+    barrierJoin(warp, released);
   }
 }
 
-// bar.sync id[, n]: the group's threads arrive at barrier id; when n have, every group waiting there goes on.
+// bar.sync id[, n] and bar.arrive id, n: each thread of the group arrives at the barrier its own id names.
+// A bar.sync splits the group into one group per barrier, each waiting there; after a bar.arrive the
+// group goes on (runGroup).
 inline void CtaSim::arriveAtBarrier(size_t g, const Inst& in) {
   if (!in.guard.empty()) fail("guarded barrier");
-  if (in.parts.size() != 2 || in.parts[1] != "sync") fail("barrier form not modelled");
-  const int first = groups_[g].threads[0];
-  const int64_t id = int64_t(get(first, in.ops.at(0)));
-  const int64_t expected = in.ops.size() > 1 ? int64_t(get(first, in.ops.at(1))) : n_;
-  if (id < 0 || id > 15) fail("barrier id out of 0..15");
-  if (expected <= 0 || expected % 32 || expected > n_) fail("bar.sync thread count not a multiple of 32 in the CTA");
+  if (in.parts.size() != 2 || (in.parts[1] != "sync" && in.parts[1] != "arrive")) fail("barrier form not modelled");
+  const bool sync = in.parts[1] == "sync";
+  if (!sync && in.ops.size() != 2) fail("bar.arrive without a thread count");
+  std::map<int64_t, std::pair<int64_t, std::vector<int>>> parts;  // id -> (count, its threads)
+  for (int t : groups_[g].threads) {
+    const int64_t id = int64_t(get(t, in.ops.at(0)));
+    const int64_t expected = in.ops.size() > 1 ? int64_t(get(t, in.ops.at(1))) : n_;
+    if (id < 0 || id > 15) fail("barrier id out of 0..15");
+    if (expected <= 0 || expected % 32 || expected > n_)
+      fail("bar." + in.parts[1] + " thread count not a multiple of 32 in the CTA");
+    if (int64_t(get(t & ~31, in.ops[0])) != id) fail("barrier id differs inside a warp (warp " + std::to_string(t / 32) + ")");
+    auto& [count, threads] = parts[id];
+    if (!threads.empty() && count != expected)
+      fail("threads arrive at barrier " + std::to_string(id) + " with different counts");
+    count = expected;
+    threads.push_back(t);
+  }
+  if (sync) {  // the first barrier's threads stay in group g, each other barrier's get a group of their own
+    const size_t pc = groups_[g].pc;
+    for (const auto& [id, p] : parts) {
+      if (id != parts.begin()->first) {
+        groups_.push_back(Group{});
+        groups_.back().pc = pc;
+      }
+      Group& part = id == parts.begin()->first ? groups_[g] : groups_.back();
+      part.threads = p.second;
+      part.wait = Group::Wait::Barrier;
+      part.barrier = id;
+    }
+  }
+  for (const auto& [id, p] : parts) namedBarrierArrive(id, p.first, p.second);
+}
+
+// `threads` arrive at barrier id of count `expected`, releasing their clocks. When it fills, the groups
+// waiting there (bar.sync) acquire the join of every arrival and go on, and the barrier resets.
+inline void CtaSim::namedBarrierArrive(int64_t id, int64_t expected, const std::vector<int>& threads) {
   NamedBarrier& b = namedBarriers_[id];
-  if (b.arrived.empty()) b.expected = int(expected);
-  else if (b.expected != expected) fail("threads arrive at barrier " + std::to_string(id) + " with different counts");
-  b.arrived.insert(b.arrived.end(), groups_[g].threads.begin(), groups_[g].threads.end());
-  groups_[g].wait = Group::Wait::Barrier;
-  groups_[g].barrier = id;
+  if (b.arrived.empty()) {
+    b.expected = int(expected);
+    b.released.assign(size_t(n_), 0);
+  } else if (b.expected != expected) {
+    fail("threads arrive at barrier " + std::to_string(id) + " with different counts");
+  }
+  b.arrived.insert(b.arrived.end(), threads.begin(), threads.end());
   if (int(b.arrived.size()) > b.expected) fail("more threads at barrier " + std::to_string(id) + " than its count");
+  for (int t : threads) release(t, b.released);
   if (int(b.arrived.size()) < b.expected) return;
-  barrierJoin(b.arrived);
-  namedBarriers_.erase(id);
+  std::vector<int> waiters;
   for (Group& other : groups_)
     if (!other.done && other.wait == Group::Wait::Barrier && other.barrier == id) {
+      waiters.insert(waiters.end(), other.threads.begin(), other.threads.end());
       other.wait = Group::Wait::None;
       ++other.pc;
     }
+  barrierJoin(waiters, b.released);
+  namedBarriers_.erase(id);
 }
 
 // Why the running group cannot pass the mbarrier wait `in` yet, or "" when every running thread's phase is
@@ -219,6 +268,19 @@ inline std::string CtaSim::exitChecks() {
   for (int t = 0; t < n_; ++t)
     if (!openBulk_[size_t(t)].empty() || !bulkGroups_[size_t(t)].empty())
       return "TMA stores never waited for (cp.async.bulk.wait_group.read) at `ret`";
+  // Every thread has exited, so only bar.arrive arrivals can be left: their phase never completes.
+  if (!namedBarriers_.empty()) {
+    const auto& [id, b] = *namedBarriers_.begin();
+    return "named barrier " + std::to_string(id) + " has arrivals left at the end (" + std::to_string(b.arrived.size()) +
+           " of " + std::to_string(b.expected) + " threads)";
+  }
+  // A phase some arrivals (or transaction bytes) went into but that never completed: a count that does not
+  // match the arrivals, e.g. one arrival more than mbarrier.init's count spills into the next phase.
+  for (const auto& [at, m] : mbarriers_)
+    if (m.pending != m.expected || m.tx != 0)
+      return "mbarrier at " + std::to_string(at) + " has a phase left incomplete at the end (" +
+             std::to_string(m.expected - m.pending) + " of " + std::to_string(m.expected) + " arrivals, " +
+             std::to_string(m.tx) + " transaction bytes pending)";
   return "";
 }
 

@@ -20,14 +20,11 @@ inline void CtaSim::release(int t, std::vector<uint32_t>& into) {
   ++c[size_t(t)];
 }
 
-inline void CtaSim::barrierJoin(const std::vector<int>& threads) {
-  std::vector<uint32_t> join(size_t(n_), 0);
-  for (int t : threads)
-    for (size_t i = 0; i < join.size(); ++i) join[i] = std::max(join[i], clocks_[size_t(t)][i]);
-  for (int t : threads) {
-    clocks_[size_t(t)] = join;
-    ++clocks_[size_t(t)][size_t(t)];
-  }
+// Each participant released its clock at arrival (and ticked); the waiters now see all of it. A thread
+// that only arrived (bar.arrive) is not among them: what the waiters did does not happen before its next
+// accesses.
+inline void CtaSim::barrierJoin(const std::vector<int>& waiters, const std::vector<uint32_t>& released) {
+  for (int t : waiters) acquire(t, released);
 }
 
 inline void CtaSim::sharedWrite(int t, size_t i, uint8_t byte) {

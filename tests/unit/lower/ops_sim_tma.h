@@ -11,7 +11,8 @@
 // - mbarrier: init, arrive, arrive.expect_tx, expect_tx, try_wait/test_wait.parity with the phase rules
 //   of the ISA; arrivals release the arriving thread's clock into the phase, a wait that passes acquires
 //   the completed phase's. A wait on a phase not yet complete blocks its group (ops_sim_groups.h), and is
-//   an error only when no group can run.
+//   an error only when no group can run. A phase that some arrivals went into but that never completes
+//   (a count the arrivals do not match) is an error at the end.
 #pragma once
 
 namespace kiln::lower::test {

@@ -89,10 +89,11 @@ gen matmul_wgmma_nmajor matmul.py matmul_kernel \
   "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32, 4, \"\""
 gen matmul_demo matmul.py matmul_kernel \
   "*fp16, *fp16, *fp16, i32, i32, i32, i32, 1, i32, 1, i32, 1, 32, 32, 32, 4, \"leaky_relu\""
-attn() {  # attn NAME D BLOCK_M BLOCK_N CAUSAL [hints]
+attn() {  # attn NAME D BLOCK_M BLOCK_N CAUSAL [hints [kiln options]]
   if [ "$6" = hints ]; then s="*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16"; t=", i32:16, i32:16, i32:16, 1"
   else s="*fp16, *fp16, *fp16, fp32, *fp32, *fp16"; t=", i32, i32, i32, i32"; fi
-  gen "$1" flash_attention.py attn_fwd "$s$t$t$t$t, i32, i32, $2, $3, $4, $5"
+  name=$1 sig="$s$t$t$t$t, i32, i32, $2, $3, $4, $5"; shift 5; [ $# -gt 0 ] && shift
+  gen "$name" flash_attention.py attn_fwd "$sig" "$@"
 }
 attn attn_16 16 16 16 False
 attn attn_16_causal 16 16 16 True
@@ -104,6 +105,8 @@ attn attn_hints 32 16 16 True hints
 attn attn_64_hints 32 64 16 False hints  # one warp per 16 rows at 4 warps: no barrier inside the softmax
 attn attn_128_hints 32 128 16 False hints  # two 64-row wgmma blocks per warpgroup
 attn attn_128_causal_hints 32 128 16 True hints  # and the causal mask: a guarded select (lower_guarded_select.cpp)
+attn attn_128_pingpong_hints 64 128 128 False hints --num-warps 8  # at 8 warps the two warpgroups take turns (schedule/pingpong.cpp)
+attn attn_128_pingpong_causal_hints 64 128 128 True hints --num-warps 8
 gen attn_demo flash_attention.py attn_fwd \
   "*fp16, *fp16, *fp16, fp32, *fp32, *fp16, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, 32, 32, 16, True"
 # tl.dot_scaled on 64x64x64 tiles: mma.sync on sm_80, wgmma on sm_90a; e2m1 x e4m3 (bf16 operands) and
