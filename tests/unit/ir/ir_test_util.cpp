@@ -155,6 +155,8 @@ std::unique_ptr<Module> buildEverything() {
   b.create(O::MbarrierExpectTx, {bar}, {}, {{"bytes", int64_t(32)}});
   b.create(O::MbarrierArrive, {bar}, {});
   b.create(O::MbarrierWait, {bar, c0}, {});
+  b.create(O::AsyncCopyArrive, {bar}, {});
+  b.create(O::WarpgroupTurn, {}, {}, {{"barrier", int64_t(1)}, {"step", std::string("wait")}});
   // TMA: a map over the f16 argument (n elements, stride 1) and one box of it copied into the slot.
   b.create(O::TensorMap, {hp, n, c1}, {},
            {{"box", std::vector<int64_t>{16}}, {"index", int64_t(0)}, {"swizzle", int64_t(0)}});
