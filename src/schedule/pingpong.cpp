@@ -37,7 +37,6 @@
 #include "layout/named_layouts.h"
 #include "schedule/schedule.h"
 #include "schedule/scratch_size.h"
-#include "support/diagnostic.h"
 
 namespace kiln::schedule {
 
@@ -62,6 +61,7 @@ struct Plan {
   Op* loop = nullptr;
   Op *firstMma = nullptr, *lastMma = nullptr, *commit = nullptr;
   std::vector<Op*> copies;        // the body's async_copy ops
+  std::vector<Op*> moved;         // the ops moved up behind the dots: the copies, their commit, what they read
   std::vector<Op*> prologue;      // the async_commits before the loop, slot k's k-th
   Op* firstPrologueCopy = nullptr;
   Value* readSlot = nullptr;      // body argument: the slot iteration j reads
@@ -113,6 +113,30 @@ bool crossesWarps(const Op& op, const GpuContext& ctx) {
     default:
       return !op.regions.empty() || op.hasAttr("scratch") || scratchUse(op, kWarps, ctx.target).bytes > 0;
   }
+}
+
+// The ops after the dots that the copies need, to move up with them: pure ops only (moving a
+// definition earlier keeps every later use valid), else nothing.
+std::optional<std::vector<Op*>> copySlice(const Plan& p) {
+  const ir::Block& body = p.loop->region(0);
+  std::set<const Op*> take(p.copies.begin(), p.copies.end());
+  take.insert(p.commit);
+  const size_t after = body.indexOf(p.lastMma);
+  for (size_t i = body.indexOf(p.commit); i > after; --i) {
+    const Op* op = body.ops[i].get();
+    if (!take.count(op)) continue;
+    for (const Value* v : op->operands)
+      if (v->def && v->def->parent == &body && body.indexOf(v->def) > after) take.insert(v->def);
+  }
+  std::vector<Op*> out;
+  for (size_t i = after + 1; i <= body.indexOf(p.commit); ++i) {
+    Op* op = body.ops[i].get();
+    if (!take.count(op)) continue;
+    if (op->opcode != Opcode::AsyncCopy && op->opcode != Opcode::AsyncCommit && op->info().effect != ir::Effect::Pure)
+      return std::nullopt;
+    out.push_back(op);
+  }
+  return out;
 }
 
 std::optional<Plan> planFor(Op& loop, const GpuContext& ctx) {
@@ -180,6 +204,9 @@ std::optional<Plan> planFor(Op& loop, const GpuContext& ctx) {
     }
   }
   if (!p.firstPrologueCopy || int64_t(p.prologue.size()) != p.stages - 1) return std::nullopt;
+  std::optional<std::vector<Op*>> moved = copySlice(p);
+  if (!moved) return std::nullopt;
+  p.moved = std::move(*moved);
   return p;
 }
 
@@ -249,29 +276,7 @@ class Rewrite {
             b_.create1(Opcode::Select, {wraps, flipped, phase}, i32t, {}, loc())};
   }
 
-  // The ops after the dots that the copies need, moved up with them (pure ops: moving a definition
-  // earlier keeps every later use valid).
-  std::vector<Op*> copySlice() {
-    std::set<const Op*> take(p_.copies.begin(), p_.copies.end());
-    take.insert(p_.commit);
-    const size_t after = body_.indexOf(p_.lastMma);
-    for (size_t i = body_.indexOf(p_.commit); i > after; --i) {
-      const Op* op = body_.ops[i].get();
-      if (!take.count(op)) continue;
-      for (const Value* v : op->operands)
-        if (v->def && v->def->parent == &body_ && body_.indexOf(v->def) > after) take.insert(v->def);
-    }
-    std::vector<Op*> out;
-    for (size_t i = after + 1; i <= body_.indexOf(p_.commit); ++i)
-      if (take.count(body_.ops[i].get())) out.push_back(body_.ops[i].get());
-    return out;
-  }
-
   void rewriteBody() {
-    const std::vector<Op*> moved = copySlice();
-    for (const Op* op : moved)
-      if (op->opcode != Opcode::AsyncCopy && op->opcode != Opcode::AsyncCommit && op->info().effect != ir::Effect::Pure)
-        throw InternalError(op->loc, "pingpong: the copies depend on an op with effects after the dots");
     // The head: this iteration's slot is full (every thread's copies landed), visible to wgmma.
     for (int k = 0; k < 3; ++k) body_.remove(body_.ops.front().get());
     b_.setInsertionPoint(body_, 0);
@@ -286,7 +291,7 @@ class Rewrite {
     Value* flipped = b_.create1(Opcode::Xor, {phase_, i32(1)}, Type::scalar(Scalar::I32), {}, loc());
     Value* released = b_.create1(Opcode::Select, {first, flipped, phase_}, Type::scalar(Scalar::I32), {}, loc());
     b_.create(Opcode::MbarrierWait, {slot(empty_, p_.writeSlot), released}, {}, {}, loc());
-    for (Op* op : moved) {
+    for (Op* op : p_.moved) {
       std::unique_ptr<Op> taken = body_.remove(op);
       body_.insert(b_.position(), std::move(taken));
       b_.setInsertionPoint(body_, b_.position() + 1);
