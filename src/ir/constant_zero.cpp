@@ -18,4 +18,11 @@ bool isConstantZero(const Value* v, SignedZero zeros) {
   return false;
 }
 
+std::optional<int64_t> scalarIntConstant(const Value* v) {
+  if (!v->def || v->def->opcode != Opcode::Constant || v->type.isTensor()) return std::nullopt;
+  const AttrValue* a = v->def->findAttr("value");
+  if (const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr) return *i;
+  return std::nullopt;
+}
+
 }  // namespace kiln::ir

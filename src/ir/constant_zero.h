@@ -1,6 +1,8 @@
 // Constant zeros, as rewrites and instruction selection look for them: a `constant` 0 of an integer
 // type or 0.0 of a float type, directly or through splats and broadcasts (the same element everywhere).
 #pragma once
+#include <optional>
+
 #include "ir/ir.h"
 
 namespace kiln::ir {
@@ -11,5 +13,8 @@ enum class SignedZero {
 };
 
 bool isConstantZero(const Value* v, SignedZero zeros = SignedZero::Either);
+
+// The value of a scalar integer `constant` op, or nothing (a tensor, a float, any other op).
+std::optional<int64_t> scalarIntConstant(const Value* v);
 
 }  // namespace kiln::ir

@@ -24,6 +24,7 @@
 #include <unordered_map>
 
 #include "assign/dot_layouts.h"
+#include "ir/constant_zero.h"
 #include "schedule/schedule.h"
 #include "schedule/value_uses.h"
 
@@ -39,13 +40,6 @@ using ir::Value;
 bool onWgmma(const Op& dot, const GpuContext& ctx) {
   std::optional<lower::MmaConfig> cfg = lower::mmaConfig(dot, ctx.numWarps, ctx.target);
   return cfg && cfg->wgmma && dot.operand(2)->type.elem != ir::Scalar::F16;
-}
-
-std::optional<int64_t> constantInt(const Value* v) {
-  if (!v->def || v->def->opcode != Opcode::Constant || v->type.isTensor()) return std::nullopt;
-  const ir::AttrValue* a = v->def->findAttr("value");
-  if (const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr) return *i;
-  return std::nullopt;
 }
 
 struct Plan {
@@ -70,7 +64,7 @@ std::optional<Plan> plan(Op& loop, const GpuContext& ctx) {
   if (dots.size() != 2 || !onWgmma(*dots[0], ctx) || !onWgmma(*dots[1], ctx)) return std::nullopt;
   p.first = dots[0];
   p.second = dots[1];
-  std::optional<int64_t> step = constantInt(loop.operand(2));
+  std::optional<int64_t> step = ir::scalarIntConstant(loop.operand(2));
   if (!step || *step <= 0) return std::nullopt;
   // The second dot's result is the accumulator the loop carries, and only that.
   const Op* yield = body.terminator();

@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/constant_zero.h"
 #include "layout/named_layouts.h"
 #include "schedule/schedule.h"
 #include "schedule/scratch_size.h"
@@ -85,21 +86,14 @@ std::optional<std::pair<const Op*, Value*>> pipelinedSlot(const Value* v) {
   return std::make_pair(buffer, slot->operand(1));
 }
 
-bool isConstant(const Value* v, int64_t want) {
-  if (!v->def || v->def->opcode != Opcode::Constant || v->type.isTensor()) return false;
-  const ir::AttrValue* a = v->def->findAttr("value");
-  const int64_t* i = a ? std::get_if<int64_t>(a) : nullptr;
-  return i && *i == want;
-}
-
 // `v` is `slot == 0 ? stages - 1 : slot - 1` (the pipeline's slotBefore).
 bool isSlotBefore(const Value* v, const Value* slot, int64_t stages) {
   const Op* sel = v->def;
-  if (!sel || sel->opcode != Opcode::Select || !isConstant(sel->operand(1), stages - 1)) return false;
+  if (!sel || sel->opcode != Opcode::Select || ir::scalarIntConstant(sel->operand(1)) != stages - 1) return false;
   const Op *cmp = sel->operand(0)->def, *sub = sel->operand(2)->def;
   return cmp && cmp->opcode == Opcode::Cmp && cmp->strAttr("pred") == "eq" && cmp->operand(0) == slot &&
-         isConstant(cmp->operand(1), 0) && sub && sub->opcode == Opcode::Sub && sub->operand(0) == slot &&
-         isConstant(sub->operand(1), 1);
+         ir::scalarIntConstant(cmp->operand(1)) == 0 && sub && sub->opcode == Opcode::Sub && sub->operand(0) == slot &&
+         ir::scalarIntConstant(sub->operand(1)) == 1;
 }
 
 bool crossesWarps(const Op& op, const GpuContext& ctx) {
@@ -190,7 +184,7 @@ std::optional<Plan> planFor(Op& loop, const GpuContext& ctx) {
     p.stages = b->result(0)->type.slots;
   }
   if (p.stages < 2 || !isSlotBefore(p.writeSlot, p.readSlot, p.stages) ||
-      !isConstant(loop.operand(p.readSlot->index + 2), 0))  // body argument k is the loop's operand k + 2
+      ir::scalarIntConstant(loop.operand(p.readSlot->index + 2)) != 0)  // body argument k is the loop's operand k + 2
     return std::nullopt;
   // The prologue: S - 1 commit groups after the first copy into these buffers, in the loop's block.
   ir::Block& outer = *loop.parent;
@@ -263,6 +257,7 @@ class Rewrite {
   static std::vector<ir::Attr> turn(const char* step) {
     return {ir::Attr{"step", std::string(step)}, ir::Attr{"barrier", kTurnBarrier}};
   }
+  Value* flip(Value* phase) { return b_.create1(Opcode::Xor, {phase, i32(1)}, Type::scalar(Scalar::I32), {}, loc()); }
   Value* cmpEq(Value* a, Value* b) {
     return b_.create1(Opcode::Cmp, {a, b}, Type::scalar(Scalar::I1), {ir::Attr{"pred", std::string("eq")}}, loc());
   }
@@ -271,7 +266,7 @@ class Rewrite {
     const Type i32t = Type::scalar(Scalar::I32);
     Value* n = b_.create1(Opcode::Add, {at, i32(1)}, i32t, {}, loc());
     Value* wraps = cmpEq(n, i32(p_.stages));
-    Value* flipped = b_.create1(Opcode::Xor, {phase, i32(1)}, i32t, {}, loc());
+    Value* flipped = flip(phase);
     return {b_.create1(Opcode::Select, {wraps, i32(0), n}, i32t, {}, loc()),
             b_.create1(Opcode::Select, {wraps, flipped, phase}, i32t, {}, loc())};
   }
@@ -288,7 +283,7 @@ class Rewrite {
     b_.create(Opcode::WarpgroupTurn, {}, {}, turn("pass"), loc());
     // Every warp is done with iteration j - 1's slot (released in round (j - 1) / S) before it is refilled.
     Value* first = cmpEq(p_.readSlot, i32(0));
-    Value* flipped = b_.create1(Opcode::Xor, {phase_, i32(1)}, Type::scalar(Scalar::I32), {}, loc());
+    Value* flipped = flip(phase_);
     Value* released = b_.create1(Opcode::Select, {first, flipped, phase_}, Type::scalar(Scalar::I32), {}, loc());
     b_.create(Opcode::MbarrierWait, {slot(empty_, p_.writeSlot), released}, {}, {}, loc());
     for (Op* op : p_.moved) {
@@ -303,8 +298,7 @@ class Rewrite {
     Op* yield = body_.terminator();
     b_.setInsertionPointBefore(yield);
     Value* wraps = cmpEq(b_.create1(Opcode::Add, {p_.readSlot, i32(1)}, Type::scalar(Scalar::I32), {}, loc()), i32(p_.stages));
-    Value* flippedNext = b_.create1(Opcode::Xor, {phase_, i32(1)}, Type::scalar(Scalar::I32), {}, loc());
-    yield->operands.push_back(b_.create1(Opcode::Select, {wraps, flippedNext, phase_}, Type::scalar(Scalar::I32), {}, loc()));
+    yield->operands.push_back(b_.create1(Opcode::Select, {wraps, flip(phase_), phase_}, Type::scalar(Scalar::I32), {}, loc()));
   }
 };
 
