@@ -11,7 +11,6 @@
 #include "lower/linear_emit.h"
 #include "layout/scratch_layout.h"
 #include "lower/shared_tile.h"
-#include "schedule/scratch_size.h"
 #include "ptx/isel.h"
 #include "ptx/memory.h"
 #include "ptx/warp.h"
@@ -97,11 +96,12 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
   const ir::Scalar t = mv.t;
   const int bytes = memBytes(t);
   UniqueRegisters src = uniqueRegisters(mv.from), dst = uniqueRegisters(mv.to);
-  // Rounds of at most kScratchRoundBytes when the whole tile would pass kScratchSplitAbove bytes and the
-  // layouts allow (ScratchRounds), at two barriers per round.
-  ScratchRounds rounds = splitIntoRounds(src.compact, dst.compact,
-                                         mv.numel * bytes > schedule::kScratchSplitAbove
-                                             ? schedule::kScratchRoundBytes / bytes : mv.numel);
+  // As few rounds (ScratchRounds, two barriers each) as the bytes allocate_shared placed allow: the whole
+  // tile at once where it fits under the buffers, else rounds of kScratchRoundBytes above
+  // kScratchSplitAbove (schedule/scratch_size.h).
+  if (!op.hasAttr("scratch") || op.listAttr("scratch").size() != 2)
+    codegenBug(op, "no scratch placed for the conversion (allocate_shared places it)");
+  ScratchRounds rounds = splitIntoRounds(src.compact, dst.compact, op.listAttr("scratch")[1] / bytes);
   ScratchPlan plan = planScratch(rounds.src, rounds.dst, bytes);
   const Reg base = cg.scratch(op, rounds.src.totalOutSize() * bytes).address;
 

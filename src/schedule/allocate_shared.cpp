@@ -8,6 +8,10 @@
 // write to those bytes wait for a barrier (insert_barriers). A small scratch (up to kMovableScratch
 // bytes) moves past reads still pending instead: softmax's two reductions cost one barrier each, not
 // two. What is pending is followed as insert_barriers follows it, without the back edges of loops.
+// A layout conversion that would go in rounds (scratch_size.h) takes fewer, larger ones, the whole tile
+// if it can, where they fit under the bytes the buffers need anyway: after a pipelined loop a matmul's
+// epilogue converts its accumulator through the slots' bytes at once, with wider accesses and two
+// barriers instead of two per round, and the kernel's shared memory does not grow.
 #include <algorithm>
 #include <unordered_map>
 
@@ -29,8 +33,9 @@ constexpr int64_t kMovableScratch = 512;
 
 class ScratchPlacer {
  public:
-  ScratchPlacer(const ir::Function& fn, const GpuContext& ctx, const std::vector<BufferLiveRange>& buffers)
-      : ctx_(ctx), buffers_(buffers), warps_(ctx.numWarps) {
+  ScratchPlacer(const ir::Function& fn, const GpuContext& ctx, const std::vector<BufferLiveRange>& buffers,
+                int64_t bufferBytes)
+      : ctx_(ctx), buffers_(buffers), warps_(ctx.numWarps), bufferBytes_(bufferBytes) {
     number(fn.body);
     for (const BufferLiveRange& b : buffers) deadAfter_.emplace(b.lastUser, &b);
   }
@@ -50,6 +55,7 @@ class ScratchPlacer {
   std::unordered_map<const ir::Op*, int64_t> pos_;
   std::unordered_multimap<const ir::Op*, const BufferLiveRange*> deadAfter_;
   int warps_;
+  int64_t bufferBytes_;           // the buffers' bytes at once: the kernel needs them anyway
   int64_t floor_ = 0, high_ = 0;  // the partition's lowest byte; the highest placed so far
 
   void number(const ir::Block& b) {
@@ -76,6 +82,20 @@ class ScratchPlacer {
     for (const BufferLiveRange& b : buffers_)
       if (b.first < n && n <= b.last) at = std::max(at, (bytesOf(b).end + 15) / 16 * 16);
     return at;
+  }
+
+  // The bytes a conversion's rounds may take from `low` on: fewer, larger rounds than the default
+  // `bytes` where they end within the buffers' bytes (halving from the whole tile).
+  int64_t conversionBytes(const ir::Op& op, int64_t low, int64_t bytes) const {
+    const ir::Type& x = op.operand(0)->type;
+    if (x.isPtr()) return bytes;  // a pointer tile moves offsets of either width: the default covers both
+    const layout::LinearLayout &from = *x.layout, &to = *op.result(0)->type.layout;
+    const int elemBytes = x.elem == ir::Scalar::I1 ? 1 : ir::bitWidth(x.elem) / 8;
+    for (int64_t most = x.numel() * elemBytes; most > bytes; most /= 2) {
+      const int64_t round = conversionRoundBytes(from, to, elemBytes, most);
+      if (round > bytes && low + round <= bufferBytes_) return round;
+    }
+    return bytes;
   }
 
   void visit(ir::Op& op, std::vector<Range>& pending) {
@@ -120,9 +140,10 @@ class ScratchPlacer {
       default:
         break;
     }
-    const ScratchUse use = scratchUse(op, warps_, ctx_.target);
+    ScratchUse use = scratchUse(op, warps_, ctx_.target);
     if (use.bytes <= 0) return;
     const int64_t low = base(pos_.at(&op));
+    if (op.opcode == ir::Opcode::ConvertLayout) use.bytes = conversionBytes(op, low, use.bytes);
     auto at = [&](int64_t begin) { return Range{begin, begin + use.bytes}; };
     Range r = at(low);
     if (use.bytes <= kMovableScratch && conflicts(pending, r)) {
@@ -210,7 +231,7 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx) {
   std::vector<BufferLiveRange> ranges;
   for (const Buffer& b : buffers) ranges.push_back(b.range);
   std::vector<Range> pending;
-  ScratchPlacer(fn, ctx, ranges).block(fn.body, pending);
+  ScratchPlacer(fn, ctx, ranges, total).block(fn.body, pending);
 }
 
 }  // namespace kiln::schedule

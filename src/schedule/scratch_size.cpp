@@ -109,10 +109,14 @@ ScratchUse mma(const ir::Op& op, int numWarps, const ptx::Target& target) {
 
 }  // namespace
 
-int64_t conversionScratchBytes(const LinearLayout& from, const LinearLayout& to, int elemBytes, int64_t numel) {
+int64_t conversionRoundBytes(const LinearLayout& from, const LinearLayout& to, int elemBytes, int64_t maxRoundBytes) {
   const LinearLayout src = layout::uniqueRegisters(from).compact, dst = layout::uniqueRegisters(to).compact;
-  const int64_t maxElements = numel * elemBytes > kScratchSplitAbove ? kScratchRoundBytes / elemBytes : numel;
-  return layout::splitIntoRounds(src, dst, maxElements).src.totalOutSize() * elemBytes;
+  return layout::splitIntoRounds(src, dst, maxRoundBytes / elemBytes).src.totalOutSize() * elemBytes;
+}
+
+int64_t conversionScratchBytes(const LinearLayout& from, const LinearLayout& to, int elemBytes, int64_t numel) {
+  const int64_t whole = numel * elemBytes;
+  return conversionRoundBytes(from, to, elemBytes, whole > kScratchSplitAbove ? kScratchRoundBytes : whole);
 }
 
 ScratchUse scratchUse(const ir::Op& op, int numWarps, const ptx::Target& target) {

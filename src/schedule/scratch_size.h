@@ -26,7 +26,13 @@ ScratchUse scratchUse(const ir::Op& op, int numWarps, const ptx::Target& target)
 // Conversions whose scratch would pass this many bytes go in rounds of at most kScratchRoundBytes when
 // the layouts allow (layout::splitIntoRounds), at two barriers per round.
 constexpr int64_t kScratchSplitAbove = 32 * 1024, kScratchRoundBytes = 16 * 1024;
-// The bytes of one round of a conversion of `numel` elements of `elemBytes` from `from` to `to`.
+// The bytes of one round of a conversion from `from` to `to` of elements of `elemBytes`, when a round may
+// take at most `maxRoundBytes` (as few rounds as reach it; more bytes where the layouts cannot split).
+int64_t conversionRoundBytes(const layout::LinearLayout& from, const layout::LinearLayout& to, int elemBytes,
+                             int64_t maxRoundBytes);
+// The default a conversion of `numel` elements asks for: rounds of kScratchRoundBytes above
+// kScratchSplitAbove bytes, else the whole tile. allocate_shared gives it more where that fits under the
+// buffers' bytes, and the lowering splits by the bytes placed.
 int64_t conversionScratchBytes(const layout::LinearLayout& from, const layout::LinearLayout& to, int elemBytes,
                                int64_t numel);
 

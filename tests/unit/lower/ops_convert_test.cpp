@@ -247,6 +247,29 @@ TEST(OpsConvert, LargeTilesGoInRounds) {
   EXPECT_GE(count(r.ptx, "ldmatrix"), 1);
 }
 
+TEST(OpsConvert, LargeTilesTakeTheBuffersBytesAtOnce) {
+  // The same 64 KB conversion after a 64 KB buffer's last use: allocate_shared gives it the buffer's
+  // bytes, so it goes in one round (two barriers, wider accesses) and the kernel needs no more shared
+  // memory than the buffer.
+  LinearLayout acc = layout::mmaV2Accumulator({128, 128}, {2, 2}), blk = layout::defaultBlocked({128, 128}, 4, 4, {1, 0});
+  std::string text = convertKernel({128, 128}, "f32", acc, blk);
+  const std::string convert = "  %w = convert_layout %v";
+  ASSERT_NE(text.find(convert), std::string::npos);
+  text.replace(text.find(convert), convert.size(),
+               "  %buf = shared_alloc : shared<128x128xf32>\n  local_store %buf, %v\n  %u = local_load %buf : " +
+                   tileType({128, 128}, "f32", acc) + "\n  %w = convert_layout %u");
+  Bytes x = randomElems(Scalar::F32, 128 * 128, 11);
+  SimResult r = simulate(text, {"x", "y"}, {x, Bytes(x.size())}, 4);
+  ASSERT_EQ(r.error, "") << r.ptx;
+  EXPECT_EQ(r.buffers[1], x);
+  EXPECT_EQ(r.sharedBytes, 64 * 1024);
+  EXPECT_EQ(count(r.ptx, "in 4 rounds"), 0);
+  EXPECT_EQ(count(r.ptx, "convert_layout through shared memory"), 1);
+  // 64 pairs per thread for the buffer's store and 64 for the conversion's: no round splits a pair.
+  EXPECT_EQ(count(r.ptx, "st.shared.v2.f32"), 128);
+  EXPECT_EQ(assembleBoth(text, 4), "");
+}
+
 TEST(OpsScratch, RoundsSplitRegisterOnlyBits) {
   LinearLayout acc = uniqueRegisters(layout::mmaV2Accumulator({64, 64}, {2, 2})).compact;
   LinearLayout blk = uniqueRegisters(layout::defaultBlocked({64, 64}, 4, 4, {1, 0})).compact;
