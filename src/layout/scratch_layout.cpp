@@ -242,19 +242,37 @@ struct Conversion {
   RegisterBits srcBits, dstBits;
   int elemBytes;
   const layout::LdmatrixPlanner* ldmatrix;  // null for element sizes ldmatrix cannot load
+  const layout::LdmatrixPlanner* stmatrix;  // null where stmatrix may not store (not sm_90, not 16-bit)
 };
 
-// The stores of a candidate: the widest st.shared vector and its wavefronts.
+// The stores of a candidate: the widest st.shared vector, or stmatrix where it takes fewer wavefronts
+// (or as many in fewer instructions), and their wavefronts.
 struct StoreScore {
   int32_t vec = 1;
-  int64_t wavefronts = 0;
+  int64_t wavefronts = 0, instructions = 0;
+  std::optional<layout::LdmatrixPlan> stmatrix;
 };
 
-StoreScore scoreStores(const Conversion& c, const TileOffsets& tile) {
+// Row addresses are multiples of 16 bytes: counted in 16-byte units, 8 lanes per matrix.
+int64_t matrixWavefronts(const layout::LdmatrixPlan& m, int elemBytes) {
+  return sharedWavefronts(divideOuts(m.rowOffsets, 16 / elemBytes), 1, 16, 8 * m.numMatrices);
+}
+
+StoreScore scoreStores(const Conversion& c, const TileOffsets& tile, const layout::OutDim& offset) {
   AccessBits stores(c.src, c.srcBits, tile);
   StoreScore st;
   st.vec = std::min(std::max(1, 16 / c.elemBytes), stores.vectorWidth());
   st.wavefronts = stores.wavefronts(st.vec, c.elemBytes);
+  st.instructions = numRegisters(c.src) / st.vec;
+  if (c.stmatrix)
+    if (std::optional<layout::LdmatrixPlan> sm = c.stmatrix->plan(stores.layout(c.src, offset))) {
+      const int64_t w = matrixWavefronts(*sm, c.elemBytes), instructions = numRegisters(c.src) / sm->elemsPerInstr;
+      if (w < st.wavefronts || (w == st.wavefronts && instructions < st.instructions)) {
+        st.wavefronts = w;
+        st.instructions = instructions;
+        st.stmatrix = sm;
+      }
+    }
   return st;
 }
 
@@ -268,6 +286,7 @@ std::optional<Scored> score(const Conversion& c, const TileOffsets& tile, const 
   const int elemBytes = c.elemBytes;
   const int32_t maxVec = std::max(1, 16 / elemBytes);
   s.plan.storeVec = st.vec;
+  s.plan.stmatrix = st.stmatrix;
   const int64_t store = st.wavefronts;
   if (store > bound) return std::nullopt;
   AccessBits loads(c.dst, c.dstBits, tile);
@@ -280,8 +299,7 @@ std::optional<Scored> score(const Conversion& c, const TileOffsets& tile, const 
   if (store + fewestLoad > bound) return std::nullopt;
   if (c.ldmatrix) {
     if (std::optional<layout::LdmatrixPlan> lm = c.ldmatrix->plan(loads.layout(c.dst, offset))) {
-      // Row addresses are multiples of 16 bytes: count them in 16-byte units, 8 lanes per matrix.
-      int64_t w = sharedWavefronts(divideOuts(lm->rowOffsets, 16 / elemBytes), 1, 16, 8 * lm->numMatrices);
+      int64_t w = matrixWavefronts(*lm, elemBytes);
       int64_t instructions = numRegisters(c.dst) / lm->elemsPerInstr;
       if (w < load || (w == load && instructions < loadInstructions)) {
         load = w;
@@ -291,7 +309,7 @@ std::optional<Scored> score(const Conversion& c, const TileOffsets& tile, const 
     }
   }
   s.plan.wavefronts = store + load;
-  s.instructions = numRegisters(c.src) / s.plan.storeVec + loadInstructions;
+  s.instructions = st.instructions + loadInstructions;
   return s;
 }
 
@@ -299,9 +317,13 @@ const layout::LdmatrixPlanner* ldmatrixFor(int elemBytes) {
   return elemBytes == 2 || elemBytes == 4 ? &layout::LdmatrixPlanner::of(elemBytes * 8) : nullptr;
 }
 
+const layout::LdmatrixPlanner* stmatrixFor(int elemBytes, bool allowed) {
+  return allowed && elemBytes == 2 ? &layout::LdmatrixPlanner::of(16) : nullptr;
+}
+
 }  // namespace
 
-ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUnique, int elemBytes) {
+ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUnique, int elemBytes, bool stmatrix) {
   std::vector<int64_t> shape;
   for (const layout::OutDim& o : srcUnique.outs()) shape.push_back(o.size);
   const int rank = int(shape.size());
@@ -334,7 +356,7 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
   const LinearLayout reference = layout::sharedPlain(shape, orders[0]);  // every candidate's out dims
   const layout::OutDim offset{std::string(layout::kOffset), int32_t(reference.ins()[0].size())};
   const Conversion conv{srcUnique, dstUnique, RegisterBits(srcUnique, reference), RegisterBits(dstUnique, reference),
-                        elemBytes, ldmatrixFor(elemBytes)};
+                        elemBytes, ldmatrixFor(elemBytes), stmatrixFor(elemBytes, stmatrix)};
   // The stores of every distinct candidate first (some swizzles coincide, a phase longer than the rows:
   // the first of equal candidates wins anyway), then the loads in the order of fewest store wavefronts:
   // once a candidate's stores alone take more than the best total, so do every later one's. The winner is
@@ -354,7 +376,7 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
     if (std::any_of(same, end, [&](const auto& e) { return e.second->bits == c.bits; })) continue;
     seen.emplace(h, &c);
     TileOffsets tile(c.bits);
-    StoreScore st = scoreStores(conv, tile);
+    StoreScore st = scoreStores(conv, tile, offset);
     stored.push_back(Stored{&c, stored.size(), std::move(tile), st});
   }
   std::stable_sort(stored.begin(), stored.end(),
@@ -386,12 +408,12 @@ ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUn
 }
 
 ScratchPlan planWithShared(const LinearLayout& shared, const LinearLayout& srcUnique, const LinearLayout& dstUnique,
-                           int elemBytes) {
+                           int elemBytes, bool stmatrix) {
   const TileOffsets tile(shared);
   const Conversion conv{srcUnique, dstUnique, RegisterBits(srcUnique, shared), RegisterBits(dstUnique, shared),
-                        elemBytes, ldmatrixFor(elemBytes)};
+                        elemBytes, ldmatrixFor(elemBytes), stmatrixFor(elemBytes, stmatrix)};
   const layout::OutDim offset{shared.ins()[0].name, shared.ins()[0].size()};
-  std::optional<Scored> s = score(conv, tile, offset, scoreStores(conv, tile), INT64_MAX);
+  std::optional<Scored> s = score(conv, tile, offset, scoreStores(conv, tile, offset), INT64_MAX);
   ScratchPlan plan = std::move(s->plan);
   plan.shared = shared;
   plan.storeOffsets = layout::sharedOffsets(srcUnique, shared);

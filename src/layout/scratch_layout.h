@@ -23,6 +23,8 @@ struct ScratchPlan {
   LinearLayout storeOffsets, loadOffsets;  // (compact register, lane, warp) -> offset
   int32_t storeVec = 1, loadVec = 1;  // elements per st.shared / ld.shared
   std::optional<LdmatrixPlan> ldmatrix;  // loads with ldmatrix instead (16- and 32-bit elements)
+  std::optional<LdmatrixPlan> stmatrix;  // stores with stmatrix instead (16-bit elements, sm_90): ldmatrix's
+                                         // inverse, so the same plan (its rows are the stores' addresses)
   int64_t wavefronts = 0;             // stores + loads, warp 0
 };
 
@@ -42,12 +44,14 @@ ScratchRounds splitIntoRounds(const LinearLayout& srcUnique, const LinearLayout&
 
 // The scratch layout for moving registers of `src` to `dst` (same tile); `srcUnique` and `dstUnique`
 // are the layouts without duplicated registers (uniqueRegisters(..).compact), which are what is stored
-// and loaded. Fewest wavefronts first, then fewest instructions (ldmatrix where it applies).
-ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUnique, int elemBytes);
+// and loaded. Fewest wavefronts first, then fewest instructions (ldmatrix where it applies, and stmatrix
+// where `stmatrix` allows it: sm_90 and later).
+ScratchPlan planScratch(const LinearLayout& srcUnique, const LinearLayout& dstUnique, int elemBytes,
+                        bool stmatrix = false);
 
 // The plan for a given shared layout (a GPU IR buffer's: local_store, local_load, async_copy): the widest
-// stores and loads it allows, and ldmatrix where the loads fit it.
+// stores and loads it allows, ldmatrix where the loads fit it, and stmatrix (where `stmatrix`) the stores.
 ScratchPlan planWithShared(const LinearLayout& shared, const LinearLayout& srcUnique,
-                           const LinearLayout& dstUnique, int elemBytes);
+                           const LinearLayout& dstUnique, int elemBytes, bool stmatrix = false);
 
 }  // namespace kiln::layout

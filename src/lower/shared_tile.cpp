@@ -94,7 +94,7 @@ const ScratchPlan& Codegen::sharedPlan(const LinearLayout& shared, const LinearL
   for (const SharedPlan& p : sharedPlans_)
     if (p.elemBytes == elemBytes && p.shared == shared && p.regs == regs) return p.plan;
   const layout::UniqueRegisters unique = layout::uniqueRegisters(regs);
-  ScratchPlan plan = layout::planWithShared(shared, unique.compact, unique.compact, elemBytes);
+  ScratchPlan plan = layout::planWithShared(shared, unique.compact, unique.compact, elemBytes, e.target().sm >= 90);
   return sharedPlans_.emplace_back(SharedPlan{shared, regs, elemBytes, std::move(plan)}).plan;
 }
 
@@ -108,8 +108,37 @@ void storeTile(Codegen& cg, Reg base, const LinearLayout& shared, const ir::Valu
   const ScratchPlan& plan = cg.sharedPlan(shared, *value->type.layout, memBytes(t));
   std::vector<Reg> compact;
   for (int32_t r : src.original) compact.push_back(regs.at(size_t(r)));
-  SharedAddresses at(cg, base, threadPart(cg, plan.storeOffsets, 0), threadMask(plan.storeOffsets, 0), memBytes(t));
-  accessShared(cg, true, t, at, plan.storeOffsets, plan.storeVec, compact);
+  const LinearLayout& offsets = plan.stmatrix ? plan.stmatrix->rowOffsets : plan.storeOffsets;
+  SharedAddresses at(cg, base, threadPart(cg, offsets, 0), threadMask(offsets, 0), memBytes(t));
+  if (plan.stmatrix) storeWithStmatrix(cg, t, at, *plan.stmatrix, compact);
+  else accessShared(cg, true, t, at, plan.storeOffsets, plan.storeVec, compact);
+}
+
+void storeWithStmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& sm,
+                       const std::vector<Reg>& regs) {
+  ptx::Entry& e = cg.e;
+  if (memBytes(t) != 2) throw InternalError({}, "stmatrix stores 16-bit elements");
+  const size_t n = size_t(sm.elemsPerInstr);
+  for (size_t q = 0; q * n < regs.size(); ++q) {
+    SharedAddresses::Address a = addrs.at(registerPart(sm.rowOffsets, int32_t(q), 0));
+    Reg address = a.reg;
+    if (a.offset != 0) {
+      address = e.reg(ptx::RegClass::B32);
+      e.inst("add.u32", {address, a.reg, a.offset});
+    }
+    std::vector<Reg> words;
+    for (size_t j = 0; j < size_t(sm.numMatrices); ++j) {
+      const Reg lo = regs.at(q * n + 2 * j), hi = regs.at(q * n + 2 * j + 1);
+      if (lo.cls == ptx::RegClass::B16) {
+        words.push_back(ptx::pack16x2(e, lo, hi));
+      } else {  // i16 / u16 in .b32 registers: the low halves of both
+        Reg w = e.reg(ptx::RegClass::B32);
+        e.inst("prmt.b32", {w, lo, hi, int64_t(0x5410)});
+        words.push_back(w);
+      }
+    }
+    ptx::stmatrix(e, address, words, sm.trans);
+  }
 }
 
 void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const LinearLayout& offsets, int32_t vec,

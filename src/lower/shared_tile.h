@@ -35,7 +35,8 @@ void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs,
                   int32_t vec, const std::vector<ptx::Reg>& regs);
 
 // Stores every element of the register tile `value` at `base` (.b32 shared address) in the arrangement
-// `shared` (offset -> coordinates), the widest st.shared the two layouts allow. Threads holding the same
+// `shared` (offset -> coordinates), the widest st.shared the two layouts allow, or stmatrix on sm_90
+// where it takes fewer wavefronts or instructions (16-bit elements). Threads holding the same
 // element (duplicated lanes or warps) store the same bytes: harmless. No barrier.
 void storeTile(Codegen& cg, ptx::Reg base, const layout::LinearLayout& shared, const ir::Value* value);
 // The same with `regs` in place of the value's registers (one per register of its layout).
@@ -46,6 +47,12 @@ void storeTile(Codegen& cg, ptx::Reg base, const layout::LinearLayout& shared, c
 // registers [q * E, (q + 1) * E), 32-bit word j of it holding the next 32 / bits of them.
 void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm,
                       const std::vector<ptx::Reg>& regs);
+
+// Stores the registers `regs` (compact source registers) with the stmatrix plan (sm_90, 16-bit elements):
+// instruction q stores registers [q * E, (q + 1) * E), two to each 32-bit word, to the rows whose
+// addresses `addrs` gives for the plan's row offsets.
+void storeWithStmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& sm,
+                       const std::vector<ptx::Reg>& regs);
 
 // The registers of layout `to` from those of its distinct registers `loaded` (compact order of `dst`):
 // duplicated registers read the distinct register holding the same element.

@@ -283,4 +283,13 @@ void ldmatrix(Entry& e, std::span<const Reg> dst, Reg a, bool trans) {
   e.inst(m, {vec(dst), addr(a)});
 }
 
+void stmatrix(Entry& e, Reg a, std::span<const Reg> src, bool trans) {
+  if (src.size() != 1 && src.size() != 2 && src.size() != 4) internal({}, "stmatrix stores 1, 2 or 4 matrices");
+  if (e.target().sm < 90) internal({}, "stmatrix needs sm_90 or later");
+  for (Reg r : src) detail::expectClass({}, r, RegClass::B32, "stmatrix source");
+  detail::expectClass({}, a, RegClass::B32, "stmatrix shared address");
+  std::string m = "stmatrix.sync.aligned.m8n8.x" + std::to_string(src.size()) + (trans ? ".trans" : "") + ".shared.b16";
+  e.inst(m, {addr(a), vec(src)});
+}
+
 }  // namespace kiln::ptx

@@ -1,6 +1,6 @@
 // Memory instruction selection: predicated vector loads/stores of global and shared memory in any
-// dtype (packing 8/16-bit elements into 32-bit words where PTX needs it), cache hints, cp.async
-// and ldmatrix. Registers follow regClassOf (ptx/isel.h).
+// dtype (packing 8/16-bit elements into 32-bit words where PTX needs it), cache hints, cp.async,
+// ldmatrix and stmatrix. Registers follow regClassOf (ptx/isel.h).
 #pragma once
 #include <optional>
 #include <span>
@@ -52,5 +52,8 @@ void cpAsyncWait(Entry& e, int pendingGroups);  // waits until at most N of this
 // ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16: dst.size() (1, 2 or 4) .b32 registers,
 // this lane's row address in `addr` (.b32 shared).
 void ldmatrix(Entry& e, std::span<const Reg> dst, Reg addr, bool trans);
+// stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (sm_90): ldmatrix's inverse, src.size() .b32
+// registers of 16-bit pairs stored to the rows whose addresses the lanes give.
+void stmatrix(Entry& e, Reg addr, std::span<const Reg> src, bool trans);
 
 }  // namespace kiln::ptx

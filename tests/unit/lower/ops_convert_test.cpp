@@ -187,7 +187,7 @@ TEST(OpsConvert, PointerTilesMoveTheirOffsets) {
 TEST(OpsConvert, RandomLayoutPairs) {
   std::mt19937 rng(2024);
   const Scalar types[] = {Scalar::F32, Scalar::F16, Scalar::I8, Scalar::I64, Scalar::I1, Scalar::BF16};
-  int viaShared = 0, viaShuffles = 0, viaLdmatrix = 0;
+  int viaShared = 0, viaShuffles = 0, viaLdmatrix = 0, viaStmatrix = 0;
   for (int i = 0; i < 60; ++i) {
     int warps = 1 << (rng() % 4);
     std::vector<int64_t> shape = i % 3 == 0 ? std::vector<int64_t>{int64_t(64) << (rng() % 3)}
@@ -214,6 +214,7 @@ TEST(OpsConvert, RandomLayoutPairs) {
     viaShared += count(r.ptx, "bar.sync") > 0;
     viaShuffles += count(r.ptx, "shfl.sync") > 0;
     viaLdmatrix += count(r.ptx, "ldmatrix") > 0;
+    viaStmatrix += count(r.ptx, "stmatrix") > 0;
     if (i % 10 == 0) {
       EXPECT_EQ(assembleBoth(text, warps), "");
     }
@@ -222,6 +223,7 @@ TEST(OpsConvert, RandomLayoutPairs) {
   EXPECT_GE(viaShuffles, 5);
   RecordProperty("through_shared", viaShared);
   RecordProperty("with_ldmatrix", viaLdmatrix);
+  RecordProperty("with_stmatrix", viaStmatrix);
   RecordProperty("with_shuffles", viaShuffles);
 }
 
@@ -268,6 +270,25 @@ TEST(OpsConvert, LargeTilesTakeTheBuffersBytesAtOnce) {
   // 64 pairs per thread for the buffer's store and 64 for the conversion's: no round splits a pair.
   EXPECT_EQ(count(r.ptx, "st.shared.v2.f32"), 128);
   EXPECT_EQ(assembleBoth(text, 4), "");
+}
+
+TEST(OpsConvert, AccumulatorTilesStoreWithStmatrixOnSm90) {
+  // An f16 tile in the mma accumulator layout (pairs of columns per lane, 8 rows per 4 lanes: ldmatrix's
+  // fragments) to the blocked store layout: on sm_90 the stores are stmatrix.x4 (4 registers of 2 pairs
+  // each, one instruction per 8 elements of a lane) instead of one st.shared per pair; on sm_80 they stay
+  // st.shared. Both move every element exactly.
+  for (const bool hopper : {true, false}) {
+    SCOPED_TRACE(hopper ? "sm_90a" : "sm_80");
+    LinearLayout acc = layout::mmaV2Accumulator({128, 64}, {2, 2}), blk = layout::defaultBlocked({128, 64}, 4, 8, {1, 0});
+    std::string text = convertKernel({128, 64}, "f16", acc, blk);
+    Bytes x = randomElems(Scalar::F16, 128 * 64, 12);
+    SimResult r = simulate(text, {"x", "y"}, {x, Bytes(x.size())}, 4, hopper ? ptx::kSm90a : ptx::kSm80);
+    ASSERT_EQ(r.error, "") << r.ptx;
+    EXPECT_EQ(r.buffers[1], x);
+    // 64 elements per thread: 8 stmatrix.x4, or 32 pairs stored alone.
+    EXPECT_EQ(count(r.ptx, "stmatrix.sync.aligned.m8n8.x4.shared.b16"), hopper ? 8 : 0) << r.ptx;
+    if (!hopper) EXPECT_EQ(count(r.ptx, "st.shared.v2.b16") + count(r.ptx, "st.shared.b32"), 32) << r.ptx;
+  }
 }
 
 TEST(OpsScratch, RoundsSplitRegisterOnlyBits) {

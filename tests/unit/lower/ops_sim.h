@@ -242,6 +242,7 @@ class CtaSim {
   void execMma(const Inst& in);
   void execMemory(const Inst& in);
   void execLdmatrix(const Inst& in);
+  void execStmatrix(const Inst& in);
   // Race checks and clocks (ops_sim_races.h).
   uint8_t sharedRead(int t, size_t byte);
   void sharedWrite(int t, size_t byte, uint8_t value);

@@ -23,6 +23,7 @@ inline void CtaSim::exec(const Inst& in) {
   if (op == "shfl") return execShfl(in);
   if (op == "mma") return execMma(in);
   if (op == "ldmatrix") return execLdmatrix(in);
+  if (op == "stmatrix") return execStmatrix(in);
   if (op == "cp") return in.parts.size() > 3 && in.parts[2] == "bulk" ? execBulk(in) : execCpAsync(in);
   if (op == "mbarrier") return execMbarrier(in);
   if (op == "prefetch") {  // prefetch.param.tensormap [sym]: a hint; the symbol must name a tensor map

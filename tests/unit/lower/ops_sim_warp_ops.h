@@ -1,4 +1,4 @@
-// The warp-collective instructions of the CTA simulator (ops_sim.h): ldmatrix, shfl.sync and mma.sync,
+// The warp-collective instructions of the CTA simulator (ops_sim.h): ldmatrix, stmatrix, shfl.sync and mma.sync,
 // each computed from every lane's registers at once (a warp's lanes run in lock-step).
 #pragma once
 #include <algorithm>
@@ -29,6 +29,33 @@ inline void CtaSim::execLdmatrix(const Inst& in) {
           for (int b = 0; b < 2; ++b) v |= uint64_t(sharedRead(w0 + l, size_t(at) + size_t(b))) << (16 * h + 8 * b);
         }
         set(w0 + l, d[size_t(j)], v);
+      }
+  }
+}
+
+inline void CtaSim::execStmatrix(const Inst& in) {
+  // stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 [addr], {s..}: ldmatrix's inverse; lane l gives the
+  // row address of row l % 8 of matrix l / 8, and register j of lane l holds matrix j's (l / 4, 2(l % 4) +
+  // {0, 1}) or, transposed, (2(l % 4) + {0, 1}, l / 4).
+  const bool trans = std::find(in.parts.begin(), in.parts.end(), "trans") != in.parts.end();
+  std::vector<std::string> src = vecOps(in.ops.at(1));
+  const int num = int(src.size());
+  for (int w0 = 0; w0 < n_; w0 += 32) {
+    if (!running_[size_t(w0)]) continue;
+    std::vector<uint64_t> rows(size_t(8 * num));
+    for (int l = 0; l < 8 * num; ++l) {
+      if (!active(w0 + l, in)) fail("guarded stmatrix");
+      rows[size_t(l)] = address(w0 + l, in.ops.at(0));
+      if (rows[size_t(l)] % 16) fail("stmatrix row address not 16-byte aligned");
+    }
+    for (int l = 0; l < 32; ++l)
+      for (int j = 0; j < num; ++j) {
+        const uint64_t v = get(w0 + l, src[size_t(j)]);
+        for (int h = 0; h < 2; ++h) {
+          uint64_t at = trans ? rows[size_t(8 * j + 2 * (l % 4) + h)] + uint64_t(2 * (l / 4))
+                              : rows[size_t(8 * j + l / 4)] + uint64_t(2 * (2 * (l % 4) + h));
+          for (int b = 0; b < 2; ++b) sharedWrite(w0 + l, size_t(at) + size_t(b), uint8_t(v >> (16 * h + 8 * b)));
+        }
       }
   }
 }
