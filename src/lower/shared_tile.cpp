@@ -37,17 +37,22 @@ std::vector<int32_t> compactIndices(const ir::Op& op, const UniqueRegisters& dst
   return out;
 }
 
+// The row address this lane gives instruction q of an ldmatrix or stmatrix plan (one register: the
+// instructions take no immediate offset).
+Reg matrixRowAddress(Codegen& cg, SharedAddresses& addrs, const layout::LdmatrixPlan& plan, size_t q) {
+  SharedAddresses::Address a = addrs.at(registerPart(plan.rowOffsets, int32_t(q), 0));
+  if (a.offset == 0) return a.reg;
+  Reg address = cg.e.reg(ptx::RegClass::B32);
+  cg.e.inst("add.u32", {address, a.reg, a.offset});
+  return address;
+}
+
 // Instruction q of an ldmatrix plan into `regs` (the E registers it fills).
 void loadLdmatrixGroup(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm, size_t q,
                        std::span<const Reg> regs) {
   ptx::Entry& e = cg.e;
   const int bytes = memBytes(t), perWord = 4 / bytes;
-  SharedAddresses::Address a = addrs.at(registerPart(lm.rowOffsets, int32_t(q), 0));
-  Reg address = a.reg;
-  if (a.offset != 0) {
-    address = e.reg(ptx::RegClass::B32);
-    e.inst("add.u32", {address, a.reg, a.offset});
-  }
+  const Reg address = matrixRowAddress(cg, addrs, lm, q);
   std::vector<Reg> words;
   for (int j = 0; j < lm.numMatrices; ++j) words.push_back(e.reg(ptx::RegClass::B32));
   ptx::ldmatrix(e, words, address, lm.trans);
@@ -120,12 +125,7 @@ void storeWithStmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const 
   if (memBytes(t) != 2) throw InternalError({}, "stmatrix stores 16-bit elements");
   const size_t n = size_t(sm.elemsPerInstr);
   for (size_t q = 0; q * n < regs.size(); ++q) {
-    SharedAddresses::Address a = addrs.at(registerPart(sm.rowOffsets, int32_t(q), 0));
-    Reg address = a.reg;
-    if (a.offset != 0) {
-      address = e.reg(ptx::RegClass::B32);
-      e.inst("add.u32", {address, a.reg, a.offset});
-    }
+    const Reg address = matrixRowAddress(cg, addrs, sm, q);
     std::vector<Reg> words;
     for (size_t j = 0; j < size_t(sm.numMatrices); ++j) {
       const Reg lo = regs.at(q * n + 2 * j), hi = regs.at(q * n + 2 * j + 1);
