@@ -107,8 +107,7 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
 
   cg.e.comment("convert_layout through shared memory" +
                (rounds.numRounds() > 1 ? " in " + std::to_string(rounds.numRounds()) + " rounds" : std::string()));
-  const LinearLayout& storeOffsets = plan.stmatrix ? plan.stmatrix->rowOffsets : plan.storeOffsets;
-  SharedAddresses storeAt(cg, base, threadPart(cg, storeOffsets, 0), threadMask(storeOffsets, 0), bytes);
+  SharedAddresses storeAt(cg, base, threadPart(cg, storeOffsetsOf(plan), 0), threadMask(storeOffsetsOf(plan), 0), bytes);
   const LinearLayout& loadOffsets = plan.ldmatrix ? plan.ldmatrix->rowOffsets : plan.loadOffsets;
   SharedAddresses loadAt(cg, base, threadPart(cg, loadOffsets, 0), threadMask(loadOffsets, 0), bytes);
   const int32_t srcRegs = inDimSize(rounds.src, layout::kRegister), dstRegs = inDimSize(rounds.dst, layout::kRegister);
@@ -117,8 +116,7 @@ std::vector<Reg> convertThroughShared(Codegen& cg, const ir::Op& op, const Move&
     std::vector<Reg> stored, part;
     for (int32_t r = 0; r < srcRegs; ++r)
       stored.push_back(mv.src.at(size_t(src.original.at(size_t(ScratchRounds::expand(r, c, rounds.srcBits))))));
-    if (plan.stmatrix) storeWithStmatrix(cg, t, storeAt, *plan.stmatrix, stored);
-    else accessShared(cg, true, t, storeAt, plan.storeOffsets, plan.storeVec, stored);
+    storeWithPlan(cg, t, storeAt, plan, stored);
     cg.barrier();
     for (int32_t r = 0; r < dstRegs; ++r) part.push_back(cg.e.reg(ptx::regClassOf(t)));
     if (plan.ldmatrix) loadWithLdmatrix(cg, t, loadAt, *plan.ldmatrix, part);

@@ -113,12 +113,18 @@ void storeTile(Codegen& cg, Reg base, const LinearLayout& shared, const ir::Valu
   const ScratchPlan& plan = cg.sharedPlan(shared, *value->type.layout, memBytes(t));
   std::vector<Reg> compact;
   for (int32_t r : src.original) compact.push_back(regs.at(size_t(r)));
-  const LinearLayout& offsets = plan.stmatrix ? plan.stmatrix->rowOffsets : plan.storeOffsets;
-  SharedAddresses at(cg, base, threadPart(cg, offsets, 0), threadMask(offsets, 0), memBytes(t));
-  if (plan.stmatrix) storeWithStmatrix(cg, t, at, *plan.stmatrix, compact);
-  else accessShared(cg, true, t, at, plan.storeOffsets, plan.storeVec, compact);
+  SharedAddresses at(cg, base, threadPart(cg, storeOffsetsOf(plan), 0), threadMask(storeOffsetsOf(plan), 0), memBytes(t));
+  storeWithPlan(cg, t, at, plan, compact);
 }
 
+const LinearLayout& storeOffsetsOf(const ScratchPlan& plan) {
+  return plan.stmatrix ? plan.stmatrix->rowOffsets : plan.storeOffsets;
+}
+
+namespace {
+
+// The compact source registers `regs` with the stmatrix plan (sm_90, 16-bit elements): instruction q
+// stores registers [q * E, (q + 1) * E), two to each 32-bit word.
 void storeWithStmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& sm,
                        const std::vector<Reg>& regs) {
   ptx::Entry& e = cg.e;
@@ -139,6 +145,14 @@ void storeWithStmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const 
     }
     ptx::stmatrix(e, address, words, sm.trans);
   }
+}
+
+}  // namespace
+
+void storeWithPlan(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const ScratchPlan& plan,
+                   const std::vector<Reg>& regs) {
+  if (plan.stmatrix) storeWithStmatrix(cg, t, addrs, *plan.stmatrix, regs);
+  else accessShared(cg, true, t, addrs, plan.storeOffsets, plan.storeVec, regs);
 }
 
 void accessShared(Codegen& cg, bool store, ir::Scalar t, SharedAddresses& addrs, const LinearLayout& offsets, int32_t vec,

@@ -48,11 +48,12 @@ void storeTile(Codegen& cg, ptx::Reg base, const layout::LinearLayout& shared, c
 void loadWithLdmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& lm,
                       const std::vector<ptx::Reg>& regs);
 
-// Stores the registers `regs` (compact source registers) with the stmatrix plan (sm_90, 16-bit elements):
-// instruction q stores registers [q * E, (q + 1) * E), two to each 32-bit word, to the rows whose
-// addresses `addrs` gives for the plan's row offsets.
-void storeWithStmatrix(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const layout::LdmatrixPlan& sm,
-                       const std::vector<ptx::Reg>& regs);
+// The offsets a plan's stores take their addresses from: stmatrix's row offsets, or the st.shared ones.
+const layout::LinearLayout& storeOffsetsOf(const ScratchPlan& plan);
+// Stores the registers `regs` (compact source registers) as the plan says: with stmatrix (sm_90, 16-bit
+// elements; `addrs` built on storeOffsetsOf(plan)), else st.shared storeVec at a time.
+void storeWithPlan(Codegen& cg, ir::Scalar t, SharedAddresses& addrs, const ScratchPlan& plan,
+                   const std::vector<ptx::Reg>& regs);
 
 // The registers of layout `to` from those of its distinct registers `loaded` (compact order of `dst`):
 // duplicated registers read the distinct register holding the same element.

@@ -243,6 +243,7 @@ class CtaSim {
   void execMemory(const Inst& in);
   void execLdmatrix(const Inst& in);
   void execStmatrix(const Inst& in);
+  std::vector<uint64_t> matrixRows(int w0, int num, const Inst& in, const std::string& operand, const char* what);
   // Race checks and clocks (ops_sim_races.h).
   uint8_t sharedRead(int t, size_t byte);
   void sharedWrite(int t, size_t byte, uint8_t value);

@@ -5,6 +5,18 @@
 
 namespace kiln::lower::test {
 
+inline std::vector<uint64_t> CtaSim::matrixRows(int w0, int num, const Inst& in, const std::string& operand,
+                                                 const char* what) {
+  // Lane l of the warp at w0 gives the address of row l % 8 of matrix l / 8.
+  std::vector<uint64_t> rows(size_t(8 * num));
+  for (int l = 0; l < 8 * num; ++l) {
+    if (!active(w0 + l, in)) fail(std::string("guarded ") + what);
+    rows[size_t(l)] = address(w0 + l, operand);
+    if (rows[size_t(l)] % 16) fail(std::string(what) + " row address not 16-byte aligned");
+  }
+  return rows;
+}
+
 inline void CtaSim::execLdmatrix(const Inst& in) {
   // ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {d..}, [addr]: lane l gives the row address of row
   // l % 8 of matrix l / 8; register j of lane l is matrix j's (l / 4, 2(l % 4) + {0, 1}) or, transposed,
@@ -14,12 +26,7 @@ inline void CtaSim::execLdmatrix(const Inst& in) {
   const int num = int(d.size());
   for (int w0 = 0; w0 < n_; w0 += 32) {
     if (!running_[size_t(w0)]) continue;
-    std::vector<uint64_t> rows(size_t(8 * num));
-    for (int l = 0; l < 8 * num; ++l) {
-      if (!active(w0 + l, in)) fail("guarded ldmatrix");
-      rows[size_t(l)] = address(w0 + l, in.ops.at(1));
-      if (rows[size_t(l)] % 16) fail("ldmatrix row address not 16-byte aligned");
-    }
+    const std::vector<uint64_t> rows = matrixRows(w0, num, in, in.ops.at(1), "ldmatrix");
     for (int l = 0; l < 32; ++l)
       for (int j = 0; j < num; ++j) {
         uint64_t v = 0;
@@ -42,12 +49,7 @@ inline void CtaSim::execStmatrix(const Inst& in) {
   const int num = int(src.size());
   for (int w0 = 0; w0 < n_; w0 += 32) {
     if (!running_[size_t(w0)]) continue;
-    std::vector<uint64_t> rows(size_t(8 * num));
-    for (int l = 0; l < 8 * num; ++l) {
-      if (!active(w0 + l, in)) fail("guarded stmatrix");
-      rows[size_t(l)] = address(w0 + l, in.ops.at(0));
-      if (rows[size_t(l)] % 16) fail("stmatrix row address not 16-byte aligned");
-    }
+    const std::vector<uint64_t> rows = matrixRows(w0, num, in, in.ops.at(0), "stmatrix");
     for (int l = 0; l < 32; ++l)
       for (int j = 0; j < num; ++j) {
         const uint64_t v = get(w0 + l, src[size_t(j)]);
