@@ -36,6 +36,7 @@ const char* const kUsage =
     "  --maxnreg N         at most N registers per thread, 24 to 255 (PTX .maxnreg; default: no limit)\n"
     "  --warp-specialize   warp-specialize the first loop nest that can take it (sm_90a TMA matmul loops), as\n"
     "                      if it said tl.range(..., warp_specialize=True)\n"
+    "  --no-tma-pointer-loads  copy pointer-built wgmma tiles with cp.async only (as AOT launchers do)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
     "  --no-fp-fusion      keep float mul and add apart (no fma contraction)\n"
@@ -91,6 +92,8 @@ int compileCommand(const std::vector<std::string>& args) {
       options.maxnreg = n;
     } else if (arg == "--warp-specialize") {
       options.warp_specialize = true;
+    } else if (arg == "--no-tma-pointer-loads") {
+      options.tma_pointer_loads = false;
     } else if (arg == "--dump-after") {
       std::string v;
       if (!takeValue(v)) return usageError("--dump-after needs pass names");

@@ -86,6 +86,10 @@ struct CompileOptions {
   // `tl.range(..., warp_specialize=True)`; ignored when a loop of the kernel says so itself, and a kernel
   // with no such loop compiles as without it. Triton has no such option: kiln's Config(warp_specialize=).
   bool warp_specialize = false;
+  // Copy pointer-built tiles that feed wgmma dots with TMA on sm_90 where a run-time check shows the copy
+  // is exact (the kernel keeps a cp.async loop for launches where it is not); the launcher encodes the
+  // tensor maps. AOT launchers, which do not encode tensor maps, compile without it.
+  bool tma_pointer_loads = true;
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
   // Print the wall time of each pipeline stage and each pass in it to stderr, as a table, when the kernel
   // compiles (GPU code generated later, on a Gpu's first run, prints a table of its own). The launcher

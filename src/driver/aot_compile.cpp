@@ -134,12 +134,14 @@ Result<std::vector<File>> compileVariant(const Source& source, const Options& o)
   if (std::optional<std::string> why = checkArch(o.arch)) return aotError("--arch: " + *why);
   if (std::optional<std::string> why = checkMaxNReg(o.maxnreg)) return aotError("--maxnreg: " + *why);
 
-  // The variant itself: exactly what the JIT builds for arguments with these properties.
+  // The variant itself: exactly what the JIT builds for arguments with these properties, less the TMA
+  // copies of pointer-built tiles, whose tensor maps an AOT launcher does not encode.
   CompileOptions options;
   options.arch = o.arch;
   options.num_warps = o.num_warps;
   options.num_stages = o.num_stages;
   options.maxnreg = o.maxnreg;
+  options.tma_pointer_loads = false;
   Result<Kernel> kernel = compile(source, o.kernel, o.signature, options);
   if (!kernel.ok()) return kernel.error();
   Result<std::vector<KernelParameter>> params = kernelParameters(source, o.kernel);

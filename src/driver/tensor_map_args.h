@@ -1,7 +1,8 @@
 // A loaded kernel's TMA tensor maps as launch arguments: the kernel's specs bound to its parameters
 // (TensorMapReader), read from each launch's packed values, encoded through the driver or reused from the
 // last launch that passed the same values (runtime::TensorMapEncoder). The maps follow the kernel's
-// runtime parameters, one 128-byte CUtensorMap each, in index order (docs/runtime.md).
+// runtime parameters, one 128-byte CUtensorMap each, in index order (docs/runtime.md). A guarded map
+// (TensorMapSpec::guarded) that cannot be encoded travels as zeros: its kernel does not copy through it.
 #pragma once
 #include <functional>
 #include <memory>
@@ -31,7 +32,10 @@ class TensorMapArgs {
   // value; where[k] names it in messages. A map whose values differ from the last launch's is encoded
   // with `encode` (encodeOn below; tests pass their own). Returns why the arguments cannot make a map:
   // the reader's checks, or the driver refusing the encode (a CudaError of kind CallFailed, reported with
-  // the map's base argument and the values). Other CudaErrors (no entry point to encode with) propagate.
+  // the map's base argument and the values). A guarded map that either refuses gets 128 zero bytes
+  // instead and the other maps are filled as usual; no encoding is kept for values that failed, so a
+  // later launch with the same values gets zeros again and one with good values its map. Other
+  // CudaErrors (no entry point to encode with) propagate, guarded or not.
   std::optional<std::string> fill(void* const* kernelParams, std::span<const std::string> where,
                                   const Encode& encode, runtime::cu::TensorMap* out);
 
@@ -49,9 +53,10 @@ class TensorMapArgs {
   }
 
  private:
-  explicit TensorMapArgs(std::vector<TensorMapReader> readers)
-      : readers_(std::move(readers)), encoder_(readers_.size()) {}
+  TensorMapArgs(std::vector<TensorMapReader> readers, std::vector<bool> guarded)
+      : readers_(std::move(readers)), guarded_(std::move(guarded)), encoder_(readers_.size()) {}
   std::vector<TensorMapReader> readers_;
+  std::vector<bool> guarded_;  // per map: TensorMapSpec::guarded
   mutable std::mutex mutex_;  // launches from several threads share the encoder: one lock per fill
   runtime::TensorMapEncoder encoder_;
 };

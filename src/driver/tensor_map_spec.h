@@ -25,6 +25,10 @@ struct TensorMapSpec {
   std::vector<TensorMapOperand> strides;  // in elements, same order; the last is the constant 1
   std::vector<int64_t> box;               // the elements one copy moves, same order (TMA's boxDim reversed)
   int swizzle = 0;                        // 0 (none), 32, 64 or 128 bytes (CU_TENSOR_MAP_SWIZZLE_*)
+  // The kernel checks the values the map is encoded from and copies through it only when they pass, so
+  // a map the launcher cannot encode (the reader's checks or the driver refusing) is passed as 128 zero
+  // bytes instead of refusing the launch.
+  bool guarded = false;
   bool operator==(const TensorMapSpec&) const = default;
 };
 

@@ -35,6 +35,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"hex", AttrKind::Int}, {"asm", AttrKind::String}, {"constraints", AttrKind::String}, {"pack", AttrKind::Int},
       {"pure", AttrKind::Int}, {"wgmma", AttrKind::Int}, {"fn", AttrKind::String}, {"mode", AttrKind::String},
       {"index", AttrKind::Int}, {"box", AttrKind::List}, {"swizzle", AttrKind::Int}, {"map", AttrKind::Int}, {"tma", AttrKind::Int},
+      {"guarded", AttrKind::Int}, {"predicated", AttrKind::Int},
       {"per_warp", AttrKind::Int}, {"step", AttrKind::String}, {"barrier", AttrKind::Int},
   };
   for (const auto& k : kKinds)

@@ -42,6 +42,9 @@ void tensorMap(const Op& op, const Block& parent) {
   require(inner->def && inner->def->opcode == Opcode::Constant && inner->def->intAttr("value") == 1, op,
           [] { return std::string("the last stride must be the constant 1 (the contiguous dim)"); });
   require(op.intAttr("index") >= 0, op, [] { return std::string("index must not be negative"); });
+  const int64_t guarded = op.intAttrOr("guarded", 0);
+  require(guarded == 0 || guarded == 1, op,
+          [&] { return "guarded must be 0 or 1, got " + std::to_string(guarded); });
   // The maps are the kernel's trailing parameters in index order: 0..n-1, each once.
   int64_t maps = 0, same = 0;
   for (const auto& other : parent.ops)
@@ -75,13 +78,13 @@ const Op* findMap(const Function& fn, int64_t index) {
 
 // The slot and coordinates of a copy between a slot and map `map` (operands from `first` on: the
 // coordinates, one per dim), and that the slot holds the map's box, repeated along the contiguous dim.
-void slotAndCoords(const Op& op, const Block& parent, unsigned first) {
+void slotAndCoords(const Op& op, const Block& parent, unsigned first, unsigned trailing = 0) {
   const Type& slot = op.operand(0)->type;
   require(slot.isShared() && slot.slots == 1, op,
           [&] { return "operand #0 must be one slot of a shared buffer (shared_slot), got " + slot.str(); });
-  require(op.numOperands() == first + unsigned(slot.rank()), op,
+  require(op.numOperands() == first + unsigned(slot.rank()) + trailing, op,
           [&] { return "takes one coordinate per dim of the slot (" + std::to_string(slot.rank()) + ")"; });
-  for (unsigned i = first; i < op.numOperands(); ++i)
+  for (unsigned i = first; i < op.numOperands() - trailing; ++i)
     require(!op.operand(i)->type.isTensor() && !op.operand(i)->type.isShared() && op.operand(i)->type.elem == Scalar::I32,
             op, [&] { return "coordinate #" + std::to_string(i - first) + " must be an i32 scalar, got " + op.operand(i)->type.str(); });
   const Function* fn = parent.function();
@@ -103,7 +106,15 @@ void tmaLoad(const Op& op, const Block& parent) {
   const Type& bar = op.operand(1)->type;
   require(bar.isShared() && bar.slots == 1 && bar.elem == Scalar::I64 && bar.shape == std::vector<int64_t>{1}, op,
           [&] { return "operand #1 must be an mbarrier, one slot of shared<1xi64>, got " + bar.str(); });
-  slotAndCoords(op, parent, 2);
+  // predicated = 1: a last i1 operand says whether to copy (else thread 0 only arrives, with no bytes)
+  const int64_t predicated = op.intAttrOr("predicated", 0);
+  require(predicated == 0 || predicated == 1, op, [&] { return "predicated must be 0 or 1, got " + std::to_string(predicated); });
+  if (predicated) {
+    const Type& copy = op.operands.back()->type;
+    require(!copy.isTensor() && !copy.isShared() && copy.elem == Scalar::I1, op,
+            [&] { return "with predicated = 1 the last operand must be an i1 scalar, got " + copy.str(); });
+  }
+  slotAndCoords(op, parent, 2, unsigned(predicated));
 }
 
 }  // namespace

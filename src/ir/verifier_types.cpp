@@ -269,6 +269,9 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
                 [&] { return "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(1).str(); });
       if (op.numOperands() > 2) require(T(2) == R(), op,
                                         [&] { return "other must be " + R().str() + ", got " + T(2).str(); });
+      // guarded = 1: a pointer load's description, exact where the check before its loop holds
+      require(!op.hasAttr("guarded") || (op.hasAttr("tma") && op.intAttr("guarded") == 1), op,
+              [] { return std::string("guarded = 1 goes with a tma description"); });
       if (!op.hasAttr("tma")) {
         require(op.numOperands() <= 3, op, [] { return std::string("takes a pointer, a mask and other, no more"); });
         return;

@@ -10,6 +10,7 @@
 
 #include "layout/tma_shared.h"
 #include "lower/codegen.h"
+#include "ptx/sync.h"
 #include "ptx/tma.h"
 #include "support/diagnostic.h"
 
@@ -74,9 +75,9 @@ layout::TmaTile checkedTile(Codegen& cg, const ir::Op& op) {
 }
 
 // The coordinates of a copy (operands from `first` on, outermost first) innermost first, as PTX orders them.
-std::vector<Reg> coordsOf(Codegen& cg, const ir::Op& op, unsigned first) {
+std::vector<Reg> coordsOf(Codegen& cg, const ir::Op& op, unsigned first, unsigned trailing = 0) {
   std::vector<Reg> coords;
-  for (unsigned i = op.numOperands(); i-- > first;) coords.push_back(cg.reg(op.operand(i)));
+  for (unsigned i = op.numOperands() - trailing; i-- > first;) coords.push_back(cg.reg(op.operand(i)));
   return coords;
 }
 
@@ -103,10 +104,19 @@ void tmaLoad(Codegen& cg, const ir::Op& op) {
     throw CompileError(op.loc, "tma_load: the slot holds " + std::to_string(bytes) +
                                    " bytes; an mbarrier counts fewer than 2^20 per phase");
 
-  const ptx::Guard first = ptx::when(cg.firstThread());
+  ptx::Guard first = ptx::when(cg.firstThread());
   const Reg smem = cg.reg(slot), bar = cg.reg(op.operand(1));
+  if (op.intAttrOr("predicated", 0)) {  // a copy past the loop's end: thread 0 arrives without bytes instead
+    const Reg copy = cg.reg(op.operands.back());
+    const Reg doCopy = e.reg(ptx::RegClass::Pred), skip = e.reg(ptx::RegClass::Pred);
+    e.inst("and.pred", {doCopy, cg.firstThread(), copy});
+    e.inst("not.pred", {skip, copy});
+    e.inst("and.pred", {skip, skip, cg.firstThread()});
+    ptx::mbarrierArrive(e, bar, ptx::when(skip));
+    first = ptx::when(doCopy);
+  }
   ptx::mbarrierArriveExpectTx(e, bar, bytes, first);
-  const std::vector<Reg> coords = coordsOf(cg, op, 2);
+  const std::vector<Reg> coords = coordsOf(cg, op, 2, unsigned(op.intAttrOr("predicated", 0)));
   for (int64_t k = 0; k < st.shape.back() / tile.boxInner; ++k) {
     auto [at, c] = boxAt(e, tile, smem, coords, k);
     ptx::tensorLoad(e, at, cg.tensorMaps[size_t(index)], c, bar, first);

@@ -31,6 +31,7 @@ std::vector<TensorMapSpec> tensorMapSpecs(const ir::Function& fn) {
     }
     s.box = op->listAttr("box");
     s.swizzle = int(op->intAttr("swizzle"));
+    s.guarded = op->intAttrOr("guarded", 0) != 0;
     found.emplace_back(op->intAttr("index"), std::move(s));
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -32,6 +32,7 @@
 #include "layout/wgmma_shared.h"
 #include "schedule/pipeline_rewrite.h"
 #include "schedule/stage_operands.h"
+#include "schedule/tma_versioning.h"
 #include "support/diagnostic.h"
 
 namespace kiln::schedule {
@@ -177,6 +178,54 @@ std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, co
   return plan;
 }
 
+// Before any loop is rewritten: on sm_90, each loop whose loads are all wgmma operands built from
+// pointers that TMA can copy as boxes runs in two versions (tma_versioning.h). True when one did.
+class Versioning {
+ public:
+  Versioning(const ir::Function& fn, const GpuContext& ctx) : fn_(fn), ctx_(ctx) {}
+
+  bool block(ir::Block& b) {
+    if (ctx_.target.sm < 90 || !ctx_.tmaPointerLoads) return false;
+    bool changed = false;
+    std::vector<ir::Op*> ops;
+    for (const auto& op : b.ops) ops.push_back(op.get());
+    for (ir::Op* op : ops) {
+      if (op->opcode == Opcode::For && version(*op)) {
+        changed = true;
+        continue;
+      }
+      for (const auto& r : op->regions) changed = block(*r) || changed;
+    }
+    return changed;
+  }
+
+ private:
+  // Every candidate load must be a wgmma operand TMA can copy (the pipeline copies all of a loop's
+  // loads by TMA or none); its cp.async copies need not be possible (a `% N` by an unaligned N leaves
+  // them 2 bytes wide, which TMA does not mind).
+  bool version(ir::Op& loop) {
+    LoopLoads loads = findPipelineLoads(loop);
+    if (loads.loads.empty()) return false;
+    std::vector<PointerTmaLoad> boxes;
+    for (const PipelineCandidate& c : loads.loads) {
+      if (c.load->hasAttr("tma")) return false;  // descriptor loads: TMA without a check
+      std::optional<layout::WgmmaTile> tile = wgmmaSlot(c, ctx_);
+      std::optional<PointerBox> box = tile ? pointerBox(loop, *c.load) : std::nullopt;
+      if (!box) return false;
+      if (!axis_) axis_.emplace(fn_);  // (only for kernels with such loops: it costs a walk of the function)
+      if (!pointerBoxFitsTma(*box, *tile, c.load->result(0)->type.elem, *axis_)) return false;
+      boxes.push_back(PointerTmaLoad{c.load, std::move(*box)});
+    }
+    if (pipelineStages(loop, ctx_.numStages) < 2) return false;
+    versionForTma(loop, boxes);
+    return true;
+  }
+
+  const ir::Function& fn_;
+  const GpuContext& ctx_;
+  std::optional<analysis::AxisInfoAnalysis> axis_;  // of the function before any loop is versioned
+};
+
 class Pass {
  public:
   Pass(ir::Function& fn, const GpuContext& ctx) : fn_(fn), ctx_(ctx), axis_(fn) {}
@@ -207,6 +256,9 @@ class Pass {
 
 }  // namespace
 
-void pipelineLoops(ir::Function& fn, const GpuContext& ctx) { Pass(fn, ctx).block(fn.body, 0); }
+void pipelineLoops(ir::Function& fn, const GpuContext& ctx) {
+  Versioning(fn, ctx).block(fn.body);  // (the pass's axis info is of the function after it)
+  Pass(fn, ctx).block(fn.body, 0);
+}
 
 }  // namespace kiln::schedule

@@ -95,10 +95,14 @@ void LoopRewrite::run() {
     ir::replaceAllUses(*for_.parent, acc, wait->result(0));
     wait->operands[0] = acc;
   }
-  if (specialized()) return releaseLastSlot();  // no copy past the end, the slots stay the loop's
-  if (tma()) drainTma();
-  else b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
-  b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);
+  if (specialized()) {
+    releaseLastSlot();  // no copy past the end, the slots stay the loop's
+  } else {
+    if (tma()) drainTma();
+    else b_.create(Opcode::AsyncWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, for_.loc);
+    b_.create(Opcode::Barrier, {}, {}, {}, for_.loc);
+  }
+  dropUnreadAdvancing();
 }
 
 bool LoopRewrite::readsThroughDescriptors() const {
@@ -140,10 +144,11 @@ LoopRewrite::CopyOperands LoopRewrite::cloneAt(const PipelineCandidate& c, Value
     Value* by = b_.create1(Opcode::Mul, {for_.operand(2), b_.intConst(ahead, ivType, loc)}, ivType, {}, loc);
     iv = b_.create1(Opcode::Add, {ivBase, by}, ivType, {}, loc);
   }
-  // A TMA copy past the end runs anyway (its coordinates are out of the tensor or harmless to read);
-  // drainTma waits for it.
-  Value* valid = tma ? nullptr : b_.create1(Opcode::Cmp, {iv, for_.operand(1)}, i1, {ir::Attr{"pred", std::string("lt")}}, loc);
-  if (ahead > 0 && !tma) {  // and the induction variable did not wrap
+  // Whether that iteration runs: a cp.async copy past the end is masked off; a TMA copy past the end
+  // is not issued, its thread arriving on the slot's mbarrier without bytes (drainTma waits for it).
+  Value* valid = tma && ahead == 0 ? nullptr
+                                   : b_.create1(Opcode::Cmp, {iv, for_.operand(1)}, i1, {ir::Attr{"pred", std::string("lt")}}, loc);
+  if (ahead > 0) {  // and the induction variable did not wrap
     Value* noWrap = b_.create1(Opcode::Cmp, {iv, ivBase}, i1, {ir::Attr{"pred", std::string("gt")}}, loc);
     valid = b_.create1(Opcode::And, {valid, noWrap}, i1, {}, loc);
   }
@@ -152,15 +157,29 @@ LoopRewrite::CopyOperands LoopRewrite::cloneAt(const PipelineCandidate& c, Value
     auto it = map.find(v);
     return it == map.end() ? v : it->second;
   };
+  // What the copy needs: the whole slice for cp.async (pointer and mask), for TMA the ops the
+  // coordinates are computed with (a pointer load's description leaves its address tile unread).
+  std::vector<const ir::Op*> slice = c.slice;
+  if (tma) {
+    const unsigned first = 3, end = 3 + unsigned(c.load->intAttr("tma"));
+    std::set<const Value*> needed(c.load->operands.begin() + first, c.load->operands.begin() + end);
+    for (size_t i = slice.size(); i-- > 0;) {
+      const ir::Op* op = slice[i];
+      bool used = std::any_of(op->results.begin(), op->results.end(), [&](const auto& r) { return needed.count(r.get()) > 0; });
+      if (used) needed.insert(op->operands.begin(), op->operands.end());
+      else slice.erase(slice.begin() + ptrdiff_t(i));
+    }
+  }
   std::set<const Value*> read;  // the advancing values this slice reads
-  for (const ir::Op* op : c.slice) read.insert(op->operands.begin(), op->operands.end());
-  read.insert(c.load->operands.begin(), c.load->operands.end());
+  for (const ir::Op* op : slice) read.insert(op->operands.begin(), op->operands.end());
+  if (tma) read.insert(c.load->operands.begin() + 3, c.load->operands.begin() + 3 + c.load->intAttr("tma"));
+  else read.insert(c.load->operands.begin(), c.load->operands.end());
   for (const Advancing& a : loads_.advancing)
     if (read.count(a.arg)) {
       Value* from = fromInits ? for_.operand(3 + (a.arg->index - 1)) : const_cast<Value*>(a.arg);
       map[a.arg] = advanced(a, from, ahead);
     }
-  for (const ir::Op* op : c.slice) {
+  for (const ir::Op* op : slice) {
     std::vector<Value*> operands;
     for (Value* o : op->operands) operands.push_back(mapped(o));
     std::vector<Type> types;
@@ -169,7 +188,7 @@ LoopRewrite::CopyOperands LoopRewrite::cloneAt(const PipelineCandidate& c, Value
     for (unsigned i = 0; i < op->numResults(); ++i) map[op->result(i)] = n->result(i);
   }
   if (tma) {
-    CopyOperands out{nullptr, nullptr, {}};
+    CopyOperands out{nullptr, valid, {}};
     for (unsigned k = 3; k < 3 + unsigned(c.load->intAttr("tma")); ++k) out.coords.push_back(mapped(c.load->operand(k)));
     return out;
   }
@@ -188,7 +207,12 @@ void LoopRewrite::copy(PipelinedLoad& p, Value* slot, Value* bar, Value* ivBase,
   }
   std::vector<Value*> operands{slot, bar};
   operands.insert(operands.end(), src.coords.begin(), src.coords.end());
-  b_.create(Opcode::TmaLoad, operands, {}, {ir::Attr{"map", p.map}}, p.c.load->loc);
+  std::vector<ir::Attr> attrs{ir::Attr{"map", p.map}};
+  if (src.mask) {  // the iteration may be past the end
+    operands.push_back(src.mask);
+    attrs.push_back(ir::Attr{"predicated", int64_t(1)});
+  }
+  b_.create(Opcode::TmaLoad, operands, {}, std::move(attrs), p.c.load->loc);
 }
 
 void LoopRewrite::prologue() {
@@ -396,6 +420,32 @@ void LoopRewrite::eraseDeadSlices() {
       body_.remove(op);
       changed = true;
     }
+  }
+}
+
+void LoopRewrite::dropUnreadAdvancing() {
+  ir::Op* yield = body_.terminator();
+  for (const Advancing& a : loads_.advancing) {
+    const unsigned k = a.arg->index - 1;  // its result, init (operand 3 + k) and yield operand
+    ir::Op* step = yield->operand(k)->def;
+    if (!step || step->parent != &body_ || usedIn(*for_.parent, for_.result(k))) continue;
+    bool onlyStep = true;
+    ir::walk(body_, [&](ir::Op& op) {
+      if (&op != step && std::count(op.operands.begin(), op.operands.end(), a.arg)) onlyStep = false;
+    });
+    const Value* next = step->result(0);
+    size_t yields = 0;
+    ir::walk(body_, [&](ir::Op& op) {
+      if (std::count(op.operands.begin(), op.operands.end(), next)) yields += &op == yield ? 1 : 2;
+    });
+    if (!onlyStep || yields != 1) continue;
+    yield->operands.erase(yield->operands.begin() + k);
+    body_.remove(step);
+    for_.operands.erase(for_.operands.begin() + 3 + k);
+    body_.args.erase(body_.args.begin() + 1 + k);
+    for_.results.erase(for_.results.begin() + k);
+    for (unsigned i = 0; i < body_.numArgs(); ++i) body_.args[i]->index = i;
+    for (unsigned i = 0; i < for_.numResults(); ++i) for_.results[i]->index = i;
   }
 }
 

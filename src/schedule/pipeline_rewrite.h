@@ -99,7 +99,7 @@ class LoopRewrite {
  private:
   struct CopyOperands {
     ir::Value *ptr, *mask;
-    std::vector<ir::Value*> coords;  // a TMA copy's coordinates (then ptr and mask are null)
+    std::vector<ir::Value*> coords;  // a TMA copy's coordinates (then ptr is null, and mask whether to copy)
   };
   // The pointer and mask of load `c` for the iteration `ahead` steps past `ivBase`, with the advancing
   // values taken from their initial values (fromInits) or their values in this iteration; the mask
@@ -130,6 +130,8 @@ class LoopRewrite {
   ir::Value* nextSlot();
   ir::Value* sliceOf(PipelinedLoad& p, ir::Value* slot);  // the first k-slice of the carried operand
   void eraseDeadSlices();
+  // Drops the loop-carried values the loop only advances (pointer tiles whose loads TMA replaced).
+  void dropUnreadAdvancing();
   // ---- the warp-specialized form (pipeline_specialized.cpp)
   // The top-level loop asking for warp specialization that is this loop or directly holds it, when the
   // loop can take that form: every load by TMA, its one wgmma dot kept in flight, sm_90a, whole warpgroups.

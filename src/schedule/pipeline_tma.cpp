@@ -9,11 +9,13 @@
 //   iteration i  mbarrier_wait (slot i mod S's barrier, parity (i / S) & 1); the dots read the slot;
 //                once every thread is done with slot (i - 1) mod S (the wgmma wait's barrier, or one
 //                after the mbarrier wait), the copy of iteration i + S - 1 into it
-//   after        the waits for the S - 1 copies issued past the end, a barrier
+//   after        the waits for the S - 1 phases begun past the end, a barrier
 //
-// Copies past the end are issued like the others (their coordinates select a box beyond the tensor,
-// which reads as zeros, or one inside it, harmless to read), so every phase completes and the drain
-// knows which to wait for. No address tile is computed in the loop any more: the coordinates replace it.
+// A copy for an iteration past the end is not issued: its thread arrives on the slot's mbarrier without
+// bytes (tma_load's `predicated` form), so every phase completes and the drain knows which to wait for,
+// at no cost (on the H200, copies of boxes wholly outside the tensor took about 2.5 us to complete at the
+// end of every program of a short-K matmul; bench/results/2026-12-04-h200-tma-pointer-tiles.md). No
+// address tile is computed in the loop any more: the coordinates replace it.
 #include <algorithm>
 
 #include "layout/named_layouts.h"
@@ -43,7 +45,8 @@ std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout:
 void LoopRewrite::declareTensorMaps() {
   ir::Function& fn = *for_.parent->function();
   for (PipelinedLoad& p : pipelined_)  // tmaCopyPlan took only loads whose pieces the launcher can encode
-    p.map = declareTensorMap(fn, *tensorPieces(*p.c.load), p.box, p.swizzle, p.c.load->loc);
+    p.map = declareTensorMap(fn, *tensorPieces(*p.c.load), p.box, p.swizzle, p.c.load->intAttrOr("guarded", 0) != 0,
+                             p.c.load->loc);
 }
 
 void LoopRewrite::initSlotBarriers() {

@@ -18,6 +18,7 @@ struct GpuContext {
   int numWarps = 4;
   int numStages = 1;  // the pipelining depth of loops without their own num_stages (below 2: none)
   bool warpSpecialize = false;  // CompileOptions::warp_specialize: the first loop nest that can take it
+  bool tmaPointerLoads = true;  // CompileOptions::tma_pointer_loads: pointer-built wgmma tiles through TMA
 };
 
 // On sm_90a, rotates a loop whose body chains two wgmma dots (attention's Q K^T, softmax, P V) by one

@@ -50,12 +50,13 @@ bool tmaEncodable(const std::vector<TensorPiece>& pieces, int64_t elemBytes, con
 }
 
 int64_t declareTensorMap(ir::Function& fn, const std::vector<TensorPiece>& pieces, const std::vector<int64_t>& box,
-                         int swizzle, const SourceLoc& loc) {
+                         int swizzle, bool guarded, const SourceLoc& loc) {
   int64_t count = 0;
   for (const auto& op : fn.body.ops) {
     if (op->opcode != Opcode::TensorMap) continue;
     ++count;
-    bool same = op->listAttr("box") == box && op->intAttr("swizzle") == swizzle && op->numOperands() == pieces.size();
+    bool same = op->listAttr("box") == box && op->intAttr("swizzle") == swizzle && op->numOperands() == pieces.size() &&
+                op->intAttrOr("guarded", 0) == int64_t(guarded);
     for (size_t i = 0; same && i < pieces.size(); ++i) same = samePiece(op->operand(unsigned(i)), pieces[i]);
     if (same) return op->intAttr("index");
   }
@@ -67,8 +68,9 @@ int64_t declareTensorMap(ir::Function& fn, const std::vector<TensorPiece>& piece
   for (const TensorPiece& piece : pieces)
     operands.push_back(piece.param ? const_cast<Value*>(piece.param)
                                    : entry.intConst(*piece.value, ir::Type::scalar(ir::Scalar::I64), loc));
-  entry.create(Opcode::TensorMap, operands, {},
-               {ir::Attr{"index", count}, ir::Attr{"box", box}, ir::Attr{"swizzle", int64_t(swizzle)}}, loc);
+  std::vector<ir::Attr> attrs{ir::Attr{"index", count}, ir::Attr{"box", box}, ir::Attr{"swizzle", int64_t(swizzle)}};
+  if (guarded) attrs.push_back(ir::Attr{"guarded", int64_t(1)});
+  entry.create(Opcode::TensorMap, operands, {}, std::move(attrs), loc);
   return count;
 }
 

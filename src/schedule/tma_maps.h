@@ -29,9 +29,11 @@ std::optional<std::vector<TensorPiece>> tensorPieces(const ir::Op& access);
 // a multiple of 16 bytes, as far as axis info proves.
 bool tmaEncodable(const std::vector<TensorPiece>& pieces, int64_t elemBytes, const analysis::AxisInfoAnalysis& axis);
 
-// The index of the kernel's tensor_map over `pieces` with this box and swizzle: one declared already
-// (another copy's of the same tensor), else a new one at the kernel's entry, after the maps before it.
+// The index of the kernel's tensor_map over `pieces` with this box, swizzle and guard: one declared
+// already (another copy's of the same tensor), else a new one at the kernel's entry, after the maps
+// before it. A guarded map (`guarded = 1`) is one the kernel reads only after checking the values it
+// is encoded from (tma_versioning.h): the launcher passes zeros where it cannot encode it.
 int64_t declareTensorMap(ir::Function& fn, const std::vector<TensorPiece>& pieces, const std::vector<int64_t>& box,
-                         int swizzle, const SourceLoc& loc);
+                         int swizzle, bool guarded, const SourceLoc& loc);
 
 }  // namespace kiln::schedule

@@ -112,7 +112,7 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
     return false;
   }
   const std::vector<int64_t> box{t.shape[0], plan.tile.boxInner};
-  copy->setAttr("map", declareTensorMap(fn, plan.pieces, box, plan.tile.swizzle, store.loc));
+  copy->setAttr("map", declareTensorMap(fn, plan.pieces, box, plan.tile.swizzle, false, store.loc));
   for (Value* v : operands) uses.addRead(v);
   uses.addRead(value);
   const std::vector<Value*> old = store.operands;

@@ -97,6 +97,26 @@ def test_attention(backend, rng, causal, n_ctx, d):
 
 
 @pytest.mark.parametrize("backend", TORCH_BACKENDS, indirect=True)
+@pytest.mark.parametrize("M, N, K, lda", [(300, 520, 200, 200), (1, 264, 72, 72), (256, 512, 136, 152), (256, 512, 0, 8)])
+def test_matmul(backend, rng, M, N, K, lda):
+    # The tutorial matmul at every config: programs whose tile lies inside A and B copy them with TMA on
+    # sm_90 (their `% M` / `% N` wraps are the identity), the edge programs with cp.async; one row (every
+    # program at the edge); a row stride past K (A a slice of a wider matrix); K = 0 (no map can be
+    # encoded: the launcher passes zeros and the kernel takes the cp.async loop, which runs no iteration).
+    m = load("matmul")
+    wide = rng.standard_normal((M, lda)).astype(np.float16)
+    bh = rng.standard_normal((K, N)).astype(np.float16)
+    ref = wide[:, :K].astype(np.float64) @ bh.astype(np.float64)
+    a, b = backend.asarray(wide)[:, :K], backend.asarray(bh)
+    for cfg in m.get_configs():
+        c = backend.empty((M, N), np.float16)
+        m.matmul_with_config(a, b, c, cfg)
+        backend.sync()
+        assert_allclose(backend.numpy(c), ref, rtol=2e-3, atol=1e-3 * max(np.abs(ref).max(), 1),
+                        what=f"matmul {M}x{N}x{K} {cfg.kwargs} w{cfg.num_warps} s{cfg.num_stages}")
+
+
+@pytest.mark.parametrize("backend", TORCH_BACKENDS, indirect=True)
 @pytest.mark.parametrize("M, N, K", [(150, 264, 200), (37, 40, 24), (257, 136, 72)])
 @pytest.mark.parametrize("num_sms", [1, 3, 64])
 def test_matmul_persistent(backend, rng, M, N, K, num_sms):

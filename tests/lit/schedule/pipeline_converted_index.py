@@ -29,17 +29,17 @@
 # TMA:        tensor_map %b_desc.0, %b_desc.1.0, %b_desc.1.1, %b_desc.2.0, %{{[0-9]+}} {box = [256, 64], index = 1, swizzle = 128}
 # TMA:        shared_alloc {{.*}}pipelined = 1{{.*}} : shared<1xi64, slots=3
 # TMA-COUNT-3: mbarrier_init %{{[0-9]+}} {count = 2}
-# TMA:        tma_load {{.*}} {map = 0}
-# TMA:        tma_load {{.*}} {map = 1}
-# TMA:        tma_load {{.*}} {map = 0}
-# TMA:        tma_load {{.*}} {map = 1}
+# TMA:        tma_load {{.*}} {map = 0
+# TMA:        tma_load {{.*}} {map = 1
+# TMA:        tma_load {{.*}} {map = 0
+# TMA:        tma_load {{.*}} {map = 1
 # TMA:        for
 # TMA-NOT:    async_copy
 # TMA:        mbarrier_wait
 # TMA:        shared_permute %{{[0-9]+}} {order = [1, 0]} : shared<64x256xf16
 # TMA:        mma {{.*}}wgmma = 1
-# TMA:        tma_load {{.*}} {map = 0}
-# TMA:        tma_load {{.*}} {map = 1}
+# TMA:        tma_load {{.*}} {map = 0
+# TMA:        tma_load {{.*}} {map = 1
 # TMA:        yield
 # TMA-COUNT-2: mbarrier_wait
 # TMAPTX:     .param .align 128 .b8 tma_matmul_tmap0[128]

@@ -1,6 +1,7 @@
 // The launcher side of TMA tensor maps without a GPU: a spec bound to a kernel's parameters, the
 // concrete values a launch's packed arguments give (reordered for the driver, strides in bytes), every
-// check and its message, and the reuse of the last encoding while a launch repeats its values.
+// check and its message, the reuse of the last encoding while a launch repeats its values, and guarded
+// maps, which travel as zeros where they cannot be encoded.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -355,6 +356,110 @@ TEST(TensorMapArgs, DriverRefusalNamesTheBase) {
     throw runtime::CudaError(runtime::CudaError::Kind::NoDriver, "no cuTensorMapEncodeTiled");
   };
   EXPECT_THROW(args->fill(p.data(), kWhere, noDriver, maps), runtime::CudaError);
+}
+
+// A guarded copy of matrixSpec: its kernel checks M, K and stride_am itself before copying through it.
+TensorMapSpec guardedSpec() {
+  TensorMapSpec s = matrixSpec();
+  s.guarded = true;
+  return s;
+}
+
+bool isZeros(const cu::TensorMap& m) {
+  for (uint64_t w : m.opaque)
+    if (w != 0) return false;
+  return true;
+}
+
+TEST(TensorMapArgs, GuardedMapsTheReaderRefusesAreZeros) {
+  // Map 0 guarded over (M, K); map 1 strict, over constants, after it.
+  std::string why;
+  TensorMapSpec fixed = matrixSpec();
+  fixed.shape = {constant(64), constant(64)};
+  fixed.strides = {constant(64), constant(1)};
+  EXPECT_FALSE(guardedSpec() == matrixSpec());
+  std::unique_ptr<TensorMapArgs> args = TensorMapArgs::bind({guardedSpec(), fixed}, kParams, why);
+  ASSERT_TRUE(args) << why;
+  FakeEncode fake;
+  TensorMapArgs::Encode encode = [&](const runtime::TensorMapValues& v) { return fake(v); };
+  cu::TensorMap maps[2];
+  std::memset(maps, 0xff, sizeof maps);
+  Packed emptyK({0x4000, 100, 0, 80, 0, 0});  // K = 0: legal for the kernel, no tensor map for TMA
+  ASSERT_EQ(args->fill(emptyK.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_TRUE(isZeros(maps[0]));
+  EXPECT_EQ(maps[1].opaque[0], 0x4000u);  // the strict map after it is still filled
+  EXPECT_EQ(maps[1].opaque[1], 64u);
+  EXPECT_EQ(fake.calls, 1);
+  Packed negative({0x4000, 100, 72, bits32(-80), 0, 0});
+  std::memset(maps, 0xff, sizeof maps);
+  ASSERT_EQ(args->fill(negative.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_TRUE(isZeros(maps[0]));
+  EXPECT_EQ(maps[1].opaque[0], 0x4000u);
+  // Good values encode; a failed read in between keeps that encoding for the next launch that repeats them.
+  Packed good({0x4000, 100, 72, 80, 0, 0});
+  ASSERT_EQ(args->fill(good.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_EQ(maps[0].opaque[0], 0x4000u);
+  EXPECT_EQ(maps[0].opaque[1], 72u);
+  EXPECT_EQ(fake.calls, 2);
+  ASSERT_EQ(args->fill(emptyK.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_TRUE(isZeros(maps[0]));
+  ASSERT_EQ(args->fill(good.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_EQ(maps[0].opaque[1], 72u);
+  EXPECT_EQ(fake.calls, 2);
+  // The same values through a strict map are still an error.
+  std::unique_ptr<TensorMapArgs> strict = TensorMapArgs::bind({matrixSpec(), fixed}, kParams, why);
+  ASSERT_TRUE(strict) << why;
+  EXPECT_EQ(strict->fill(emptyK.data(), kWhere, encode, maps),
+            "argument 2 ('K'): the tensor map over argument 0 ('a_ptr') needs dims from 1 to 2^32 elements; got 0");
+}
+
+TEST(TensorMapArgs, GuardedMapsTheDriverRefusesAreZeros) {
+  // Map 0 guarded over (M, K); map 1 strict, over constants. The driver refuses every map with M = 7.
+  std::string why;
+  TensorMapSpec fixed = matrixSpec();
+  fixed.shape = {constant(64), constant(64)};
+  fixed.strides = {constant(64), constant(1)};
+  std::unique_ptr<TensorMapArgs> args = TensorMapArgs::bind({guardedSpec(), fixed}, kParams, why);
+  ASSERT_TRUE(args) << why;
+  FakeEncode fake;
+  int refusals = 0;
+  TensorMapArgs::Encode encode = [&](const runtime::TensorMapValues& v) -> cu::TensorMap {
+    if (v.dims[1] == 7) {
+      ++refusals;
+      throw runtime::CudaError(runtime::CudaError::Kind::CallFailed, "cuTensorMapEncodeTiled failed");
+    }
+    return fake(v);
+  };
+  cu::TensorMap maps[2];
+  Packed good({0x4000, 100, 72, 80, 0, 0}), refused({0x4000, 7, 72, 80, 0, 0});
+  ASSERT_EQ(args->fill(good.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_EQ(fake.calls, 2);
+  std::memset(maps, 0xff, sizeof maps);
+  ASSERT_EQ(args->fill(refused.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_TRUE(isZeros(maps[0]));
+  EXPECT_EQ(maps[1].opaque[0], 0x4000u);  // the strict map after it is still filled (reused)
+  EXPECT_EQ(maps[1].opaque[1], 64u);
+  EXPECT_EQ(refusals, 1);
+  // Nothing is kept for the refused values: the same launch asks the driver again and gets zeros again.
+  std::memset(maps, 0xff, sizeof maps);
+  ASSERT_EQ(args->fill(refused.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_TRUE(isZeros(maps[0]));
+  EXPECT_EQ(refusals, 2);
+  // A following launch with good values gets its map.
+  ASSERT_EQ(args->fill(good.data(), kWhere, encode, maps), std::nullopt);
+  EXPECT_EQ(maps[0].opaque[0], 0x4000u);
+  EXPECT_EQ(maps[0].opaque[1], 72u);
+  EXPECT_EQ(maps[1].opaque[1], 64u);
+  // A driver without the entry point is still an error, guarded or not.
+  TensorMapArgs::Encode noDriver = [](const runtime::TensorMapValues&) -> cu::TensorMap {
+    throw runtime::CudaError(runtime::CudaError::Kind::NoDriver, "no cuTensorMapEncodeTiled");
+  };
+  EXPECT_THROW(args->fill(refused.data(), kWhere, noDriver, maps), runtime::CudaError);
+  // The same refusal of a strict map is an error.
+  std::unique_ptr<TensorMapArgs> strict = TensorMapArgs::bind({matrixSpec()}, kParams, why);
+  ASSERT_TRUE(strict) << why;
+  EXPECT_EQ(strict->fill(refused.data(), kWhere, encode, maps),
+            "argument 0 ('a_ptr'): the driver cannot encode the tensor map over it: cuTensorMapEncodeTiled failed");
 }
 
 }  // namespace

@@ -109,6 +109,7 @@ TEST(CodegenSimWgmma, LowPrecisionMatmulsMatchTheReference) {
                {"M", M}, {"N", N}, {"K", K}, {"stride_am", lda}, {"stride_ak", 1},
                {"stride_bk", c.kMajor ? 1 : ldb}, {"stride_bn", c.kMajor ? ldb : 1}, {"stride_cm", ldc}, {"stride_cn", 1}})
         r.param(name, v);
+      r.encodeTensorMaps();  // where a pointer-built tile is copied with TMA
       ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
       std::vector<uint32_t> got = r.read<uint32_t>(cb);
       auto bAt = [&](int k, int n) { return size_t(c.kMajor ? n * ldb + k : k * ldb + n); };

@@ -1,0 +1,289 @@
+// Pointer loads as TMA boxes (pointer_box.h).
+#include "schedule/pointer_box.h"
+
+#include <algorithm>
+
+namespace kiln::schedule {
+
+using ir::Opcode;
+using ir::Value;
+
+namespace {
+
+// One summand of an integer offset tile: (start + arange + j) * stride along `dim`, j = 0 .. size - 1
+// (the arange's own start folded into `start`), or with dim < 0 a uniform scalar `start`.
+struct Term {
+  int dim = -1;
+  int64_t size = 0;
+  ScalarForm start;
+  const Value* stride = nullptr;  // null: strideValue
+  int64_t strideValue = 1;
+  const Value* modulus = nullptr;  // the index taken % modulus (before the stride)
+};
+
+bool isLayoutOnly(Opcode op) { return op == Opcode::ConvertLayout || ir::familyOf(op) == ir::Family::Hint; }
+
+class Decomposer {
+ public:
+  explicit Decomposer(const ir::Op& loop) : loop_(loop) {}
+
+  std::optional<ScalarForm> form(const Value* v) const { return scalarForm(v, &loop_); }
+
+  // The summands of integer tile (or scalar) `v`, or nothing.
+  std::optional<std::vector<Term>> terms(const Value* v) {
+    while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
+    if (!v->type.isTensor()) {
+      std::optional<ScalarForm> f = scalarForm(v, &loop_);
+      if (!f) return std::nullopt;
+      return std::vector<Term>{Term{-1, 0, *f}};
+    }
+    if (v->type.elem != ir::Scalar::I32 || !v->def) return std::nullopt;
+    const ir::Op& d = *v->def;
+    switch (d.opcode) {
+      case Opcode::Constant:
+        return std::vector<Term>{Term{-1, 0, ScalarForm::of(d.intAttr("value"))}};
+      case Opcode::Splat:
+        return terms(d.operand(0));
+      case Opcode::Arange:
+        return std::vector<Term>{Term{0, d.intAttr("end") - d.intAttr("start"), ScalarForm::of(d.intAttr("start"))}};
+      case Opcode::Broadcast:
+        return terms(d.operand(0));
+      case Opcode::ExpandDims: {
+        std::optional<std::vector<Term>> in = vector(d.operand(0));
+        if (!in) return std::nullopt;
+        for (Term& t : *in)
+          if (t.dim >= 0 && t.dim >= d.intAttr("axis")) ++t.dim;
+        return in;
+      }
+      case Opcode::Add: {
+        std::optional<std::vector<Term>> a = terms(d.operand(0)), b = terms(d.operand(1));
+        if (!a || !b) return std::nullopt;
+        a->insert(a->end(), b->begin(), b->end());
+        return a;
+      }
+      case Opcode::Mul:
+        return scaled(d.operand(0), d.operand(1));
+      case Opcode::Rem: {
+        std::optional<std::vector<Term>> a = vector(d.operand(0));
+        const Value* m = scalarOf(d.operand(1));
+        if (!a || !m || a->size() != 1 || (*a)[0].modulus || (*a)[0].stride || (*a)[0].strideValue != 1) return std::nullopt;
+        (*a)[0].modulus = m;
+        return a;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+ private:
+  const ir::Op& loop_;
+
+  // The terms of a 1-d index vector folded into one: the arange term with the uniform ones in its start.
+  std::optional<std::vector<Term>> vector(const Value* v) {
+    std::optional<std::vector<Term>> in = terms(v);
+    if (!in) return std::nullopt;
+    if (v->type.rank() != 1) return in;
+    Term out;
+    for (const Term& t : *in) {
+      if (t.dim < 0) {
+        if (out.modulus || out.stride || out.strideValue != 1) return std::nullopt;
+        out.start.add(t.start);
+        continue;
+      }
+      if (out.dim >= 0) return std::nullopt;  // two aranges along one dim
+      ScalarForm start = out.start;
+      out = t;
+      out.start.add(start);
+    }
+    if (out.dim < 0) return std::nullopt;
+    return std::vector<Term>{out};
+  }
+
+  // The scalar a splat (or a constant tile) holds, or null.
+  static const Value* scalarOf(const Value* v) {
+    while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
+    if (!v->type.isTensor()) return v;
+    return v->def && v->def->opcode == Opcode::Splat ? v->def->operand(0) : nullptr;
+  }
+
+  // index * stride, either way round: one index term times a splat scalar or a constant tile.
+  std::optional<std::vector<Term>> scaled(const Value* a, const Value* b) {
+    for (int swap = 0; swap < 2; ++swap, std::swap(a, b)) {
+      const Value* s = scalarOf(b);
+      std::optional<int64_t> c;
+      if (const Value* u = b; u->def && u->def->opcode == Opcode::Constant && u->type.isInt()) c = u->def->intAttr("value");
+      if (!s && !c) continue;
+      std::optional<std::vector<Term>> in = terms(a);
+      if (!in) return std::nullopt;
+      if (in->size() == 1 && (*in)[0].dim < 0) {  // a uniform product: its own form
+        std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
+        if (!k || (!k->isConstant() && !(*in)[0].start.isConstant())) return std::nullopt;
+        (*in)[0].start = k->isConstant() ? (*in)[0].start.scaled(k->constant) : k->scaled((*in)[0].start.constant);
+        return in;
+      }
+      if (in->size() != 1 || (*in)[0].stride || (*in)[0].strideValue != 1) return std::nullopt;
+      if (s && !scalarForm(s, &loop_)) return std::nullopt;
+      std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
+      if (k->isConstant()) (*in)[0].strideValue = k->constant;
+      else (*in)[0].stride = s;
+      return in;
+    }
+    return std::nullopt;
+  }
+};
+
+const Value* unhinted(const Value* v) {
+  while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
+  return v;
+}
+
+bool definedIn(const Value* v, const ir::Block& body) {
+  const ir::Block* b = v->def ? v->def->parent : v->owner;
+  for (; b; b = b->parentOp ? b->parentOp->parent : nullptr)
+    if (b == &body) return true;
+  return false;
+}
+
+// A kernel parameter of type i32 (hints looked through), or null.
+const Value* i32Param(const Value* v) {
+  v = unhinted(v);
+  return v->isBlockArg() && v->owner->parentFunc && v->type.elem == ir::Scalar::I32 && !v->type.isTensor() ? v : nullptr;
+}
+
+// Reads the mask `mask` of a load whose box is `box` (starts placed): each `index < bound` along one dim
+// sets that dim's extent to bound - index start + coordinate start, which must not move with n and be
+// a kernel parameter or a positive constant. False when the mask is anything else.
+bool maskExtents(Decomposer& dec, const Value* mask, const Value* n, PointerBox& box) {
+  mask = unhinted(mask);
+  const ir::Op* d = mask->def;
+  if (!d || !mask->type.isTensor() || mask->type.rank() != int(box.dims.size())) return false;
+  if (d->opcode == Opcode::Broadcast) return maskExtents(dec, d->operand(0), n, box);
+  if (d->opcode == Opcode::And) return maskExtents(dec, d->operand(0), n, box) && maskExtents(dec, d->operand(1), n, box);
+  if (d->opcode != Opcode::Cmp) return false;
+  const std::string& pred = d->strAttr("pred");
+  if (pred != "lt" && pred != "gt") return false;
+  const Value* index = d->operand(pred == "lt" ? 0 : 1);
+  const Value* bound = unhinted(d->operand(pred == "lt" ? 1 : 0));
+  if (!bound->def || bound->def->opcode != Opcode::Splat) return false;
+  std::optional<ScalarForm> limit = dec.form(bound->def->operand(0));
+  std::optional<std::vector<Term>> terms = dec.terms(index);
+  if (!limit || !terms) return false;
+  const Term* along = nullptr;
+  ScalarForm start;
+  for (const Term& t : *terms) {
+    if (t.dim >= 0 && along) return false;
+    if (t.dim >= 0) along = &t;
+    start.add(t.start);
+  }
+  if (!along || along->stride || along->strideValue != 1 || along->modulus) return false;
+  BoxDim& bd = box.dims[size_t(along->dim)];
+  if (along->size != bd.size || bd.extentParam || bd.extentValue != kUnbounded) return false;
+  ScalarForm extent = *limit;
+  extent.add(start, -1).add(bd.start);
+  if (extent.coefficient(n) != 0) return false;
+  if (const Value* p = extent.soleAtom(); p && i32Param(p)) bd.extentParam = i32Param(p);
+  else if (extent.isConstant() && extent.constant >= 1) bd.extentValue = extent.constant;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+const ir::Value* iterationAtom(const ir::Op& forOp) { return forOp.region(0).arg(0); }
+
+std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
+  const ir::Block& body = forOp.region(0);
+  const ir::Value* n = iterationAtom(forOp);
+  const int rank = load.result(0)->type.rank();
+  Decomposer dec(forOp);
+
+  // The pointer: base + offsets, through the advancing body argument (its initial tile, advanced by a
+  // uniform step per iteration) or computed in the body.
+  PointerBox box;
+  std::vector<Term> terms;
+  const Value* p = load.operand(0);
+  std::optional<ScalarForm> advance;
+  for (int guard = 0; guard < 16; ++guard) {
+    p = unhinted(p);
+    if (p->isBlockArg() && p->owner == &body) {  // a loop-carried tile: its init, advanced per iteration
+      const ir::Op* y = body.terminator();
+      const Value* next = unhinted(y->operand(p->index - 1));
+      if (advance || !next->def || next->def->opcode != Opcode::PtrAdd || unhinted(next->def->operand(0)) != p) return std::nullopt;
+      std::optional<std::vector<Term>> step = dec.terms(next->def->operand(1));
+      if (!step || step->size() != 1 || (*step)[0].dim >= 0 || (*step)[0].start.coefficient(n) != 0) return std::nullopt;
+      advance = (*step)[0].start;
+      p = forOp.operand(3 + (p->index - 1));
+      continue;
+    }
+    if (!p->def) return std::nullopt;
+    if (p->def->opcode == Opcode::Broadcast) {  // a pointer column (or row) spread over the tile
+      p = p->def->operand(0);
+      continue;
+    }
+    if (p->def->opcode == Opcode::Splat) {
+      const Value* base = p->def->operand(0);
+      if (!unhinted(base)->isBlockArg() || !unhinted(base)->owner->parentFunc) return std::nullopt;
+      box.base = base;
+      break;
+    }
+    if (p->def->opcode != Opcode::PtrAdd) return std::nullopt;
+    std::optional<std::vector<Term>> t = dec.terms(p->def->operand(1));
+    if (!t) return std::nullopt;
+    terms.insert(terms.end(), t->begin(), t->end());
+    p = p->def->operand(0);
+  }
+  if (!box.base) return std::nullopt;
+
+  // One term per dim; uniform summands go to the dim whose stride they are a multiple of.
+  box.dims.resize(size_t(rank));
+  std::vector<bool> seen(size_t(rank), false);
+  std::vector<ScalarForm> uniform;
+  for (const Term& t : terms) {
+    if (t.dim < 0) {
+      uniform.push_back(t.start);
+      continue;
+    }
+    if (t.dim >= rank || seen[size_t(t.dim)] || t.size != load.result(0)->type.shape[size_t(t.dim)]) return std::nullopt;
+    seen[size_t(t.dim)] = true;
+    BoxDim& d = box.dims[size_t(t.dim)];
+    d.size = t.size;
+    d.start = t.start;
+    d.stride = t.stride;
+    d.strideValue = t.strideValue;
+    if (t.modulus && !(d.modulus = i32Param(t.modulus))) return std::nullopt;
+  }
+  if (std::find(seen.begin(), seen.end(), false) != seen.end()) return std::nullopt;
+  // A uniform summand u (the advance: n * u) moves the coordinates of the dim whose stride it is a
+  // constant multiple of: u = q with the stride 1, or u = q * stride.
+  auto place = [&](const ScalarForm& u, bool perIteration) {
+    for (BoxDim& d : box.dims) {
+      if (d.modulus) continue;
+      std::optional<int64_t> q;
+      if (!d.stride && d.strideValue == 1 && u.isConstant()) q = u.constant;
+      else if (d.stride && u.constant == 0 && u.terms.size() == 1 && u.terms[0].first == unhinted(d.stride)) q = u.terms[0].second;
+      if (!q) continue;
+      d.start.add(perIteration ? ScalarForm::atom(n).scaled(*q) : ScalarForm::of(*q));
+      return true;
+    }
+    return !perIteration && u.isConstant() && u.constant == 0;
+  };
+  for (const ScalarForm& u : uniform)
+    if (!place(u, false)) return std::nullopt;
+  if (advance && !place(*advance, true)) return std::nullopt;
+
+  // The mask: a conjunction of `index < bound` along single dims, each TMA's extent for that dim.
+  if (load.numOperands() > 1 && !maskExtents(dec, load.operand(1), n, box)) return std::nullopt;
+
+  for (BoxDim& d : box.dims) {
+    if (!d.extentParam && d.extentValue == kUnbounded && d.modulus) d.extentParam = d.modulus;
+    const int64_t perIteration = d.start.coefficient(n);
+    // Coordinates only grow, and a dim the loop moves along is bounded (copies past the end read zeros).
+    if (perIteration < 0 || (perIteration > 0 && (d.modulus || (!d.extentParam && d.extentValue == kUnbounded))))
+      return std::nullopt;
+    for (const auto& [atom, k] : d.start.terms)
+      if (atom != n && definedIn(atom, body)) return std::nullopt;
+  }
+  return box;
+}
+
+}  // namespace kiln::schedule

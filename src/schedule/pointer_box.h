@@ -1,0 +1,62 @@
+// A pointer load of a loop body seen as a TMA box: which rectangle of which tensor it reads in each
+// iteration, for the pipeline's TMA copies of pointer-built tiles (schedule/tma_versioning.cpp).
+//
+// The tutorial matmul's
+//
+//   offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+//   a_ptrs = a_ptr + offs_am[:, None] * stride_am + tl.arange(0, BK)[None, :]      (stride_ak = 1)
+//   for k in range(0, tl.cdiv(K, BK)):
+//       a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+//       a_ptrs += BK
+//
+// reads, in iteration n, the box of BM x BK elements at coordinates (pid_m * BM, n * BK) of the tensor
+// a_ptr[M, K] with row stride stride_am, where the mask is exactly TMA's bound on the k coordinate
+// (K - n * BK + n * BK = K) and the `% M` wrap is the identity while pid_m * BM + BM <= M. A box is
+// found when the pointer is a base parameter plus one term (start + arange) * stride per dim, started
+// before the loop and advanced by a fixed number of elements along one dim per iteration (or computed
+// from the induction variable), and the mask, if any, bounds dims by values that make such an extent.
+// Scalars are compared as linear forms over the values they are computed from (scalar_form.h).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ir/ir.h"
+#include "schedule/scalar_form.h"
+
+namespace kiln::schedule {
+
+// The extent of a dim nothing bounds: the largest a tensor map takes that a copy can use (2^32 encodes,
+// but the copy faults; measured on the H200, bench/results/2026-12-04-h200-tma-probe.md).
+constexpr int64_t kUnbounded = (int64_t(1) << 31) - 1;
+
+struct BoxDim {
+  int64_t size = 0;                   // the box's elements along this dim
+  ScalarForm start;                   // the first coordinate, over `iteration` and values before the loop
+  const ir::Value* stride = nullptr;  // the element stride as the tile computes it (hinted), or null: 1
+  int64_t strideValue = 1;            // the stride when it is a constant (stride null)
+  // The tensor's extent along the dim, for TMA's zero fill: a kernel parameter the mask bounds the
+  // coordinate by, or the modulus of a `% M` wrap (extentParam), or a constant (the mask's, or
+  // kUnbounded where nothing bounds the dim).
+  const ir::Value* extentParam = nullptr;
+  int64_t extentValue = kUnbounded;
+  // The index is taken `% modulus` (a kernel parameter): the box is exact only while start >= 0 and
+  // start + size <= modulus, which the kernel checks at run time.
+  const ir::Value* modulus = nullptr;
+};
+
+struct PointerBox {
+  const ir::Value* base = nullptr;  // the pointer parameter (hinted, as the tile adds to it)
+  std::vector<BoxDim> dims;         // the load's dims, outermost first
+};
+
+// The iteration count atom of a loop: (iv - lower bound) / step, which box starts are written over.
+const ir::Value* iterationAtom(const ir::Op& forOp);
+
+// The box `load` (a load in `forOp`'s body, pointer and mask computed as findPipelineLoads takes them)
+// reads, or nothing when it is not one this analysis can show. The dims' starts are forms over the
+// loop's iteration atom and values defined before the loop, with the iteration's coefficient >= 0, and
+// a dim the loop advances along is bounded by the mask (so copies past the end read zeros).
+std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load);
+
+}  // namespace kiln::schedule

@@ -1,0 +1,154 @@
+// Two versions of a loop for TMA copies of pointer-built tiles (tma_versioning.h).
+#include "schedule/tma_versioning.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "schedule/tma_maps.h"
+
+namespace kiln::schedule {
+
+using ir::Opcode;
+using ir::Scalar;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+const Value* unhinted(const Value* v) {
+  while (v->def && ir::familyOf(v->def->opcode) == ir::Family::Hint) v = v->def->operand(0);
+  return v;
+}
+
+bool isParam(const Value* v) { return unhinted(v)->isBlockArg() && unhinted(v)->owner->parentFunc; }
+
+// The checks of the header's drawing, and-ed into one i1 before the loop; null when none is needed.
+class Check {
+ public:
+  Check(ir::Builder& b, SourceLoc loc) : b_(b), loc_(std::move(loc)) {}
+
+  void atLeast(const ScalarForm& f, int64_t k) {
+    if (f.isConstant()) {
+      if (f.constant < k) always_false_ = true;
+      return;
+    }
+    if (const Value* atom = f.soleAtom(); atom && isParam(atom)) {  // a parameter checked once
+      if (std::find(checked_.begin(), checked_.end(), std::make_pair(atom, k)) != checked_.end()) return;
+      checked_.emplace_back(atom, k);
+    }
+    Value* v = emitForm(b_, f, nullptr, nullptr, loc_);
+    both(b_.create1(Opcode::Cmp, {v, b_.intConst(k, i32(), loc_)}, i1(), {ir::Attr{"pred", std::string("ge")}}, loc_));
+  }
+  void atMost(const ScalarForm& f, const Value* limit) {
+    Value* v = emitForm(b_, f, nullptr, nullptr, loc_);
+    both(b_.create1(Opcode::Cmp, {v, const_cast<Value*>(limit)}, i1(), {ir::Attr{"pred", std::string("le")}}, loc_));
+  }
+  Value* result() {
+    if (always_false_) return b_.intConst(0, i1(), loc_);
+    return all_ ? all_ : b_.intConst(1, i1(), loc_);
+  }
+
+ private:
+  static Type i32() { return Type::scalar(Scalar::I32); }
+  static Type i1() { return Type::scalar(Scalar::I1); }
+  void both(Value* c) { all_ = all_ ? b_.create1(Opcode::And, {all_, c}, i1(), {}, loc_) : c; }
+
+  ir::Builder& b_;
+  SourceLoc loc_;
+  Value* all_ = nullptr;
+  bool always_false_ = false;
+  std::vector<std::pair<const Value*, int64_t>> checked_;
+};
+
+Value* checkBoxes(ir::Builder& b, const ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {
+  Check check(b, forOp.loc);
+  const Value* n = iterationAtom(forOp);
+  for (const PointerTmaLoad& l : loads)
+    for (const BoxDim& d : l.box.dims) {
+      const ScalarForm first = d.start.without(n);  // coordinates only grow from there
+      check.atLeast(first, 0);
+      if (d.modulus) check.atMost(ScalarForm(first).add(ScalarForm::of(d.size)), d.modulus);
+      if (d.extentParam) check.atLeast(ScalarForm::atom(d.extentParam), 1);
+      if (d.stride) check.atLeast(ScalarForm::atom(unhinted(d.stride)), 1);
+    }
+  return check.result();
+}
+
+// Gives `load` (in the copy, whose induction variable is `iv`) the TMA description of `box`: after its
+// mask and `other` (made explicit when absent), the coordinates, computed in the body, then the base,
+// extents and strides.
+void describe(ir::Op& load, const PointerBox& box, const ir::Op& original, Value* iv) {
+  ir::Builder b(*load.parent, load.parent->indexOf(&load));
+  const SourceLoc& loc = load.loc;
+  const Type i32 = Type::scalar(Scalar::I32);
+  const Type& ptrType = load.operand(0)->type;
+  if (load.numOperands() < 2) load.operands.push_back(b.intConst(1, ptrType.withElem(Scalar::I1), loc));
+  if (load.numOperands() < 3) {
+    const Type& t = load.result(0)->type;
+    load.operands.push_back(ir::isFloat(t.elem) ? b.floatConst(0.0, t, loc) : b.intConst(0, t, loc));
+  }
+  std::vector<Value*> coords, extents, strides;
+  for (const BoxDim& d : box.dims) {
+    coords.push_back(emitForm(b, d.start, &original, iv, loc));
+    extents.push_back(d.extentParam ? const_cast<Value*>(d.extentParam) : b.intConst(d.extentValue, i32, loc));
+    strides.push_back(d.stride ? const_cast<Value*>(d.stride) : b.intConst(d.strideValue, i32, loc));
+  }
+  load.operands.insert(load.operands.end(), coords.begin(), coords.end());
+  load.operands.push_back(const_cast<Value*>(box.base));
+  load.operands.insert(load.operands.end(), extents.begin(), extents.end());
+  load.operands.insert(load.operands.end(), strides.begin(), strides.end());
+  load.setAttr("tma", int64_t(box.dims.size()));
+  load.setAttr("guarded", int64_t(1));
+}
+
+}  // namespace
+
+bool pointerBoxFitsTma(const PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
+                       const analysis::AxisInfoAnalysis& axis) {
+  if (box.dims.size() != 2 || tile.order[0] != 1 || tile.rows() > 256 || ir::bitWidth(elem) < 8) return false;
+  std::vector<TensorPiece> pieces{TensorPiece{unhinted(box.base), {}, box.base}};
+  for (const BoxDim& d : box.dims)
+    pieces.push_back(d.extentParam ? TensorPiece{d.extentParam, {}, d.extentParam} : TensorPiece{nullptr, d.extentValue, nullptr});
+  for (const BoxDim& d : box.dims) {
+    if (d.stride && !isParam(d.stride)) return false;
+    pieces.push_back(d.stride ? TensorPiece{unhinted(d.stride), {}, d.stride} : TensorPiece{nullptr, d.strideValue, nullptr});
+  }
+  return tmaEncodable(pieces, ir::bitWidth(elem) / 8, axis);
+}
+
+ir::Op* versionForTma(ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {
+  ir::Block& block = *forOp.parent;
+  ir::Builder b(block, block.indexOf(&forOp));
+  Value* check = checkBoxes(b, forOp, loads);
+  // The if yields the loop's results that are read after it (not the pointer tiles TMA leaves unread).
+  ir::Function& fn = *block.function();
+  std::vector<unsigned> kept;
+  std::vector<Type> types;
+  for (unsigned i = 0; i < forOp.numResults(); ++i) {
+    bool read = false;
+    ir::walk(block, [&](ir::Op& op) {
+      read = read || std::count(op.operands.begin(), op.operands.end(), forOp.result(i)) > 0;
+    });
+    if (!read) continue;
+    kept.push_back(i);
+    types.push_back(forOp.result(i)->type);
+  }
+  ir::Op* branch = b.create(Opcode::If, {check}, types, {}, forOp.loc);
+  for (unsigned k = 0; k < kept.size(); ++k) ir::replaceAllUses(fn.body, forOp.result(kept[k]), branch->result(k));
+
+  ir::Block& then = branch->region(0);  // (create gave the if its two empty regions)
+  std::unordered_map<const Value*, Value*> map;
+  ir::Op* copy = ir::cloneOpInto(forOp, then, 0, map);
+  ir::Block& otherwise = branch->region(1);
+  ir::Op* original = otherwise.append(block.remove(&forOp));
+  for (auto [region, loop] : {std::pair{&then, copy}, std::pair{&otherwise, original}}) {
+    std::vector<Value*> results;
+    for (unsigned i : kept) results.push_back(loop->result(i));
+    ir::Builder(*region).create(Opcode::Yield, results, {}, {}, loop->loc);
+  }
+  for (const PointerTmaLoad& l : loads)
+    describe(*map.at(l.load->result(0))->def, l.box, *original, copy->region(0).arg(0));
+  return copy;
+}
+
+}  // namespace kiln::schedule

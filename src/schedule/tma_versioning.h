@@ -1,0 +1,42 @@
+// TMA copies for pointer-built tiles (sm_90), part of the pipeline pass (pipeline.cpp): a loop whose
+// dot operands are pointer loads that read boxes of tensors (pointer_box.h) runs in two versions,
+//
+//   if (every start >= 0, every `% M` wrap the identity, every extent and stride parameter >= 1) {
+//     the loop, its loads carrying TMA descriptions (docs/ir.md, "load"): the pipeline copies them
+//     with TMA through tensor maps the launcher encodes from the kernel's arguments
+//   } else {
+//     the loop as written: the pipeline copies with cp.async
+//   }
+//
+// The check is uniform over the CTA and made once, before the loop. Where it holds, each TMA copy
+// moves exactly the elements the pointer load reads (TMA's zero fill outside the extents is the mask's
+// `other` of zero); where it fails, the launcher may also have been unable to encode the map (a zero
+// extent or a negative stride), which is why the maps are guarded: passed as zeros then, never read.
+#pragma once
+#include <vector>
+
+#include "analysis/axis_info.h"
+#include "ir/ir.h"
+#include "layout/wgmma_shared.h"
+#include "schedule/pointer_box.h"
+
+namespace kiln::schedule {
+
+struct PointerTmaLoad {
+  const ir::Op* load = nullptr;
+  PointerBox box;
+};
+
+// Whether a TMA copy can fill a wgmma slot of arrangement `tile` with the box of a load of `elem`
+// tiles: rank 2 with the contiguous dim last (stride 1) and the slot's rows along the other, at most
+// 256 rows, elements of at least 8 bits, strides kernel parameters or constants, and the base and row
+// stride 16-byte aligned as far as axis info proves (the launcher's rules, which it would otherwise
+// refuse the map for).
+bool pointerBoxFitsTma(const PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
+                       const analysis::AxisInfoAnalysis& axis);
+
+// Wraps `forOp` in `if (check) { copy } else { forOp }` (the header's drawing) and gives the copy's
+// loads (those of `loads`) their TMA descriptions. Returns the copy.
+ir::Op* versionForTma(ir::Op& forOp, const std::vector<PointerTmaLoad>& loads);
+
+}  // namespace kiln::schedule

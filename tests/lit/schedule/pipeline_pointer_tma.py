@@ -1,0 +1,106 @@
+# TMA copies for pointer-built tiles (schedule/tma_versioning.h): on sm_90a the tutorial matmul's loop runs
+# in two versions. Before it, one check: the row and column starts >= 0, each `% M` / `% N` wrap the
+# identity for this program's tile (start + 64 <= M), every extent and stride parameter >= 1. Where it
+# holds, A and B are copied by TMA through guarded tensor maps over (M, K) and (K, N) with their row
+# strides (K the mask's bound: K - k * 64 + k * 64); the loop no longer carries the pointer tiles. Where it
+# fails, the loop as written, pipelined with cp.async. A row stride not proven 16-byte aligned, or sm_80,
+# keeps the one cp.async loop.
+# RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit ptx --dump-after=pipeline -o %t.ptx 2>&1 | FileCheck %s
+# RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+# RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_80 --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# CHECK:      // ----- IR after pipeline -----
+# CHECK:      tensor_map %a_ptr, %M, %K, %stride_am, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 0, swizzle = 128}
+# CHECK:      tensor_map %b_ptr, %K, %N, %stride_bk, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 1, swizzle = 128}
+# CHECK:      cmp %{{[0-9]+}}, %M {pred = "le"}
+# CHECK:      cmp %M, %{{[0-9]+}} {pred = "ge"}
+# CHECK:      cmp %K, %{{[0-9]+}} {pred = "ge"}
+# CHECK:      cmp %{{[0-9]+}}, %N {pred = "le"}
+# CHECK:      [[ACC:%[0-9]+]] = if [[OK:%[0-9]+]] : tensor<64x64xf32
+# CHECK-NOT:  async_copy
+# CHECK:      tma_load
+# CHECK:      for {{.*}} : tensor<64x64xf32, {{.*}}>, i32, i32 {
+# CHECK-NOT:  ptr_add
+# CHECK:      mbarrier_wait
+# CHECK-NOT:  async_copy
+# CHECK:      {{^}}  } {
+# CHECK-NOT:  tma_load
+# CHECK:      async_copy
+# CHECK:      for {{.*}}ptr<f16>
+# CHECK:      async_copy
+# CHECK:      cast [[ACC]]
+# PTX-COUNT-2: .param .align 128 .b8 mm_tmap{{[01]}}[128]
+# PTX:        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+# PTX:        cp.async.cg.shared.global
+# RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
+# RUN: kiln compile %s --kernel mm_shifted_mask --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# Pointers computed from the induction variable in the body: the same boxes (the k coordinate k, the
+# mask's extent K), the rows and columns that nothing bounds with the extent 2^31 - 1.
+# BODY:       // ----- IR after pipeline -----
+# BODY:       [[UNBOUNDED:%[0-9]+]] = constant {value = 2147483647} : i64
+# BODY:       tensor_map %a_ptr, [[UNBOUNDED]], %K, %stride_am, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 0, swizzle = 128}
+# BODY:       tensor_map %b_ptr, %K, {{%[0-9]+}}, %N, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 1, swizzle = 128}
+# BODY:       = if
+# BODY:       tma_load
+# BODY:       async_copy
+# A mask one element short of the tile's reach (K - k * 64 - 1) is no extent TMA has: one loop.
+# ONE:        // ----- IR after pipeline -----
+# ONE-NOT:    tensor_map
+# ONE-NOT:    = if
+# ONE-NOT:    tma_load
+# ONE:        async_copy
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+       BK: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    offs_cm = pid_m * BM + tl.arange(0, BM)
+    offs_cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :], acc.to(tl.float16),
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def mm_in_body(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        ks = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rows[:, None] * stride_am + ks[None, :], mask=ks[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * N + cols[None, :], mask=ks[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def mm_shifted_mask(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr,
+                    BK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + rows[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * N + cols[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK - 1, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK - 1, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * N
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
