@@ -28,8 +28,9 @@ std::optional<int64_t> intConstant(const Value* v) {
 
 ScalarForm& ScalarForm::add(const ScalarForm& o, int64_t scale) {
   constant = wrap32(constant + wrap32(o.constant * scale));
-  for (const auto& [atom, k] : o.terms) {
-    auto it = std::find_if(terms.begin(), terms.end(), [&](const auto& t) { return t.first == atom; });
+  for (const auto& term : o.terms) {
+    const auto& [atom, k] = term;
+    auto it = std::find_if(terms.begin(), terms.end(), [&](const auto& t) { return t.first == term.first; });
     if (it == terms.end()) {
       if (wrap32(k * scale) != 0) terms.emplace_back(atom, wrap32(k * scale));
       continue;
