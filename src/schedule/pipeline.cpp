@@ -205,7 +205,7 @@ class Versioning {
   // them 2 bytes wide, which TMA does not mind).
   bool version(ir::Op& loop) {
     LoopLoads loads = findPipelineLoads(loop);
-    if (loads.loads.empty()) return false;
+    if (loads.loads.empty() || globalWritesMayPrecede(fn_, loop)) return false;
     std::vector<PointerTmaLoad> boxes;
     for (const PipelineCandidate& c : loads.loads) {
       if (c.load->hasAttr("tma")) return false;  // descriptor loads: TMA without a check

@@ -2,6 +2,7 @@
 #include "schedule/tma_versioning.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "schedule/tma_maps.h"
@@ -101,7 +102,37 @@ void describe(ir::Op& load, const PointerBox& box, const ir::Op& original, Value
   load.setAttr("guarded", int64_t(1));
 }
 
+bool writesGlobal(const ir::Op& op) {
+  switch (op.opcode) {
+    case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: return true;
+    case Opcode::InlineAsm: return op.intAttrOr("pure", 0) == 0;
+    default: return false;
+  }
+}
+
 }  // namespace
+
+bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp) {
+  std::vector<const ir::Block*> around;  // the bodies of the loop and of every loop around it
+  for (const ir::Op* o = &forOp; o; o = o->parentOp())
+    if (o->opcode == Opcode::For || o->opcode == Opcode::While)
+      for (const auto& r : o->regions) around.push_back(r.get());
+  auto inAround = [&](const ir::Op& op) {
+    for (const ir::Block* b = op.parent; b; b = b->parentOp ? b->parentOp->parent : nullptr)
+      if (std::find(around.begin(), around.end(), b) != around.end()) return true;
+    return false;
+  };
+  bool seenLoop = false, writes = false;
+  std::function<void(const ir::Block&)> visit = [&](const ir::Block& b) {
+    for (const auto& op : b.ops) {
+      if (op.get() == &forOp) seenLoop = true;
+      if (writesGlobal(*op) && (!seenLoop || inAround(*op))) writes = true;
+      for (const auto& r : op->regions) visit(*r);
+    }
+  };
+  visit(fn.body);
+  return writes;
+}
 
 bool pointerBoxFitsTma(const PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
                        const analysis::AxisInfoAnalysis& axis) {

@@ -35,6 +35,12 @@ struct PointerTmaLoad {
 bool pointerBoxFitsTma(const PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
                        const analysis::AxisInfoAnalysis& axis);
 
+// Whether a global write of the program may come before `forOp`'s loads: a store or atomic (or an
+// inline_asm not marked pure) before the loop in program order, in it, or in a loop around it. TMA reads
+// through the async proxy, which sees the generic proxy's writes only after a proxy fence (PTX ISA,
+// "Proxies"), so such a loop keeps its ordinary loads (the written tensor may be the one read).
+bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp);
+
 // Wraps `forOp` in `if (check) { copy } else { forOp }` (the header's drawing) and gives the copy's
 // loads (those of `loads`) their TMA descriptions. Returns the copy.
 ir::Op* versionForTma(ir::Op& forOp, const std::vector<PointerTmaLoad>& loads);

@@ -34,6 +34,7 @@
 # PTX:        cp.async.cg.shared.global
 # RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
 # RUN: kiln compile %s --kernel mm_shifted_mask --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# RUN: kiln compile %s --kernel mm_after_store --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # Pointers computed from the induction variable in the body: the same boxes (the k coordinate k, the
 # mask's extent K), the rows and columns that nothing bounds with the extent 2^31 - 1.
 # BODY:       // ----- IR after pipeline -----
@@ -43,7 +44,9 @@
 # BODY:       = if
 # BODY:       tma_load
 # BODY:       async_copy
-# A mask one element short of the tile's reach (K - k * 64 - 1) is no extent TMA has: one loop.
+# A mask one element short of the tile's reach (K - k * 64 - 1) is no extent TMA has, and a store before
+# the loop may have written what it reads (TMA's async proxy would not see it without a proxy fence): one
+# loop each.
 # ONE:        // ----- IR after pipeline -----
 # ONE-NOT:    tensor_map
 # ONE-NOT:    = if
@@ -103,4 +106,21 @@ def mm_shifted_mask(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, B
         acc = tl.dot(a, b, acc)
         a_ptrs += BK
         b_ptrs += BK * N
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def mm_after_store(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    tl.store(a_ptr + rows[:, None] * stride_am + offs_k[None, :], tl.zeros((BM, BK), dtype=tl.float16))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptr + rows[:, None] * stride_am + (k * BK + offs_k)[None, :],
+                    mask=(k * BK + offs_k)[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + (k * BK + offs_k)[:, None] * N + cols[None, :],
+                    mask=(k * BK + offs_k)[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
