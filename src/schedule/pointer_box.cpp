@@ -122,8 +122,8 @@ class Decomposer {
         return in;
       }
       if (in->size() != 1 || (*in)[0].stride || (*in)[0].strideValue != 1) return std::nullopt;
-      if (s && !scalarForm(s, &loop_)) return std::nullopt;
       std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
+      if (!k) return std::nullopt;
       if (k->isConstant()) (*in)[0].strideValue = k->constant;
       else (*in)[0].stride = s;
       return in;
@@ -132,7 +132,8 @@ class Decomposer {
   }
 };
 
-const Value* unhinted(const Value* v) {
+// `v` with layout conversions and hints looked through.
+const Value* throughLayouts(const Value* v) {
   while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
   return v;
 }
@@ -146,7 +147,7 @@ bool definedIn(const Value* v, const ir::Block& body) {
 
 // A kernel parameter of type i32 (hints looked through), or null.
 const Value* i32Param(const Value* v) {
-  v = unhinted(v);
+  v = throughLayouts(v);
   return v->isBlockArg() && v->owner->parentFunc && v->type.elem == ir::Scalar::I32 && !v->type.isTensor() ? v : nullptr;
 }
 
@@ -154,7 +155,7 @@ const Value* i32Param(const Value* v) {
 // sets that dim's extent to bound - index start + coordinate start, which must not move with n and be
 // a kernel parameter or a positive constant. False when the mask is anything else.
 bool maskExtents(Decomposer& dec, const Value* mask, const Value* n, PointerBox& box) {
-  mask = unhinted(mask);
+  mask = throughLayouts(mask);
   const ir::Op* d = mask->def;
   if (!d || !mask->type.isTensor() || mask->type.rank() != int(box.dims.size())) return false;
   if (d->opcode == Opcode::Broadcast) return maskExtents(dec, d->operand(0), n, box);
@@ -163,7 +164,7 @@ bool maskExtents(Decomposer& dec, const Value* mask, const Value* n, PointerBox&
   const std::string& pred = d->strAttr("pred");
   if (pred != "lt" && pred != "gt") return false;
   const Value* index = d->operand(pred == "lt" ? 0 : 1);
-  const Value* bound = unhinted(d->operand(pred == "lt" ? 1 : 0));
+  const Value* bound = throughLayouts(d->operand(pred == "lt" ? 1 : 0));
   if (!bound->def || bound->def->opcode != Opcode::Splat) return false;
   std::optional<ScalarForm> limit = dec.form(bound->def->operand(0));
   std::optional<std::vector<Term>> terms = dec.terms(index);
@@ -204,11 +205,11 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   const Value* p = load.operand(0);
   std::optional<ScalarForm> advance;
   for (int guard = 0; guard < 16; ++guard) {
-    p = unhinted(p);
+    p = throughLayouts(p);
     if (p->isBlockArg() && p->owner == &body) {  // a loop-carried tile: its init, advanced per iteration
       const ir::Op* y = body.terminator();
-      const Value* next = unhinted(y->operand(p->index - 1));
-      if (advance || !next->def || next->def->opcode != Opcode::PtrAdd || unhinted(next->def->operand(0)) != p) return std::nullopt;
+      const Value* next = throughLayouts(y->operand(p->index - 1));
+      if (advance || !next->def || next->def->opcode != Opcode::PtrAdd || throughLayouts(next->def->operand(0)) != p) return std::nullopt;
       std::optional<std::vector<Term>> step = dec.terms(next->def->operand(1));
       if (!step || step->size() != 1 || (*step)[0].dim >= 0 || (*step)[0].start.coefficient(n) != 0) return std::nullopt;
       advance = (*step)[0].start;
@@ -222,7 +223,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
     }
     if (p->def->opcode == Opcode::Splat) {
       const Value* base = p->def->operand(0);
-      if (!unhinted(base)->isBlockArg() || !unhinted(base)->owner->parentFunc) return std::nullopt;
+      if (!throughLayouts(base)->isBlockArg() || !throughLayouts(base)->owner->parentFunc) return std::nullopt;
       box.base = base;
       break;
     }
@@ -260,7 +261,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
       if (d.modulus) continue;
       std::optional<int64_t> q;
       if (!d.stride && d.strideValue == 1 && u.isConstant()) q = u.constant;
-      else if (d.stride && u.constant == 0 && u.terms.size() == 1 && u.terms[0].first == unhinted(d.stride)) q = u.terms[0].second;
+      else if (d.stride && u.constant == 0 && u.terms.size() == 1 && u.terms[0].first == throughLayouts(d.stride)) q = u.terms[0].second;
       if (!q) continue;
       d.start.add(perIteration ? ScalarForm::atom(n).scaled(*q) : ScalarForm::of(*q));
       return true;

@@ -13,11 +13,6 @@ namespace {
 // i32 arithmetic: forms keep their numbers in the range of the type they stand for.
 int64_t wrap32(int64_t v) { return int64_t(int32_t(uint32_t(uint64_t(v)))); }
 
-const Value* unhinted(const Value* v) {
-  while (v->def && ir::familyOf(v->def->opcode) == ir::Family::Hint) v = v->def->operand(0);
-  return v;
-}
-
 std::optional<int64_t> intConstant(const Value* v) {
   v = unhinted(v);
   if (!v->def || v->def->opcode != Opcode::Constant || !v->type.isInt()) return std::nullopt;
@@ -25,6 +20,11 @@ std::optional<int64_t> intConstant(const Value* v) {
 }
 
 }  // namespace
+
+const Value* unhinted(const Value* v) {
+  while (v->def && ir::familyOf(v->def->opcode) == ir::Family::Hint) v = v->def->operand(0);
+  return v;
+}
 
 ScalarForm& ScalarForm::add(const ScalarForm& o, int64_t scale) {
   constant = wrap32(constant + wrap32(o.constant * scale));

@@ -31,6 +31,9 @@ struct ScalarForm {
   bool operator==(const ScalarForm& o) const;
 };
 
+// `v` with hints (multiple_of, max_contiguous, ...) looked through: the value they annotate.
+const ir::Value* unhinted(const ir::Value* v);
+
 // The form of scalar `v` of type i32. With `loop` (a `for` with a constant step), its induction
 // variable reads as lower bound + step * n (atom: the body's argument 0).
 std::optional<ScalarForm> scalarForm(const ir::Value* v, const ir::Op* loop = nullptr);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "schedule/scalar_form.h"
+
 namespace kiln::schedule {
 
 namespace {
@@ -14,7 +16,7 @@ int64_t lowestBit(int64_t v) { return v == 0 ? analysis::kMaxDivisibility : (v &
 
 std::optional<TensorPiece> pieceOf(const Value* v) {
   const Value* hinted = v;
-  while (v->def && ir::familyOf(v->def->opcode) == ir::Family::Hint) v = v->def->operand(0);
+  v = unhinted(v);
   if (v->isBlockArg()) return v->owner->parentFunc ? std::optional<TensorPiece>(TensorPiece{v, {}, hinted}) : std::nullopt;
   if (v->def->opcode == Opcode::Constant && v->type.isInt()) return TensorPiece{nullptr, v->def->intAttr("value"), hinted};
   return std::nullopt;

@@ -16,11 +16,6 @@ using ir::Value;
 
 namespace {
 
-const Value* unhinted(const Value* v) {
-  while (v->def && ir::familyOf(v->def->opcode) == ir::Family::Hint) v = v->def->operand(0);
-  return v;
-}
-
 bool isParam(const Value* v) { return unhinted(v)->isBlockArg() && unhinted(v)->owner->parentFunc; }
 
 // The checks of the header's drawing, and-ed into one i1 before the loop; null when none is needed.
