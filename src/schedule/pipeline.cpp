@@ -32,6 +32,7 @@
 #include "layout/wgmma_shared.h"
 #include "schedule/pipeline_rewrite.h"
 #include "schedule/stage_operands.h"
+#include "schedule/lane_reach.h"
 #include "schedule/tma_versioning.h"
 #include "support/diagnostic.h"
 
@@ -61,12 +62,14 @@ int fastestDim(const LinearLayout& l) {
 
 // The slot arrangement of a load that feeds a wgmma dot as operand a or b (read there through matrix
 // descriptors): wgmma's swizzled tile, contiguous along the dim the load's registers run along (so the
-// copies stay 16 bytes wide). Nothing when no dot on wgmma reads it or the tile has no such arrangement,
+// copies stay 16 bytes wide), or for a TMA copy (`tma`, or `tensorOrder` for one a load is about to be
+// given) along the tensor's contiguous dim, its last, as TMA writes the box (a row stride axis info
+// cannot prove aligned leaves the registers running along the rows). Nothing when no dot on wgmma reads it or the tile has no such arrangement,
 // and for the types wgmma reads K-major only (fp8, 8-bit integers) when the load runs along M or N:
 // the slot is then an ordinary one and the dot stages the operand K-major itself. tf32 operands never
 // take a wgmma slot: the copies would land unrounded, and they are rounded in registers on the way.
 // The slot holds the tile as loaded: through a permute (`b.T`), the dot's K is the load's other dim.
-std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx) {
+std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx, bool tensorOrder = false) {
   if (!c.convert) return std::nullopt;
   const Value* operand = c.convert->result(0);
   for (const auto& op : c.convert->parent->ops) {
@@ -74,7 +77,7 @@ std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const Gpu
     std::optional<lower::MmaConfig> cfg = lower::mmaConfig(*op, ctx.numWarps, ctx.target);
     if (!cfg || !cfg->wgmma) return std::nullopt;
     const Type& t = c.load->result(0)->type;
-    const int fast = fastestDim(*t.layout);
+    const int fast = tensorOrder || c.load->hasAttr("tma") ? t.rank() - 1 : fastestDim(*t.layout);
     if (fast < 0 || t.rank() != 2) return std::nullopt;
     const ptx::WgmmaInput in = *lower::wgmmaInput(t.elem);
     int kDim = op->operand(0) == operand ? 1 : 0;
@@ -209,11 +212,17 @@ class Versioning {
     std::vector<PointerTmaLoad> boxes;
     for (const PipelineCandidate& c : loads.loads) {
       if (c.load->hasAttr("tma")) return false;  // descriptor loads: TMA without a check
-      std::optional<layout::WgmmaTile> tile = wgmmaSlot(c, ctx_);
+      std::optional<layout::WgmmaTile> tile = wgmmaSlot(c, ctx_, /*tensorOrder=*/true);
       std::optional<PointerBox> box = tile ? pointerBox(loop, *c.load) : std::nullopt;
       if (!box) return false;
       if (!axis_) axis_.emplace(fn_);  // (only for kernels with such loops: it costs a walk of the function)
       if (!pointerBoxFitsTma(*box, *tile, c.load->result(0)->type.elem, *axis_)) return false;
+      for (size_t d = 0; d < box->dims.size(); ++d)
+        if (BoxDim& dim = box->dims[d]; dim.modulus) {
+          if (!lanes_) lanes_.emplace(fn_);
+          dim.wrappedLanesDead = lanes_->pastBoundUnwritten(loop, *c.load->result(0), int(d), dim.start,
+                                                            ScalarForm::atom(dim.modulus));
+        }
       boxes.push_back(PointerTmaLoad{c.load, std::move(*box)});
     }
     if (pipelineStages(loop, ctx_.numStages) < 2) return false;
@@ -224,6 +233,7 @@ class Versioning {
   const ir::Function& fn_;
   const GpuContext& ctx_;
   std::optional<analysis::AxisInfoAnalysis> axis_;  // of the function before any loop is versioned
+  std::optional<LaneReach> lanes_;                   // likewise
 };
 
 class Pass {

@@ -38,7 +38,10 @@ std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout:
   const size_t rank = size_t(t.rank());
   if (rank != 2 || tile.order[0] != 1 || tile.rows() > 256 || ir::bitWidth(t.elem) < 8) return std::nullopt;
   const std::optional<std::vector<TensorPiece>> pieces = tensorPieces(load);
-  if (!pieces || !tmaEncodable(*pieces, ir::bitWidth(t.elem) / 8, axis)) return std::nullopt;
+  // (a guarded load's kernel checks the strides axis info cannot prove aligned: tma_versioning.h)
+  std::vector<size_t> checked;
+  const bool guarded = load.intAttrOr("guarded", 0) != 0;
+  if (!pieces || !tmaEncodable(*pieces, ir::bitWidth(t.elem) / 8, axis, guarded ? &checked : nullptr)) return std::nullopt;
   return TmaCopyPlan{{tile.rows(), tile.elemsPerRow()}, tile.swizzleBytes()};
 }
 

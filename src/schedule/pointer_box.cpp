@@ -151,46 +151,73 @@ const Value* i32Param(const Value* v) {
   return v->isBlockArg() && v->owner->parentFunc && v->type.elem == ir::Scalar::I32 && !v->type.isTensor() ? v : nullptr;
 }
 
+std::optional<IndexRun> indexRun(Decomposer& dec, const Value* index) {
+  std::optional<std::vector<Term>> terms = dec.terms(index);
+  if (!terms) return std::nullopt;
+  IndexRun run;
+  for (const Term& t : *terms) {
+    if (t.dim >= 0 && run.dim >= 0) return std::nullopt;
+    if (t.dim >= 0 && (t.stride || t.strideValue != 1 || t.modulus)) return std::nullopt;
+    if (t.dim >= 0) {
+      run.dim = t.dim;
+      run.size = t.size;
+    }
+    run.start.add(t.start);
+  }
+  if (run.dim < 0) return std::nullopt;
+  return run;
+}
+
+void conjuncts(Decomposer& dec, const Value* mask, std::vector<std::optional<IndexBound>>& out) {
+  mask = throughLayouts(mask);
+  const ir::Op* d = mask->def;
+  if (d && d->opcode == Opcode::Broadcast) return conjuncts(dec, d->operand(0), out);
+  if (d && d->opcode == Opcode::And) {
+    conjuncts(dec, d->operand(0), out);
+    return conjuncts(dec, d->operand(1), out);
+  }
+  out.emplace_back();
+  if (!d || d->opcode != Opcode::Cmp || !mask->type.isTensor()) return;
+  const std::string& pred = d->strAttr("pred");
+  if (pred != "lt" && pred != "gt") return;
+  const Value* bound = throughLayouts(d->operand(pred == "lt" ? 1 : 0));
+  if (!bound->def || bound->def->opcode != Opcode::Splat) return;
+  std::optional<ScalarForm> limit = dec.form(bound->def->operand(0));
+  std::optional<IndexRun> index = indexRun(dec, d->operand(pred == "lt" ? 0 : 1));
+  if (limit && index) out.back() = IndexBound{std::move(*index), std::move(*limit)};
+}
+
 // Reads the mask `mask` of a load whose box is `box` (starts placed): each `index < bound` along one dim
 // sets that dim's extent to bound - index start + coordinate start, which must not move with n and be
 // a kernel parameter or a positive constant. False when the mask is anything else.
 bool maskExtents(Decomposer& dec, const Value* mask, const Value* n, PointerBox& box) {
-  mask = throughLayouts(mask);
-  const ir::Op* d = mask->def;
-  if (!d || !mask->type.isTensor() || mask->type.rank() != int(box.dims.size())) return false;
-  if (d->opcode == Opcode::Broadcast) return maskExtents(dec, d->operand(0), n, box);
-  if (d->opcode == Opcode::And) return maskExtents(dec, d->operand(0), n, box) && maskExtents(dec, d->operand(1), n, box);
-  if (d->opcode != Opcode::Cmp) return false;
-  const std::string& pred = d->strAttr("pred");
-  if (pred != "lt" && pred != "gt") return false;
-  const Value* index = d->operand(pred == "lt" ? 0 : 1);
-  const Value* bound = throughLayouts(d->operand(pred == "lt" ? 1 : 0));
-  if (!bound->def || bound->def->opcode != Opcode::Splat) return false;
-  std::optional<ScalarForm> limit = dec.form(bound->def->operand(0));
-  std::optional<std::vector<Term>> terms = dec.terms(index);
-  if (!limit || !terms) return false;
-  const Term* along = nullptr;
-  ScalarForm start;
-  for (const Term& t : *terms) {
-    if (t.dim >= 0 && along) return false;
-    if (t.dim >= 0) along = &t;
-    start.add(t.start);
+  if (!mask->type.isTensor() || mask->type.rank() != int(box.dims.size())) return false;
+  std::vector<std::optional<IndexBound>> all;
+  conjuncts(dec, mask, all);
+  for (const std::optional<IndexBound>& c : all) {
+    if (!c) return false;
+    BoxDim& bd = box.dims[size_t(c->index.dim)];
+    if (c->index.size != bd.size || bd.extentParam || bd.extentValue != kUnbounded) return false;
+    ScalarForm extent = c->bound;
+    extent.add(c->index.start, -1).add(bd.start);
+    if (extent.coefficient(n) != 0) return false;
+    if (const Value* p = extent.soleAtom(); p && i32Param(p)) bd.extentParam = i32Param(p);
+    else if (extent.isConstant() && extent.constant >= 1) bd.extentValue = extent.constant;
+    else return false;
   }
-  if (!along || along->stride || along->strideValue != 1 || along->modulus) return false;
-  BoxDim& bd = box.dims[size_t(along->dim)];
-  if (along->size != bd.size || bd.extentParam || bd.extentValue != kUnbounded) return false;
-  ScalarForm extent = *limit;
-  extent.add(start, -1).add(bd.start);
-  if (extent.coefficient(n) != 0) return false;
-  if (const Value* p = extent.soleAtom(); p && i32Param(p)) bd.extentParam = i32Param(p);
-  else if (extent.isConstant() && extent.constant >= 1) bd.extentValue = extent.constant;
-  else return false;
   return true;
 }
 
 }  // namespace
 
 const ir::Value* iterationAtom(const ir::Op& forOp) { return forOp.region(0).arg(0); }
+
+std::vector<std::optional<IndexBound>> maskConjuncts(const ir::Op& loop, const ir::Value* mask) {
+  Decomposer dec(loop);
+  std::vector<std::optional<IndexBound>> out;
+  conjuncts(dec, mask, out);
+  return out;
+}
 
 std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   const ir::Block& body = forOp.region(0);

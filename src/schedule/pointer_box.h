@@ -43,12 +43,35 @@ struct BoxDim {
   // The index is taken `% modulus` (a kernel parameter): the box is exact only while start >= 0 and
   // start + size <= modulus, which the kernel checks at run time.
   const ir::Value* modulus = nullptr;
+  // What the lanes the wrap would move (start + i >= modulus) hold reaches no global write
+  // (lane_reach.h): TMA's zero fill may stand for them, and the wrap needs no check.
+  bool wrappedLanesDead = false;
+  // The stride is a kernel parameter axis info cannot prove a multiple of 16 bytes: the kernel checks
+  // that it is a multiple of this many elements before it copies (0: no check).
+  int64_t checkedStrideMultiple = 0;
 };
 
 struct PointerBox {
   const ir::Value* base = nullptr;  // the pointer parameter (hinted, as the tile adds to it)
   std::vector<BoxDim> dims;         // the load's dims, outermost first
 };
+
+// An integer tile that is start + arange along one dim (stride 1, no wrap): what masks compare.
+struct IndexRun {
+  int dim = -1;
+  int64_t size = 0;
+  ScalarForm start;
+};
+
+// A mask conjunct `index < bound` (or `bound > index`) of an index run and a uniform bound.
+struct IndexBound {
+  IndexRun index;
+  ScalarForm bound;
+};
+
+// The conjuncts of a mask (through and, broadcasts and layout conversions), each the bound it is or
+// nothing (any other condition); scalars as forms over `loop`'s iteration (scalar_form.h).
+std::vector<std::optional<IndexBound>> maskConjuncts(const ir::Op& loop, const ir::Value* mask);
 
 // The iteration count atom of a loop: (iv - lower bound) / step, which box starts are written over.
 const ir::Value* iterationAtom(const ir::Op& forOp);

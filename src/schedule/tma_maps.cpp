@@ -39,15 +39,19 @@ std::optional<std::vector<TensorPiece>> tensorPieces(const ir::Op& access) {
   return out;
 }
 
-bool tmaEncodable(const std::vector<TensorPiece>& pieces, int64_t elemBytes, const analysis::AxisInfoAnalysis& axis) {
+bool tmaEncodable(const std::vector<TensorPiece>& pieces, int64_t elemBytes, const analysis::AxisInfoAnalysis& axis,
+                  std::vector<size_t>* checkedStrides) {
   const size_t rank = (pieces.size() - 1) / 2;
   if (pieces[2 * rank].value != 1) return false;  // the contiguous dim last
   auto divisibility = [&](size_t i) -> int64_t {
     return pieces[i].param ? axis.get(pieces[i].hinted).divisibility[0] : lowestBit(*pieces[i].value);
   };
   if (divisibility(0) % 16 != 0) return false;  // a pointer's divisibility is its byte address's
-  for (size_t d = 0; d + 1 < rank; ++d)
-    if ((divisibility(1 + rank + d) * elemBytes) % 16 != 0) return false;
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    if ((divisibility(1 + rank + d) * elemBytes) % 16 == 0) continue;
+    if (!checkedStrides || !pieces[1 + rank + d].param) return false;
+    checkedStrides->push_back(d);
+  }
   return true;
 }
 

@@ -26,8 +26,11 @@ std::optional<std::vector<TensorPiece>> tensorPieces(const ir::Op& access);
 
 // Whether TMA may copy elements of `elemBytes` bytes of that tensor without the launcher refusing the
 // map: the contiguous dim last (the constant stride 1), the base 16-byte aligned and every other stride
-// a multiple of 16 bytes, as far as axis info proves.
-bool tmaEncodable(const std::vector<TensorPiece>& pieces, int64_t elemBytes, const analysis::AxisInfoAnalysis& axis);
+// a multiple of 16 bytes, as far as axis info proves. With `checkedStrides`, a stride that is a kernel
+// parameter not proven aligned is taken too and its dim listed there: the kernel must check it at run
+// time before it copies (tma_versioning.h), the map being guarded.
+bool tmaEncodable(const std::vector<TensorPiece>& pieces, int64_t elemBytes, const analysis::AxisInfoAnalysis& axis,
+                  std::vector<size_t>* checkedStrides = nullptr);
 
 // The index of the kernel's tensor_map over `pieces` with this box, swizzle and guard: one declared
 // already (another copy's of the same tensor), else a new one at the kernel's entry, after the maps

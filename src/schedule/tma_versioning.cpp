@@ -39,6 +39,12 @@ class Check {
     Value* v = emitForm(b_, f, nullptr, nullptr, loc_);
     both(b_.create1(Opcode::Cmp, {v, const_cast<Value*>(limit)}, i1(), {ir::Attr{"pred", std::string("le")}}, loc_));
   }
+  void multipleOf(const Value* v, int64_t k) {  // k a power of two: v & (k - 1) == 0
+    if (std::find(aligned_.begin(), aligned_.end(), std::make_pair(v, k)) != aligned_.end()) return;
+    aligned_.emplace_back(v, k);
+    Value* low = b_.create1(Opcode::And, {const_cast<Value*>(v), b_.intConst(k - 1, i32(), loc_)}, i32(), {}, loc_);
+    both(b_.create1(Opcode::Cmp, {low, b_.intConst(0, i32(), loc_)}, i1(), {ir::Attr{"pred", std::string("eq")}}, loc_));
+  }
   Value* result() {
     if (always_false_) return b_.intConst(0, i1(), loc_);
     return all_ ? all_ : b_.intConst(1, i1(), loc_);
@@ -53,7 +59,8 @@ class Check {
   SourceLoc loc_;
   Value* all_ = nullptr;
   bool always_false_ = false;
-  std::vector<std::pair<const Value*, int64_t>> checked_;
+  std::vector<std::pair<const Value*, int64_t>> checked_;  // parameter, k of atLeast
+  std::vector<std::pair<const Value*, int64_t>> aligned_;  // value, k of multipleOf
 };
 
 Value* checkBoxes(ir::Builder& b, const ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {
@@ -63,9 +70,10 @@ Value* checkBoxes(ir::Builder& b, const ir::Op& forOp, const std::vector<Pointer
     for (const BoxDim& d : l.box.dims) {
       const ScalarForm first = d.start.without(n);  // coordinates only grow from there
       check.atLeast(first, 0);
-      if (d.modulus) check.atMost(ScalarForm(first).add(ScalarForm::of(d.size)), d.modulus);
+      if (d.modulus && !d.wrappedLanesDead) check.atMost(ScalarForm(first).add(ScalarForm::of(d.size)), d.modulus);
       if (d.extentParam) check.atLeast(ScalarForm::atom(d.extentParam), 1);
       if (d.stride) check.atLeast(ScalarForm::atom(unhinted(d.stride)), 1);
+      if (d.checkedStrideMultiple) check.multipleOf(unhinted(d.stride), d.checkedStrideMultiple);
     }
   return check.result();
 }
@@ -129,7 +137,7 @@ bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp) {
   return writes;
 }
 
-bool pointerBoxFitsTma(const PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
+bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
                        const analysis::AxisInfoAnalysis& axis) {
   if (box.dims.size() != 2 || tile.order[0] != 1 || tile.rows() > 256 || ir::bitWidth(elem) < 8) return false;
   std::vector<TensorPiece> pieces{TensorPiece{unhinted(box.base), {}, box.base}};
@@ -139,7 +147,10 @@ bool pointerBoxFitsTma(const PointerBox& box, const layout::WgmmaTile& tile, ir:
     if (d.stride && !isParam(d.stride)) return false;
     pieces.push_back(d.stride ? TensorPiece{unhinted(d.stride), {}, d.stride} : TensorPiece{nullptr, d.strideValue, nullptr});
   }
-  return tmaEncodable(pieces, ir::bitWidth(elem) / 8, axis);
+  std::vector<size_t> checked;
+  if (!tmaEncodable(pieces, ir::bitWidth(elem) / 8, axis, &checked)) return false;
+  for (size_t d : checked) box.dims[d].checkedStrideMultiple = 16 / (ir::bitWidth(elem) / 8);
+  return true;
 }
 
 ir::Op* versionForTma(ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {

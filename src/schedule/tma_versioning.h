@@ -1,7 +1,8 @@
 // TMA copies for pointer-built tiles (sm_90), part of the pipeline pass (pipeline.cpp): a loop whose
 // dot operands are pointer loads that read boxes of tensors (pointer_box.h) runs in two versions,
 //
-//   if (every start >= 0, every `% M` wrap the identity, every extent and stride parameter >= 1) {
+//   if (every start >= 0, every `% M` wrap the identity (unless what it moves reaches no write), every
+//       extent and stride parameter >= 1, every stride axis info cannot prove 16-byte aligned so) {
 //     the loop, its loads carrying TMA descriptions (docs/ir.md, "load"): the pipeline copies them
 //     with TMA through tensor maps the launcher encodes from the kernel's arguments
 //   } else {
@@ -10,8 +11,10 @@
 //
 // The check is uniform over the CTA and made once, before the loop. Where it holds, each TMA copy
 // moves exactly the elements the pointer load reads (TMA's zero fill outside the extents is the mask's
-// `other` of zero); where it fails, the launcher may also have been unable to encode the map (a zero
-// extent or a negative stride), which is why the maps are guarded: passed as zeros then, never read.
+// `other` of zero), except in the lanes of a wrap whose values reach no global write (lane_reach.h),
+// which it zero-fills; where it fails, the launcher may also have been unable to encode the map (a zero
+// extent, a negative stride or one not a multiple of 16 bytes), which is why the maps are guarded:
+// passed as zeros then, never read.
 #pragma once
 #include <vector>
 
@@ -29,10 +32,12 @@ struct PointerTmaLoad {
 
 // Whether a TMA copy can fill a wgmma slot of arrangement `tile` with the box of a load of `elem`
 // tiles: rank 2 with the contiguous dim last (stride 1) and the slot's rows along the other, at most
-// 256 rows, elements of at least 8 bits, strides kernel parameters or constants, and the base and row
-// stride 16-byte aligned as far as axis info proves (the launcher's rules, which it would otherwise
-// refuse the map for).
-bool pointerBoxFitsTma(const PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
+// 256 rows, elements of at least 8 bits, strides kernel parameters or constants, and the base 16-byte
+// aligned as far as axis info proves (the launcher's rules, which it would otherwise refuse the map
+// for). A row stride axis info cannot prove a multiple of 16 bytes (a 3000-element row: the
+// specialization knows only multiples of 16 elements) is marked for the check before the loop
+// (BoxDim::checkedStrideMultiple).
+bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
                        const analysis::AxisInfoAnalysis& axis);
 
 // Whether a global write of the program may come before `forOp`'s loads: a store or atomic (or an

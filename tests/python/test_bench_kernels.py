@@ -97,12 +97,16 @@ def test_attention(backend, rng, causal, n_ctx, d):
 
 
 @pytest.mark.parametrize("backend", TORCH_BACKENDS, indirect=True)
-@pytest.mark.parametrize("M, N, K, lda", [(300, 520, 200, 200), (1, 264, 72, 72), (256, 512, 136, 152), (256, 512, 0, 8)])
+@pytest.mark.parametrize("M, N, K, lda", [(300, 520, 200, 200), (1, 264, 72, 72), (256, 512, 136, 152), (256, 512, 0, 8),
+                                         (130, 264, 100, 100)])
 def test_matmul(backend, rng, M, N, K, lda):
-    # The tutorial matmul at every config: programs whose tile lies inside A and B copy them with TMA on
-    # sm_90 (their `% M` / `% N` wraps are the identity), the edge programs with cp.async; one row (every
-    # program at the edge); a row stride past K (A a slice of a wider matrix); K = 0 (no map can be
-    # encoded: the launcher passes zeros and the kernel takes the cp.async loop, which runs no iteration).
+    # The tutorial matmul at every config. On sm_90 every program copies A and B with TMA where the row
+    # strides are multiples of 16 bytes (checked at run time: none of these is a multiple of 16 elements),
+    # the edge programs too (the rows past M and columns past N, which their `% M` / `% N` wraps would read
+    # from the top, are zero-filled: the store's mask keeps them from memory); one row (every program at
+    # the edge); a row stride past K (A a slice of a wider matrix); K = 0 (no map can be encoded: the
+    # launcher passes zeros and the kernel takes the cp.async loop, which runs no iteration); A's rows of
+    # 200 bytes (not 16-byte aligned: the cp.async loop).
     m = load("matmul")
     wide = rng.standard_normal((M, lda)).astype(np.float16)
     bh = rng.standard_normal((K, N)).astype(np.float16)

@@ -1,21 +1,23 @@
 # TMA copies for pointer-built tiles (schedule/tma_versioning.h): on sm_90a the tutorial matmul's loop runs
-# in two versions. Before it, one check: the row and column starts >= 0, each `% M` / `% N` wrap the
-# identity for this program's tile (start + 64 <= M), every extent and stride parameter >= 1. Where it
-# holds, A and B are copied by TMA through guarded tensor maps over (M, K) and (K, N) with their row
-# strides (K the mask's bound: K - k * 64 + k * 64); the loop no longer carries the pointer tiles. Where it
-# fails, the loop as written, pipelined with cp.async. A row stride not proven 16-byte aligned, or sm_80,
-# keeps the one cp.async loop.
+# in two versions. Before it, one check: the row and column starts >= 0, every extent and stride
+# parameter >= 1. The `% M` / `% N` wraps need none: the store's mask keeps the rows past M and the
+# columns past N from memory (schedule/lane_reach.h), so TMA may zero-fill them. Where the check holds, A
+# and B are copied by TMA through guarded tensor maps over (M, K) and (K, N) with their row strides (K
+# the mask's bound: K - k * 64 + k * 64); the loop no longer carries the pointer tiles. Where it fails,
+# the loop as written, pipelined with cp.async. A row stride not proven 16-byte aligned is checked with
+# the rest (stride_am & 7 == 0); sm_80 keeps the one cp.async loop.
 # RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit ptx --dump-after=pipeline -o %t.ptx 2>&1 | FileCheck %s
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
-# RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ALIGN
 # RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_80 --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # CHECK:      // ----- IR after pipeline -----
 # CHECK:      tensor_map %a_ptr, %M, %K, %stride_am, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 0, swizzle = 128}
 # CHECK:      tensor_map %b_ptr, %K, %N, %stride_bk, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 1, swizzle = 128}
-# CHECK:      cmp %{{[0-9]+}}, %M {pred = "le"}
+# CHECK-NOT:  {pred = "le"}
 # CHECK:      cmp %M, %{{[0-9]+}} {pred = "ge"}
+# CHECK-NOT:  {pred = "le"}
 # CHECK:      cmp %K, %{{[0-9]+}} {pred = "ge"}
-# CHECK:      cmp %{{[0-9]+}}, %N {pred = "le"}
+# CHECK-NOT:  {pred = "le"}
 # CHECK:      [[ACC:%[0-9]+]] = if [[OK:%[0-9]+]] : tensor<64x64xf32
 # CHECK-NOT:  async_copy
 # CHECK:      tma_load
@@ -32,9 +34,35 @@
 # PTX-COUNT-2: .param .align 128 .b8 mm_tmap{{[01]}}[128]
 # PTX:        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 # PTX:        cp.async.cg.shared.global
+# RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 0" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ROWS
+# RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=SUMS
 # RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
 # RUN: kiln compile %s --kernel mm_shifted_mask --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # RUN: kiln compile %s --kernel mm_after_store --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# A row stride the specialization could not prove a multiple of 16 elements: checked at run time (its
+# low three bits zero: 16 bytes of fp16), beside the rest.
+# ALIGN:      // ----- IR after pipeline -----
+# ALIGN:      tensor_map %a_ptr, %M, %K, %stride_am, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 0, swizzle = 128}
+# ALIGN:      [[SEVEN:%[0-9]+]] = constant {value = 7} : i32
+# ALIGN-NEXT: [[LOW:%[0-9]+]] = and %stride_am, [[SEVEN]] : i32
+# ALIGN:      cmp [[LOW]], %{{[0-9]+}} {pred = "eq"}
+# ALIGN:      = if
+# ALIGN:      tma_load
+# ALIGN:      async_copy
+# A store that writes every row (only the columns masked): the rows' wrap keeps its check (start + 64 <=
+# M), the columns' needs none.
+# ROWS:       // ----- IR after pipeline -----
+# ROWS:       cmp %{{[0-9]+}}, %M {pred = "le"}
+# ROWS-NOT:   %N {pred = "le"}
+# ROWS:       = if
+# ROWS:       tma_load
+# The product's rows summed before the store: a row of the sums mixes every column, and which rows reach
+# memory is not followed through a reduction: both wraps keep their checks.
+# SUMS:       // ----- IR after pipeline -----
+# SUMS:       cmp %{{[0-9]+}}, %M {pred = "le"}
+# SUMS:       cmp %{{[0-9]+}}, %N {pred = "le"}
+# SUMS:       = if
+# SUMS:       tma_load
 # Pointers computed from the induction variable in the body: the same boxes (the k coordinate k, the
 # mask's extent K), the rows and columns that nothing bounds with the extent 2^31 - 1.
 # BODY:       // ----- IR after pipeline -----
@@ -76,6 +104,27 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.con
     offs_cn = pid_n * BN + tl.arange(0, BN)
     tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :], acc.to(tl.float16),
              mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def mm_other_epilogue(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr,
+                      BN: tl.constexpr, BK: tl.constexpr, ROW_SUMS: tl.constexpr):
+    offs_am = (tl.program_id(0) * BM + tl.arange(0, BM)) % M
+    offs_bn = (tl.program_id(1) * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        ks = k * BK + offs_k
+        a = tl.load(a_ptr + offs_am[:, None] * stride_am + ks[None, :], mask=ks[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * stride_bk + offs_bn[None, :], mask=ks[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+    if ROW_SUMS:  # the product's rows summed, stored where rows < M
+        rows = tl.program_id(0) * BM + tl.arange(0, BM)
+        tl.store(c_ptr + rows, tl.sum(acc, axis=1).to(tl.float16), mask=rows < M)
+    else:  # every row stored (its wrapped index), the columns masked
+        offs_cn = tl.program_id(1) * BN + tl.arange(0, BN)
+        tl.store(c_ptr + offs_am[:, None] * stride_cm + offs_cn[None, :], acc.to(tl.float16),
+                 mask=offs_cn[None, :] < N)
 
 
 @triton.jit

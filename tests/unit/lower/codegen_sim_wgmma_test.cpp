@@ -11,17 +11,54 @@
 namespace kiln::lower::test {
 namespace {
 
+// Runs a lowered matmul_wgmma_* kernel (one 64x64 program) on M x 80 x 144 with A's row stride `lda`
+// and checks that rows below M are the product and rows from M on are left alone. Which version ran is
+// seen in the values: A's tensor map is encoded over -A, so the TMA version's product is -A·B.
+void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns) {
+  const int N = 80, K = 144, ldb = nMajor ? 96 : 160, ldc = 96;
+  std::vector<float> af = randomFloats(size_t(M) * std::max(lda, K), 31);
+  std::vector<float> bf = randomFloats(size_t(nMajor ? K : N) * ldb, 32);
+  std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(80) * ldc, 0);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
+  std::vector<uint16_t> negated(a.size());
+  for (size_t i = 0; i < a.size(); ++i) negated[i] = uint16_t(a[i] ^ 0x8000);
+  r.buffer("a_ptr", negated);
+  r.buffer("b_ptr", b);
+  const uint64_t cb = r.buffer("c_ptr", c);
+  auto bAt = [&](int k, int n) { return size_t(nMajor ? k * ldb + n : n * ldb + k); };
+  for (auto [name, v] : std::vector<std::pair<const char*, uint64_t>>{
+           {"M", M}, {"N", N}, {"K", K}, {"stride_am", lda}, {"stride_ak", 1},
+           {"stride_bk", nMajor ? ldb : 1}, {"stride_bn", nMajor ? 1 : ldb}, {"stride_cm", ldc}, {"stride_cn", 1}})
+    r.param(name, v);
+  r.encodeTensorMaps();
+  r.buffer("a_ptr", a);  // what the pointer loads read
+  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  std::vector<uint16_t> got = r.read<uint16_t>(cb);
+  for (int m = 0; m < std::min(M, 64); ++m)
+    for (int n = 0; n < 64; ++n) {
+      double want = 0;
+      for (int k = 0; k < K; ++k)
+        want += ir::fromBits(ir::Scalar::F16, a[size_t(m * lda + k)]).f * ir::fromBits(ir::Scalar::F16, b[bAt(k, n)]).f;
+      const double g = ir::fromBits(ir::Scalar::F16, got[size_t(m * ldc + n)]).f;
+      ASSERT_NEAR(g, tmaRuns ? -want : want, 1e-2 + 2e-3 * std::fabs(want)) << m << ", " << n;
+    }
+  for (int m = std::min(M, 64); m < 80; ++m) EXPECT_EQ(got[size_t(m * ldc)], 0) << "row " << m << " is not the program's";
+}
+
 // With M = 80 the program's 64 rows lie inside A, the `% M` wrap of its row indices is the identity,
-// and the pipelined loop (B N-contiguous) copies A and B with TMA through the tensor maps the launcher encodes (the K
-// tail of 16 zero-filled past K); with M = 50 the wrap is not (rows 50..63 read rows 0..13), the check
-// before the loop fails and the cp.async version runs. Either way rows below M are the product and
-// rows from M on are left alone.
+// and the pipelined loop (B N-contiguous) copies A and B with TMA through the tensor maps the launcher
+// encodes (the K tail of 16 zero-filled past K). With M = 50 the wrap is not (rows 50..63 read rows
+// 0..13), but the store's mask keeps those rows of the product from memory (schedule/lane_reach.h), so
+// the TMA version still runs, its copies zero-filling them. With A's row stride 0 (every row A's first)
+// the check before the loop fails (TMA takes no zero stride) and the cp.async version runs.
 TEST(CodegenSimWgmma, MatmulTileOnAWarpgroup) {
   for (bool nMajor : {false, true})
     for (int stages = 1; stages <= 4; ++stages)
-      for (int M : {80, 50}) {
+      for (auto [M, lda] : {std::pair{80, 160}, std::pair{50, 160}, std::pair{50, 0}}) {
         const std::string input = nMajor ? "matmul_wgmma_nmajor" : "matmul_wgmma_kmajor";
-        SCOPED_TRACE(input + " stages " + std::to_string(stages) + " M " + std::to_string(M));
+        SCOPED_TRACE(input + " stages " + std::to_string(stages) + " M " + std::to_string(M) + " lda " +
+                     std::to_string(lda));
         SimRun r(lowerInput(input, 4, stages, ptx::kSm90a));
         EXPECT_GE(count(r.k.ptx, "wgmma.mma_async"), 1);
         EXPECT_EQ(count(r.k.ptx, "mma.sync"), 0);
@@ -31,35 +68,32 @@ TEST(CodegenSimWgmma, MatmulTileOnAWarpgroup) {
         EXPECT_EQ(r.k.ptx.find("cp.async.bulk.tensor") != std::string::npos, tma) << "the TMA version beside it";
         EXPECT_EQ(r.k.tensorMaps.size(), tma ? 2u : 0u);
         for (const TensorMapSpec& s : r.k.tensorMaps) EXPECT_TRUE(s.guarded);
-        if (stages > 1) EXPECT_GE(count(r.k.ptx, "fence.proxy.async"), 1);
-        if (stages > 1) EXPECT_NE(r.k.ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos)
-            << "a matmul keeps one group in flight";
-        const int N = 80, K = 144, lda = 160, ldb = nMajor ? 96 : 160, ldc = 96;
-        std::vector<float> af = randomFloats(size_t(M) * lda, 31), bf = randomFloats(size_t(nMajor ? K : N) * ldb, 32);
-        std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(80) * ldc, 0);
-        for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
-        for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
-        r.buffer("a_ptr", a);
-        r.buffer("b_ptr", b);
-        const uint64_t cb = r.buffer("c_ptr", c);
-        auto bAt = [&](int k, int n) { return size_t(nMajor ? k * ldb + n : n * ldb + k); };
-        for (auto [name, v] : std::vector<std::pair<const char*, uint64_t>>{
-                 {"M", M}, {"N", N}, {"K", K}, {"stride_am", lda}, {"stride_ak", 1},
-                 {"stride_bk", nMajor ? ldb : 1}, {"stride_bn", nMajor ? 1 : ldb}, {"stride_cm", ldc}, {"stride_cn", 1}})
-          r.param(name, v);
-        r.encodeTensorMaps();
-        ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
-        std::vector<uint16_t> got = r.read<uint16_t>(cb);
-        for (int m = 0; m < std::min(M, 64); ++m)
-          for (int n = 0; n < 64; ++n) {
-            double want = 0;
-            for (int k = 0; k < K; ++k)
-              want += ir::fromBits(ir::Scalar::F16, a[size_t(m * lda + k)]).f * ir::fromBits(ir::Scalar::F16, b[bAt(k, n)]).f;
-            const double g = ir::fromBits(ir::Scalar::F16, got[size_t(m * ldc + n)]).f;
-            ASSERT_NEAR(g, want, 1e-2 + 2e-3 * std::fabs(want)) << m << ", " << n;
-          }
-        for (int m = std::min(M, 64); m < 80; ++m) EXPECT_EQ(got[size_t(m * ldc)], 0) << "row " << m << " is not the program's";
+        if (stages > 1) {
+          EXPECT_GE(count(r.k.ptx, "fence.proxy.async"), 1);
+          EXPECT_NE(r.k.ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos)
+              << "a matmul keeps one group in flight";
+        }
+        runTile(r, nMajor, M, lda, tma && lda > 0);
       }
+}
+
+// A row stride axis info proves a multiple of 4 elements only (8 bytes; the launcher's maps need 16):
+// the TMA version checks `stride_am & 7 == 0` before the loop, its slot along A's rows as the tensor
+// runs, though the fallback's registers run along the columns. A stride of 160 takes TMA, 148 the
+// cp.async loop (8-byte copies).
+TEST(CodegenSimWgmma, MatmulTileWithARowStrideCheckedAtRunTime) {
+  std::string text = inputText("matmul_wgmma_nmajor");
+  const std::string hint = "multiple_of %stride_am {values = [16]}";
+  ASSERT_NE(text.find(hint), std::string::npos);
+  text.replace(text.find(hint), hint.size(), "multiple_of %stride_am {values = [4]}");
+  for (int lda : {160, 148}) {
+    SCOPED_TRACE("lda " + std::to_string(lda));
+    SimRun r(lowerText("matmul_wgmma_nmajor", text, 4, 3, ptx::kSm90a));
+    EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor"), std::string::npos);
+    EXPECT_NE(r.k.ptx.find("cp.async.ca.shared.global [%r"), std::string::npos) << "8-byte copies beside it";
+    EXPECT_EQ(r.k.tensorMaps.size(), 2u);
+    runTile(r, true, 50, lda, lda == 160);
+  }
 }
 
 }  // namespace
