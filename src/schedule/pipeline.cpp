@@ -62,14 +62,16 @@ int fastestDim(const LinearLayout& l) {
 
 // The slot arrangement of a load that feeds a wgmma dot as operand a or b (read there through matrix
 // descriptors): wgmma's swizzled tile, contiguous along the dim the load's registers run along (so the
-// copies stay 16 bytes wide), or for a TMA copy (`tma`, or `tensorOrder` for one a load is about to be
-// given) along the tensor's contiguous dim, its last, as TMA writes the box (a row stride axis info
-// cannot prove aligned leaves the registers running along the rows). Nothing when no dot on wgmma reads it or the tile has no such arrangement,
+// copies stay 16 bytes wide), or for a TMA copy along the tensor's contiguous dim, as TMA writes the box:
+// a `tma` load's last, or `contiguous` for a pointer load about to be copied so (a row stride axis info
+// cannot prove aligned leaves the registers running along the rows). Nothing when no dot on wgmma reads
+// it or the tile has no such arrangement,
 // and for the types wgmma reads K-major only (fp8, 8-bit integers) when the load runs along M or N:
 // the slot is then an ordinary one and the dot stages the operand K-major itself. tf32 operands never
 // take a wgmma slot: the copies would land unrounded, and they are rounded in registers on the way.
 // The slot holds the tile as loaded: through a permute (`b.T`), the dot's K is the load's other dim.
-std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx, bool tensorOrder = false) {
+std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx,
+                                           std::optional<int> contiguous = std::nullopt) {
   if (!c.convert) return std::nullopt;
   const Value* operand = c.convert->result(0);
   for (const auto& op : c.convert->parent->ops) {
@@ -77,7 +79,7 @@ std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const Gpu
     std::optional<lower::MmaConfig> cfg = lower::mmaConfig(*op, ctx.numWarps, ctx.target);
     if (!cfg || !cfg->wgmma) return std::nullopt;
     const Type& t = c.load->result(0)->type;
-    const int fast = tensorOrder || c.load->hasAttr("tma") ? t.rank() - 1 : fastestDim(*t.layout);
+    const int fast = contiguous ? *contiguous : c.load->hasAttr("tma") ? t.rank() - 1 : fastestDim(*t.layout);
     if (fast < 0 || t.rank() != 2) return std::nullopt;
     const ptx::WgmmaInput in = *lower::wgmmaInput(t.elem);
     int kDim = op->operand(0) == operand ? 1 : 0;
@@ -212,9 +214,10 @@ class Versioning {
     std::vector<PointerTmaLoad> boxes;
     for (const PipelineCandidate& c : loads.loads) {
       if (c.load->hasAttr("tma")) return false;  // descriptor loads: TMA without a check
-      std::optional<layout::WgmmaTile> tile = wgmmaSlot(c, ctx_, /*tensorOrder=*/true);
-      std::optional<PointerBox> box = tile ? pointerBox(loop, *c.load) : std::nullopt;
-      if (!box) return false;
+      std::optional<PointerBox> box = pointerBox(loop, *c.load);
+      const int contiguous = box ? box->contiguousDim() : -1;
+      std::optional<layout::WgmmaTile> tile = contiguous >= 0 ? wgmmaSlot(c, ctx_, contiguous) : std::nullopt;
+      if (!tile) return false;
       if (!axis_) axis_.emplace(fn_);  // (only for kernels with such loops: it costs a walk of the function)
       if (!pointerBoxFitsTma(*box, *tile, c.load->result(0)->type.elem, *axis_)) return false;
       for (size_t d = 0; d < box->dims.size(); ++d)

@@ -210,6 +210,12 @@ bool maskExtents(Decomposer& dec, const Value* mask, const Value* n, PointerBox&
 
 }  // namespace
 
+int PointerBox::contiguousDim() const {
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (!dims[d].stride && dims[d].strideValue == 1) return int(d);
+  return -1;
+}
+
 const ir::Value* iterationAtom(const ir::Op& forOp) { return forOp.region(0).arg(0); }
 
 std::vector<std::optional<IndexBound>> maskConjuncts(const ir::Op& loop, const ir::Value* mask) {
@@ -282,11 +288,16 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   }
   if (std::find(seen.begin(), seen.end(), false) != seen.end()) return std::nullopt;
   // A uniform summand u (the advance: n * u) moves the coordinates of the dim whose stride it is a
-  // constant multiple of: u = q with the stride 1, or u = q * stride.
+  // multiple of: any u with the stride 1 (`x_tile + k` with k the induction variable), a constant u with
+  // the advance, or u = q * stride.
   auto place = [&](const ScalarForm& u, bool perIteration) {
     for (BoxDim& d : box.dims) {
       if (d.modulus) continue;
       std::optional<int64_t> q;
+      if (!d.stride && d.strideValue == 1 && !perIteration) {
+        d.start.add(u);
+        return true;
+      }
       if (!d.stride && d.strideValue == 1 && u.isConstant()) q = u.constant;
       else if (d.stride && u.constant == 0 && u.terms.size() == 1 && u.terms[0].first == throughLayouts(d.stride)) q = u.terms[0].second;
       if (!q) continue;

@@ -54,6 +54,9 @@ struct BoxDim {
 struct PointerBox {
   const ir::Value* base = nullptr;  // the pointer parameter (hinted, as the tile adds to it)
   std::vector<BoxDim> dims;         // the load's dims, outermost first
+
+  // The dim whose stride is the constant 1, or -1.
+  int contiguousDim() const;
 };
 
 // An integer tile that is start + arange along one dim (stride 1, no wrap): what masks compare.

@@ -78,22 +78,54 @@ Value* checkBoxes(ir::Builder& b, const ir::Op& forOp, const std::vector<Pointer
   return check.result();
 }
 
-// Gives `load` (in the copy, whose induction variable is `iv`) the TMA description of `box`: after its
-// mask and `other` (made explicit when absent), the coordinates, computed in the body, then the base,
-// extents and strides.
-void describe(ir::Op& load, const PointerBox& box, const ir::Op& original, Value* iv) {
+// The box's dims in the tensor's order, its contiguous dim last: the load's, or for a box contiguous
+// along dim 0 (a K-contiguous B, a column-major A) swapped.
+std::vector<size_t> tensorOrder(const PointerBox& box) {
+  if (box.contiguousDim() == 0) return {1, 0};
+  return {0, 1};
+}
+
+// A load of the copy whose box runs along dim 0 replaced by a load of the swapped tile (pointer, mask
+// and `other` permuted) and a permute of its result back: the pipeline copies the swapped tile with TMA
+// in the tensor's order, and the dots read it through the permute as they do a descriptor load's `b.T`.
+ir::Op* swapped(ir::Op& load) {
   ir::Builder b(*load.parent, load.parent->indexOf(&load));
-  const SourceLoc& loc = load.loc;
-  const Type i32 = Type::scalar(Scalar::I32);
-  const Type& ptrType = load.operand(0)->type;
-  if (load.numOperands() < 2) load.operands.push_back(b.intConst(1, ptrType.withElem(Scalar::I1), loc));
-  if (load.numOperands() < 3) {
-    const Type& t = load.result(0)->type;
-    load.operands.push_back(ir::isFloat(t.elem) ? b.floatConst(0.0, t, loc) : b.intConst(0, t, loc));
+  const std::vector<int64_t> swap{1, 0};
+  std::vector<Value*> operands;
+  for (Value* v : load.operands) {
+    const Type t = v->type.permuted(swap);
+    if (v->def && v->def->opcode == Opcode::Constant)  // (a constant `other` stays one: the pipeline asks)
+      operands.push_back(b.create1(Opcode::Constant, {}, t, v->def->attrs, load.loc));
+    else
+      operands.push_back(b.create1(Opcode::Permute, {v}, t, {ir::Attr{"order", swap}}, load.loc));
   }
+  ir::Op* tile = b.create(Opcode::Load, operands, {load.result(0)->type.permuted(swap)}, load.attrs, load.loc);
+  Value* back = b.create1(Opcode::Permute, {tile->result(0)}, load.result(0)->type, {ir::Attr{"order", swap}}, load.loc);
+  ir::replaceAllUses(*load.parent, load.result(0), back);
+  load.parent->remove(&load);
+  return tile;
+}
+
+// Gives `copied` (a load of the copy, whose induction variable is `iv`) the TMA description of `box`:
+// after its mask and `other` (made explicit when absent), the coordinates, computed in the body, then
+// the base, extents and strides, in the tensor's order (the load swapped first where that is not its).
+void describe(ir::Op& copied, const PointerBox& box, const ir::Op& originalLoop, Value* iv) {
+  ir::Builder b(*copied.parent, copied.parent->indexOf(&copied));
+  const SourceLoc& loc = copied.loc;
+  const Type i32 = Type::scalar(Scalar::I32);
+  const Type& ptrType = copied.operand(0)->type;
+  if (copied.numOperands() < 2) copied.operands.push_back(b.intConst(1, ptrType.withElem(Scalar::I1), loc));
+  if (copied.numOperands() < 3) {
+    const Type& t = copied.result(0)->type;
+    copied.operands.push_back(ir::isFloat(t.elem) ? b.floatConst(0.0, t, loc) : b.intConst(0, t, loc));
+  }
+  const std::vector<size_t> order = tensorOrder(box);
+  ir::Op& load = order[0] == 0 ? copied : *swapped(copied);
+  b.setInsertionPointBefore(&load);
   std::vector<Value*> coords, extents, strides;
-  for (const BoxDim& d : box.dims) {
-    coords.push_back(emitForm(b, d.start, &original, iv, loc));
+  for (size_t i : order) {
+    const BoxDim& d = box.dims[i];
+    coords.push_back(emitForm(b, d.start, &originalLoop, iv, loc));
     extents.push_back(d.extentParam ? const_cast<Value*>(d.extentParam) : b.intConst(d.extentValue, i32, loc));
     strides.push_back(d.stride ? const_cast<Value*>(d.stride) : b.intConst(d.strideValue, i32, loc));
   }
@@ -139,17 +171,22 @@ bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp) {
 
 bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
                        const analysis::AxisInfoAnalysis& axis) {
-  if (box.dims.size() != 2 || tile.order[0] != 1 || tile.rows() > 256 || ir::bitWidth(elem) < 8) return false;
+  if (box.dims.size() != 2 || tile.order[0] != box.contiguousDim() || tile.rows() > 256 || ir::bitWidth(elem) < 8)
+    return false;
+  const std::vector<size_t> order = tensorOrder(box);
   std::vector<TensorPiece> pieces{TensorPiece{unhinted(box.base), {}, box.base}};
-  for (const BoxDim& d : box.dims)
+  for (size_t i : order) {
+    const BoxDim& d = box.dims[i];
     pieces.push_back(d.extentParam ? TensorPiece{d.extentParam, {}, d.extentParam} : TensorPiece{nullptr, d.extentValue, nullptr});
-  for (const BoxDim& d : box.dims) {
+  }
+  for (size_t i : order) {
+    const BoxDim& d = box.dims[i];
     if (d.stride && !isParam(d.stride)) return false;
     pieces.push_back(d.stride ? TensorPiece{unhinted(d.stride), {}, d.stride} : TensorPiece{nullptr, d.strideValue, nullptr});
   }
   std::vector<size_t> checked;
   if (!tmaEncodable(pieces, ir::bitWidth(elem) / 8, axis, &checked)) return false;
-  for (size_t d : checked) box.dims[d].checkedStrideMultiple = 16 / (ir::bitWidth(elem) / 8);
+  for (size_t d : checked) box.dims[order[d]].checkedStrideMultiple = 16 / (ir::bitWidth(elem) / 8);
   return true;
 }
 

@@ -36,6 +36,7 @@
 # PTX:        cp.async.cg.shared.global
 # RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 0" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ROWS
 # RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=SUMS
+# RUN: kiln compile %s --kernel mm_b_k_contiguous --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BT
 # RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
 # RUN: kiln compile %s --kernel mm_shifted_mask --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # RUN: kiln compile %s --kernel mm_after_store --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
@@ -63,6 +64,18 @@
 # SUMS:       cmp %{{[0-9]+}}, %N {pred = "le"}
 # SUMS:       = if
 # SUMS:       tma_load
+# B stored K-contiguous (`x @ w.T` with w [N, K]): its tensor runs along k, so the copy reads the box
+# with its dims swapped, a map over (N, K) with the row stride stride_wn, N rows of 64 k each, K-major
+# in the slot; the dot reads the slot through a shared_permute.
+# BT:         // ----- IR after pipeline -----
+# BT:         tensor_map %x_ptr, %M, %K, %stride_xm, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 0, swizzle = 128}
+# BT:         tensor_map %w_ptr, %N, %K, %stride_wn, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 1, swizzle = 128}
+# BT:         = if
+# BT:         tma_load {{.*}} {map = 1}
+# BT:         for
+# BT:         shared_permute {{.*}} {order = [1, 0]}
+# BT:         mma
+# BT:         async_copy
 # Pointers computed from the induction variable in the body: the same boxes (the k coordinate k, the
 # mask's extent K), the rows and columns that nothing bounds with the extent 2^31 - 1.
 # BODY:       // ----- IR after pipeline -----
@@ -125,6 +138,26 @@ def mm_other_epilogue(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride
         offs_cn = tl.program_id(1) * BN + tl.arange(0, BN)
         tl.store(c_ptr + offs_am[:, None] * stride_cm + offs_cn[None, :], acc.to(tl.float16),
                  mask=offs_cn[None, :] < N)
+
+
+@triton.jit
+def mm_b_k_contiguous(x_ptr, w_ptr, y_ptr, M, N, K, stride_xm, stride_wn, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr):
+    # y = x @ w.T with w [N, K] row-major: the B tile [BK, BN] runs along k.
+    rows = (tl.program_id(0) * BM + tl.arange(0, BM)) % M
+    cols = (tl.program_id(1) * BN + tl.arange(0, BN)) % N
+    ks = tl.arange(0, BK)
+    x_tile = x_ptr + rows[:, None] * stride_xm + ks[None, :]
+    w_tile = w_ptr + cols[None, :] * stride_wn + ks[:, None]
+    y = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        x = tl.load(x_tile + k0, mask=(ks[None, :] + k0) < K, other=0.0)
+        w = tl.load(w_tile + k0, mask=(ks[:, None] + k0) < K, other=0.0)
+        y = tl.dot(x, w, y)
+    out_rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    out_cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    tl.store(y_ptr + out_rows[:, None] * N + out_cols[None, :], y.to(tl.float16),
+             mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
 
 
 @triton.jit

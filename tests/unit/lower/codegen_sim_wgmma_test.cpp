@@ -63,8 +63,8 @@ TEST(CodegenSimWgmma, MatmulTileOnAWarpgroup) {
         EXPECT_GE(count(r.k.ptx, "wgmma.mma_async"), 1);
         EXPECT_EQ(count(r.k.ptx, "mma.sync"), 0);
         EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, stages > 1);
-        // (B K-contiguous, its rows along the tile's contiguous dim, takes no TMA copy yet; nor then does A)
-        const bool tma = stages > 1 && nMajor;
+        // (B K-contiguous is copied with its dims swapped: boxes of N rows of K elements, K-major in the slot)
+        const bool tma = stages > 1;
         EXPECT_EQ(r.k.ptx.find("cp.async.bulk.tensor") != std::string::npos, tma) << "the TMA version beside it";
         EXPECT_EQ(r.k.tensorMaps.size(), tma ? 2u : 0u);
         for (const TensorMapSpec& s : r.k.tensorMaps) EXPECT_TRUE(s.guarded);
