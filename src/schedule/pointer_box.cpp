@@ -11,7 +11,8 @@ using ir::Value;
 namespace {
 
 // One summand of an integer offset tile: (start + arange + j) * stride along `dim`, j = 0 .. size - 1
-// (the arange's own start folded into `start`), or with dim < 0 a uniform scalar `start`.
+// (the arange's own start folded into `start`), or with dim < 0 a uniform scalar `start` (times a
+// `stride` parameter where there is one: `pid_m * BM * stride_am` added to a base).
 struct Term {
   int dim = -1;
   int64_t size = 0;
@@ -23,6 +24,18 @@ struct Term {
 
 bool isLayoutOnly(Opcode op) { return op == Opcode::ConvertLayout || ir::familyOf(op) == ir::Family::Hint; }
 
+// `v` with layout conversions and hints looked through.
+const Value* throughLayouts(const Value* v) {
+  while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
+  return v;
+}
+
+// A kernel parameter of type i32 (hints looked through), or null.
+const Value* i32Param(const Value* v) {
+  v = throughLayouts(v);
+  return v->isBlockArg() && v->owner->parentFunc && v->type.elem == ir::Scalar::I32 && !v->type.isTensor() ? v : nullptr;
+}
+
 class Decomposer {
  public:
   explicit Decomposer(const ir::Op& loop) : loop_(loop) {}
@@ -33,7 +46,12 @@ class Decomposer {
   std::optional<std::vector<Term>> terms(const Value* v) {
     while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
     if (!v->type.isTensor()) {
-      std::optional<ScalarForm> f = scalarForm(v, &loop_);
+      if (v->def && v->def->opcode == Opcode::Mul) {  // a product of two forms: u * a stride parameter?
+        std::optional<ScalarForm> a = form(v->def->operand(0)), b = form(v->def->operand(1));
+        if (a && b && !a->isConstant() && !b->isConstant())
+          if (std::optional<std::vector<Term>> t = scaled(v->def->operand(0), v->def->operand(1))) return t;
+      }
+      std::optional<ScalarForm> f = scalarForm(v, &loop_);  // (what it cannot see into is an atom)
       if (!f) return std::nullopt;
       return std::vector<Term>{Term{-1, 0, *f}};
     }
@@ -86,7 +104,7 @@ class Decomposer {
     Term out;
     for (const Term& t : *in) {
       if (t.dim < 0) {
-        if (out.modulus || out.stride || out.strideValue != 1) return std::nullopt;
+        if (t.stride || out.modulus || out.stride || out.strideValue != 1) return std::nullopt;
         out.start.add(t.start);
         continue;
       }
@@ -115,9 +133,15 @@ class Decomposer {
       if (!s && !c) continue;
       std::optional<std::vector<Term>> in = terms(a);
       if (!in) return std::nullopt;
-      if (in->size() == 1 && (*in)[0].dim < 0) {  // a uniform product: its own form
+      if (in->size() == 1 && (*in)[0].dim < 0) {  // a uniform product: its own form, or times a stride
+        if ((*in)[0].stride) return std::nullopt;
         std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
-        if (!k || (!k->isConstant() && !(*in)[0].start.isConstant())) return std::nullopt;
+        if (!k) return std::nullopt;
+        if (!k->isConstant() && !(*in)[0].start.isConstant()) {
+          if (!s || !i32Param(s)) continue;  // (the other way round, the parameter may be `a`)
+          (*in)[0].stride = s;
+          return in;
+        }
         (*in)[0].start = k->isConstant() ? (*in)[0].start.scaled(k->constant) : k->scaled((*in)[0].start.constant);
         return in;
       }
@@ -132,11 +156,6 @@ class Decomposer {
   }
 };
 
-// `v` with layout conversions and hints looked through.
-const Value* throughLayouts(const Value* v) {
-  while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
-  return v;
-}
 
 bool definedIn(const Value* v, const ir::Block& body) {
   const ir::Block* b = v->def ? v->def->parent : v->owner;
@@ -145,17 +164,13 @@ bool definedIn(const Value* v, const ir::Block& body) {
   return false;
 }
 
-// A kernel parameter of type i32 (hints looked through), or null.
-const Value* i32Param(const Value* v) {
-  v = throughLayouts(v);
-  return v->isBlockArg() && v->owner->parentFunc && v->type.elem == ir::Scalar::I32 && !v->type.isTensor() ? v : nullptr;
-}
 
 std::optional<IndexRun> indexRun(Decomposer& dec, const Value* index) {
   std::optional<std::vector<Term>> terms = dec.terms(index);
   if (!terms) return std::nullopt;
   IndexRun run;
   for (const Term& t : *terms) {
+    if (t.dim < 0 && t.stride) return std::nullopt;
     if (t.dim >= 0 && run.dim >= 0) return std::nullopt;
     if (t.dim >= 0 && (t.stride || t.strideValue != 1 || t.modulus)) return std::nullopt;
     if (t.dim >= 0) {
@@ -244,7 +259,8 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
       const Value* next = throughLayouts(y->operand(p->index - 1));
       if (advance || !next->def || next->def->opcode != Opcode::PtrAdd || throughLayouts(next->def->operand(0)) != p) return std::nullopt;
       std::optional<std::vector<Term>> step = dec.terms(next->def->operand(1));
-      if (!step || step->size() != 1 || (*step)[0].dim >= 0 || (*step)[0].start.coefficient(n) != 0) return std::nullopt;
+      if (!step || step->size() != 1 || (*step)[0].dim >= 0 || (*step)[0].stride || (*step)[0].start.coefficient(n) != 0)
+        return std::nullopt;
       advance = (*step)[0].start;
       p = forOp.operand(3 + (p->index - 1));
       continue;
@@ -254,8 +270,14 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
       p = p->def->operand(0);
       continue;
     }
-    if (p->def->opcode == Opcode::Splat) {
+    if (p->def->opcode == Opcode::Splat) {  // the base, a parameter plus scalar offsets (`a_ptr += ...`)
       const Value* base = p->def->operand(0);
+      for (; throughLayouts(base)->def && throughLayouts(base)->def->opcode == Opcode::PtrAdd;
+           base = throughLayouts(base)->def->operand(0)) {
+        std::optional<std::vector<Term>> t = dec.terms(throughLayouts(base)->def->operand(1));
+        if (!t) return std::nullopt;
+        terms.insert(terms.end(), t->begin(), t->end());
+      }
       if (!throughLayouts(base)->isBlockArg() || !throughLayouts(base)->owner->parentFunc) return std::nullopt;
       box.base = base;
       break;
@@ -271,10 +293,10 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   // One term per dim; uniform summands go to the dim whose stride they are a multiple of.
   box.dims.resize(size_t(rank));
   std::vector<bool> seen(size_t(rank), false);
-  std::vector<ScalarForm> uniform;
+  std::vector<std::pair<ScalarForm, const Value*>> uniform;  // u, or u * stride
   for (const Term& t : terms) {
     if (t.dim < 0) {
-      uniform.push_back(t.start);
+      uniform.emplace_back(t.start, t.stride);
       continue;
     }
     if (t.dim >= rank || seen[size_t(t.dim)] || t.size != load.result(0)->type.shape[size_t(t.dim)]) return std::nullopt;
@@ -288,27 +310,37 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   }
   if (std::find(seen.begin(), seen.end(), false) != seen.end()) return std::nullopt;
   // A uniform summand u (the advance: n * u) moves the coordinates of the dim whose stride it is a
-  // multiple of: any u with the stride 1 (`x_tile + k` with k the induction variable), a constant u with
-  // the advance, or u = q * stride.
-  auto place = [&](const ScalarForm& u, bool perIteration) {
+  // multiple of: u * stride with that stride parameter, u = q * stride, or a constant u with the stride
+  // 1; any other u (not the advance) the stride-1 dim's, which reads the same addresses (`x_tile + k`,
+  // k the induction variable).
+  auto place = [&](const ScalarForm& u, const Value* stride, bool perIteration) {
     for (BoxDim& d : box.dims) {
       if (d.modulus) continue;
-      std::optional<int64_t> q;
-      if (!d.stride && d.strideValue == 1 && !perIteration) {
-        d.start.add(u);
-        return true;
+      if (stride) {
+        if (d.stride && throughLayouts(d.stride) == throughLayouts(stride) && !perIteration) {
+          d.start.add(u);
+          return true;
+        }
+        continue;
       }
+      std::optional<int64_t> q;
       if (!d.stride && d.strideValue == 1 && u.isConstant()) q = u.constant;
       else if (d.stride && u.constant == 0 && u.terms.size() == 1 && u.terms[0].first == throughLayouts(d.stride)) q = u.terms[0].second;
       if (!q) continue;
       d.start.add(perIteration ? ScalarForm::atom(n).scaled(*q) : ScalarForm::of(*q));
       return true;
     }
-    return !perIteration && u.isConstant() && u.constant == 0;
+    if (stride || perIteration) return false;
+    for (BoxDim& d : box.dims)
+      if (!d.modulus && !d.stride && d.strideValue == 1) {
+        d.start.add(u);
+        return true;
+      }
+    return u.isConstant() && u.constant == 0;
   };
-  for (const ScalarForm& u : uniform)
-    if (!place(u, false)) return std::nullopt;
-  if (advance && !place(*advance, true)) return std::nullopt;
+  for (const auto& [u, stride] : uniform)
+    if (!place(u, stride, false)) return std::nullopt;
+  if (advance && !place(*advance, nullptr, true)) return std::nullopt;
 
   // The mask: a conjunction of `index < bound` along single dims, each TMA's extent for that dim.
   if (load.numOperands() > 1 && !maskExtents(dec, load.operand(1), n, box)) return std::nullopt;

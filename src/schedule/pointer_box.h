@@ -12,9 +12,11 @@
 // reads, in iteration n, the box of BM x BK elements at coordinates (pid_m * BM, n * BK) of the tensor
 // a_ptr[M, K] with row stride stride_am, where the mask is exactly TMA's bound on the k coordinate
 // (K - n * BK + n * BK = K) and the `% M` wrap is the identity while pid_m * BM + BM <= M. A box is
-// found when the pointer is a base parameter plus one term (start + arange) * stride per dim, started
-// before the loop and advanced by a fixed number of elements along one dim per iteration (or computed
-// from the induction variable), and the mask, if any, bounds dims by values that make such an extent.
+// found when the pointer is a base parameter plus one term (start + arange) * stride per dim and
+// uniform offsets (`a_ptr += pid_m * BM * stride_am`: u * stride moves that stride's dim by u, any other
+// offset the stride-1 dim, whose addresses it is), started before the loop and advanced by a fixed
+// number of elements along one dim per iteration (or computed from the induction variable), and the
+// mask, if any, bounds dims by values that make such an extent.
 // Scalars are compared as linear forms over the values they are computed from (scalar_form.h).
 #pragma once
 #include <cstdint>

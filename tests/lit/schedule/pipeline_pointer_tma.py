@@ -37,6 +37,7 @@
 # RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 0" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ROWS
 # RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=SUMS
 # RUN: kiln compile %s --kernel mm_b_k_contiguous --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BT
+# RUN: kiln compile %s --kernel mm_offset_bases --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BASES
 # RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
 # RUN: kiln compile %s --kernel mm_shifted_mask --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # RUN: kiln compile %s --kernel mm_after_store --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
@@ -76,6 +77,16 @@
 # BT:         shared_permute {{.*}} {order = [1, 0]}
 # BT:         mma
 # BT:         async_copy
+# Bases moved to the program's tile first (`a_ptr += pid_m * BM * stride_am`, a uniform offset times
+# the row stride): the offsets are the boxes' first coordinates (pid_m * 64 rows, pid_n * 64 columns),
+# the tensors the parameters themselves; rows and columns nothing bounds get the extent 2^31 - 1.
+# BASES:      // ----- IR after pipeline -----
+# BASES:      [[UNBOUNDED:%[0-9]+]] = constant {value = 2147483647} : i64
+# BASES:      tensor_map %a_ptr, [[UNBOUNDED]], %K, %stride_am, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 0, swizzle = 128}
+# BASES:      tensor_map %b_ptr, %K, {{%[0-9]+}}, %stride_bk, %{{[0-9]+}} {box = [64, 64], guarded = 1, index = 1, swizzle = 128}
+# BASES:      = if
+# BASES:      tma_load
+# BASES:      async_copy
 # Pointers computed from the induction variable in the body: the same boxes (the k coordinate k, the
 # mask's extent K), the rows and columns that nothing bounds with the extent 2^31 - 1.
 # BODY:       // ----- IR after pipeline -----
@@ -158,6 +169,26 @@ def mm_b_k_contiguous(x_ptr, w_ptr, y_ptr, M, N, K, stride_xm, stride_wn, BM: tl
     out_cols = tl.program_id(1) * BN + tl.arange(0, BN)
     tl.store(y_ptr + out_rows[:, None] * N + out_cols[None, :], y.to(tl.float16),
              mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+
+
+@triton.jit
+def mm_offset_bases(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr,
+                    BN: tl.constexpr, BK: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    a_ptr += pid_m * BM * stride_am
+    b_ptr += pid_n * BN
+    c_ptr += pid_m * BM * stride_cm + pid_n * BN
+    rows, cols, ks = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :]
+    b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(tl.load(a_tile, mask=ks[None, :] < K - k * BK, other=0.0),
+                     tl.load(b_tile, mask=ks[:, None] < K - k * BK, other=0.0), acc)
+        a_tile += BK
+        b_tile += BK * stride_bk
+    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to(tl.float16),
+             mask=((pid_m * BM + rows)[:, None] < M) & ((pid_n * BN + cols)[None, :] < N))
 
 
 @triton.jit

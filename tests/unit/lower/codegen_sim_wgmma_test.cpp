@@ -11,14 +11,15 @@
 namespace kiln::lower::test {
 namespace {
 
-// Runs a lowered matmul_wgmma_* kernel (one 64x64 program) on M x 80 x 144 with A's row stride `lda`
-// and checks that rows below M are the product and rows from M on are left alone. Which version ran is
-// seen in the values: A's tensor map is encoded over -A, so the TMA version's product is -A·B.
-void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns) {
-  const int N = 80, K = 144, ldb = nMajor ? 96 : 160, ldc = 96;
+// Runs program `pid` (rows 64 * pid on, columns 0..63) of a lowered matmul_wgmma_* kernel on M x 80 x
+// 144 with A's row stride `lda` and checks that its rows below M are the product and every other row is
+// left alone. Which version ran is seen in the values: A's tensor map is encoded over -A, so the TMA
+// version's product is -A·B.
+void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0) {
+  const int N = 80, K = 144, ldb = nMajor ? 96 : 160, ldc = 96, rowsC = std::max(M, 80);
   std::vector<float> af = randomFloats(size_t(M) * std::max(lda, K), 31);
   std::vector<float> bf = randomFloats(size_t(nMajor ? K : N) * ldb, 32);
-  std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(80) * ldc, 0);
+  std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(rowsC) * ldc, 0);
   for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
   for (size_t i = 0; i < b.size(); ++i) b[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(bf[i])));
   std::vector<uint16_t> negated(a.size());
@@ -33,9 +34,10 @@ void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns) {
     r.param(name, v);
   r.encodeTensorMaps();
   r.buffer("a_ptr", a);  // what the pointer loads read
-  ASSERT_EQ(r.sim.run(), "") << r.k.ptx;
+  ASSERT_EQ(r.sim.run({uint64_t(pid), 0, 0}, {uint64_t(pid) + 1, 1, 1}), "") << r.k.ptx;
   std::vector<uint16_t> got = r.read<uint16_t>(cb);
-  for (int m = 0; m < std::min(M, 64); ++m)
+  const int first = 64 * pid, end = std::min(M, first + 64);
+  for (int m = first; m < end; ++m)
     for (int n = 0; n < 64; ++n) {
       double want = 0;
       for (int k = 0; k < K; ++k)
@@ -43,7 +45,8 @@ void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns) {
       const double g = ir::fromBits(ir::Scalar::F16, got[size_t(m * ldc + n)]).f;
       ASSERT_NEAR(g, tmaRuns ? -want : want, 1e-2 + 2e-3 * std::fabs(want)) << m << ", " << n;
     }
-  for (int m = std::min(M, 64); m < 80; ++m) EXPECT_EQ(got[size_t(m * ldc)], 0) << "row " << m << " is not the program's";
+  for (int m = 0; m < rowsC; ++m)
+    if (m < first || m >= end) EXPECT_EQ(got[size_t(m * ldc)], 0) << "row " << m << " is not the program's";
 }
 
 // With M = 80 the program's 64 rows lie inside A, the `% M` wrap of its row indices is the identity,
@@ -51,14 +54,16 @@ void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns) {
 // encodes (the K tail of 16 zero-filled past K). With M = 50 the wrap is not (rows 50..63 read rows
 // 0..13), but the store's mask keeps those rows of the product from memory (schedule/lane_reach.h), so
 // the TMA version still runs, its copies zero-filling them. With A's row stride 0 (every row A's first)
-// the check before the loop fails (TMA takes no zero stride) and the cp.async version runs.
+// the check before the loop fails (TMA takes no zero stride) and the cp.async version runs. Program 1
+// of M = 80 has rows 64..79 inside A and 80..127 wrapped.
 TEST(CodegenSimWgmma, MatmulTileOnAWarpgroup) {
   for (bool nMajor : {false, true})
     for (int stages = 1; stages <= 4; ++stages)
-      for (auto [M, lda] : {std::pair{80, 160}, std::pair{50, 160}, std::pair{50, 0}}) {
+      for (auto [M, lda, pid] : {std::tuple{80, 160, 0}, std::tuple{80, 160, 1}, std::tuple{50, 160, 0},
+                                 std::tuple{50, 0, 0}}) {
         const std::string input = nMajor ? "matmul_wgmma_nmajor" : "matmul_wgmma_kmajor";
         SCOPED_TRACE(input + " stages " + std::to_string(stages) + " M " + std::to_string(M) + " lda " +
-                     std::to_string(lda));
+                     std::to_string(lda) + " program " + std::to_string(pid));
         SimRun r(lowerInput(input, 4, stages, ptx::kSm90a));
         EXPECT_GE(count(r.k.ptx, "wgmma.mma_async"), 1);
         EXPECT_EQ(count(r.k.ptx, "mma.sync"), 0);
@@ -73,7 +78,7 @@ TEST(CodegenSimWgmma, MatmulTileOnAWarpgroup) {
           EXPECT_NE(r.k.ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos)
               << "a matmul keeps one group in flight";
         }
-        runTile(r, nMajor, M, lda, tma && lda > 0);
+        runTile(r, nMajor, M, lda, tma && lda > 0, pid);
       }
 }
 
@@ -94,6 +99,23 @@ TEST(CodegenSimWgmma, MatmulTileWithARowStrideCheckedAtRunTime) {
     EXPECT_EQ(r.k.tensorMaps.size(), 2u);
     runTile(r, true, 50, lda, lda == 160);
   }
+}
+
+// A's tile addressed from a base moved to the program's rows (`a_ptr += pid_m * 64 * stride_am`, the
+// rows then 0..63, unwrapped): the TMA copy's row coordinate is pid_m * 64, the offset's factor of the
+// row stride (schedule/pointer_box.h). Program 1 of a 128-row matmul, its rows 64..127.
+TEST(CodegenSimWgmma, MatmulTileFromAnOffsetBase) {
+  std::string text = inputText("matmul_wgmma_nmajor");
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"%40 = expand_dims %33 {axis = 1}", "%40 = expand_dims %29 {axis = 1}"},
+           {"  %47 = splat %0 :", "  %a_off = mul %28, %6 : i32\n  %a_base = ptr_add %0, %a_off : ptr<f16>\n  %47 = splat %a_base :"}}) {
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+  }
+  SimRun r(lowerText("matmul_offset_base", text, 4, 3, ptx::kSm90a));
+  EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor"), std::string::npos);
+  EXPECT_EQ(r.k.tensorMaps.size(), 2u);
+  runTile(r, true, 128, 160, true, 1);
 }
 
 }  // namespace
