@@ -138,6 +138,15 @@ class Autotuner(KernelInterface):
         key += [str(a.dtype) for a in all_args.values() if hasattr(a, "dtype")]
         return tuple(key)
 
+    @staticmethod
+    def _slot(key, all_args):
+        """The in-memory cache's key: `key`, and for GPU arguments their device ("cuda:1"), since two
+        GPUs of one process may differ (the disk cache, keyed by the device's name and architecture,
+        still serves a second one of the same kind without timing again)."""
+        device = next((a.get_device() for a in all_args.values()
+                       if getattr(a, "is_cuda", False) and hasattr(a, "get_device")), None)
+        return key if device is None else key + (f"cuda:{device}",)
+
     def prune_configs(self, kwargs, nargs=None):
         configs = self.configs
         if self.early_config_prune:
@@ -182,9 +191,10 @@ class Autotuner(KernelInterface):
         nargs = dict(zip(self.arg_names, args))
         all_args = {**nargs, **kwargs}
         key = self._key(all_args)
-        if key not in self.cache:
-            self.cache[key] = self._tune(key, args, nargs, all_args, grid, kwargs)
-        config = self.cache[key]
+        slot = self._slot(key, all_args)
+        if slot not in self.cache:
+            self.cache[slot] = self._tune(key, args, nargs, all_args, grid, kwargs)
+        config = self.cache[slot]
         self.best_config = config
         if config.pre_hook:
             config.pre_hook({**nargs, **kwargs, **config.all_kwargs()})

@@ -94,6 +94,24 @@ def test_key_includes_dtypes():
     assert {k[1] for k in tuned_add.cache} == {"float32", "float64"}
 
 
+def test_results_are_kept_per_gpu():
+    # Arguments on cuda:0 and cuda:1 tune apart (the devices may differ); host arrays key as before.
+    class OnGpu:
+        is_cuda = True
+        dtype = "torch.float16"
+
+        def __init__(self, device):
+            self.device = device
+
+        def get_device(self):
+            return self.device
+
+    key = tuned_add._key({"n": 64})
+    assert tuned_add._slot(key, {"x": OnGpu(0), "n": 64}) == key + ("cuda:0",)
+    assert tuned_add._slot(key, {"x": OnGpu(1), "n": 64}) == key + ("cuda:1",)
+    assert tuned_add._slot(key, {"x": np.ones(4), "n": 64}) == key
+
+
 def test_prune_configs_by():
     seen = {}
 
