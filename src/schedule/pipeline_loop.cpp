@@ -82,7 +82,12 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
 }
 
 void LoopRewrite::run() {
-  wsRoot_ = specializationRoot(for_, ctx_, tma(), asyncDot_ != nullptr);
+  int64_t slotBytes = 0;
+  for (const PipelinedLoad& p : pipelined_) {
+    const ir::Type& t = p.c.load->result(0)->type;
+    slotBytes += t.numel() * ir::bitWidth(t.elem) / 8 * stages_;
+  }
+  wsRoot_ = specializationRoot(for_, ctx_, tma(), asyncDot_ != nullptr, slotBytes);
   slot_ = body_.addArg(Type::scalar(Scalar::I32));
   if (tma()) phase_ = body_.addArg(Type::scalar(Scalar::I32));
   prologue();

@@ -1,7 +1,8 @@
 // The pipeline pass's warp-specialized form of a TMA loop (see warp_specialize.cpp for the partitions it
 // is then split into). A loop that asks for warp specialization (`tl.range(..., warp_specialize=True)`),
 // or whose top-level enclosing loop asks for it while holding it directly in its body (tutorial 09's
-// persistent tile loop around its k loop), gets no prologue copies and no drain: each iteration copies
+// persistent tile loop around its k loop), or that is the TMA version of a pointer-built loop (in the
+// then-region of its check's top-level `if`, tma_versioning.h), gets no prologue copies and no drain: each iteration copies
 // its own tiles once the consumers released the slot's previous round, so a producer may run any number
 // of iterations ahead, across the root loop's iterations too, as far as the slots allow:
 //
@@ -26,11 +27,18 @@ using ir::Scalar;
 using ir::Type;
 using ir::Value;
 
-ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bool tmaCopies, bool asyncDot) {
+ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bool tmaCopies, bool asyncDot,
+                                        int64_t slotBytes) {
   if (!tmaCopies || !asyncDot || !warpSpecializable(ctx)) return nullptr;
   ir::Op* root = &forOp;
-  if (!forOp.parent->parentFunc) {  // nested: directly in the body of a top-level loop
-    root = forOp.parentOp();
+  ir::Op* around = forOp.parentOp();
+  const bool checked = around && around->opcode == Opcode::If && around->parent->parentFunc &&
+                       forOp.parent == &around->region(0);  // the TMA version of a pointer-built loop
+  // Its slots then go before the check's `if` (the producer copies into them), live beside the
+  // cp.async version's instead of sharing their bytes: only where both fit.
+  if (checked && 2 * slotBytes > maxSharedPerBlock(ctx.target)) return nullptr;
+  if (!forOp.parent->parentFunc && !checked) {  // nested: directly in the body of a top-level loop
+    root = around;
     if (!root || root->opcode != Opcode::For || !root->parent->parentFunc || forOp.parent != &root->region(0))
       return nullptr;
   }
@@ -38,7 +46,7 @@ ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bo
   // The compile option picks the first loop nest that can take it, unless a loop asks by itself.
   if (!ctx.warpSpecialize) return nullptr;
   bool asked = false;
-  ir::walk(*root->parent->parentFunc, [&](ir::Op& op) { asked = asked || op.intAttrOr("warp_specialize", 0); });
+  ir::walk(*root->parent->function(), [&](ir::Op& op) { asked = asked || op.intAttrOr("warp_specialize", 0); });
   if (asked) return nullptr;
   root->setAttr("warp_specialize", int64_t(1));
   return root;

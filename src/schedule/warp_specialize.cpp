@@ -13,6 +13,10 @@
 // loop's iterations too (a persistent kernel's next tile loads while the consumers store the last). The
 // CTA then has num_warps + 4 warps.
 //
+// The root may also be the TMA version of a pointer-built loop, in the then-region of its check's
+// top-level `if` (tma_versioning.h): the setup before it moves before the `if`, the consumers run the
+// whole `if` and the producer's skeleton sits in an `if` on the same check.
+//
 // Applies when everything the producer needs (loop bounds, coordinates, slots, phases) is scalar code in
 // the loop bodies of the nest or shared setup before the root (kernel parameters, program ids, constants,
 // tensor maps, buffers, mbarriers); the code before the root that is not such setup moves into the
@@ -42,6 +46,21 @@ const Value* bufferOf(const Value* slot) {
   return slot->def && slot->def->opcode == Opcode::SharedSlot ? slot->def->operand(0) : nullptr;
 }
 
+// Whether `op` is shared setup (sharedSetup below), its operands available (`operandsOk`), after mbarrier initialisation or not.
+bool setupOp(const Op& op, bool operandsOk, bool afterInit) {
+  switch (op.opcode) {
+    case Opcode::TensorMap: case Opcode::SharedAlloc: return true;
+    case Opcode::MbarrierInit: return operandsOk;
+    case Opcode::Barrier: return afterInit && !op.hasAttr("id");
+    default:
+      return op.info().effect == ir::Effect::Pure && op.regions.empty() && operandsOk &&
+             std::all_of(op.results.begin(), op.results.end(), [](const auto& r) { return !r->type.isTensor(); });
+  }
+}
+
+// The top-level op holding `root`: itself, or the check's `if` around a pointer-built loop's TMA version.
+const Op& topLevel(const Op& root) { return root.parent->parentFunc ? root : *root.parentOp(); }
+
 // The ops before `root` that every warp may run (the partitions' shared setup): tensor maps, buffers,
 // mbarrier initialisation and its barrier, and pure scalar ops of those and the kernel's parameters.
 std::set<const Op*> sharedSetup(const ir::Function& fn, const Op& root) {
@@ -49,22 +68,39 @@ std::set<const Op*> sharedSetup(const ir::Function& fn, const Op& root) {
   auto available = [&](const Value* v) { return v->isBlockArg() ? v->owner == &fn.body : out.count(v->def) > 0; };
   bool afterInit = false;
   for (const auto& op : fn.body.ops) {
-    if (op.get() == &root) break;
+    if (op.get() == &topLevel(root)) break;
     const bool operandsOk = std::all_of(op->operands.begin(), op->operands.end(), available);
-    bool setup = false;
-    switch (op->opcode) {
-      case Opcode::TensorMap: case Opcode::SharedAlloc: setup = true; break;
-      case Opcode::MbarrierInit: setup = operandsOk; break;
-      case Opcode::Barrier: setup = afterInit && !op->hasAttr("id"); break;
-      default:
-        setup = op->info().effect == ir::Effect::Pure && op->regions.empty() && operandsOk &&
-                std::all_of(op->results.begin(), op->results.end(), [](const auto& r) { return !r->type.isTensor(); });
-    }
+    const bool setup = setupOp(*op, operandsOk, afterInit);
     if (!setup) afterInit = false;
     else if (op->opcode == Opcode::MbarrierInit) afterInit = true;
     if (setup) out.insert(op.get());
   }
   return out;
+}
+
+// For a root in the then-region of the check's `if` (the TMA version of a pointer-built loop): moves
+// the setup the pipeline put before it (slots, mbarriers, their barrier, scalars) to before the `if`,
+// where every warp runs it. False, moving nothing, when anything else comes first.
+bool hoistSetup(ir::Function& fn, Op& root) {
+  if (root.parent->parentFunc) return true;
+  Op& check = *root.parentOp();
+  ir::Block& then = *root.parent;
+  std::set<const Op*> moved;
+  auto available = [&](const Value* v) {
+    const ir::Block* b = v->isBlockArg() ? v->owner : v->def->parent;
+    return b == &fn.body || (!v->isBlockArg() && moved.count(v->def));
+  };
+  bool afterInit = false;
+  std::vector<Op*> prefix;
+  for (const auto& op : then.ops) {
+    if (op.get() == &root) break;
+    if (!setupOp(*op, std::all_of(op->operands.begin(), op->operands.end(), available), afterInit)) return false;
+    afterInit = afterInit || op->opcode == Opcode::MbarrierInit;
+    moved.insert(op.get());
+    prefix.push_back(op.get());
+  }
+  for (Op* op : prefix) fn.body.insert(fn.body.indexOf(&check), then.remove(op));
+  return true;
 }
 
 // What the producer takes of the root's loop nest.
@@ -175,10 +211,18 @@ class Specialize {
   Specialize(ir::Function& fn, Plan p, const GpuContext& ctx) : fn_(fn), p_(std::move(p)), ctx_(ctx) {}
 
   void run() {
+    // (the TMA version of a pointer-built loop: the producer copies only when the check holds)
+    Value* check = p_.root->parent->parentFunc ? nullptr : p_.root->parentOp()->operand(0);
     Op* partition = createPartition();
     ir::Block& producer = partition->region(1);
     std::unordered_map<const Value*, Value*> map;
-    cloneSkeleton(*p_.root, producer, map);
+    if (!check) {
+      cloneSkeleton(*p_.root, producer, map);
+    } else {
+      Op* guard = ir::Builder(producer).create(Opcode::If, {check}, {}, {}, p_.root->loc);
+      cloneSkeleton(*p_.root, guard->region(0), map);
+      for (unsigned r = 0; r < 2; ++r) ir::Builder(guard->region(r)).create(Opcode::Yield, {}, {}, {}, p_.root->loc);
+    }
     ir::Builder(producer).create(Opcode::Yield, {}, {}, {}, p_.root->loc);
     dropProducerOps();
     ir::Builder(partition->region(0)).create(Opcode::Yield, {}, {}, {}, p_.root->loc);
@@ -264,8 +308,13 @@ bool warpSpecializable(const GpuContext& ctx) {
 void warpSpecialize(ir::Function& fn, const GpuContext& ctx) {
   if (!warpSpecializable(ctx)) return;
   for (const auto& op : fn.body.ops) {
-    if (op->opcode != Opcode::For || !op->intAttrOr("warp_specialize", 0)) continue;
-    if (std::optional<Plan> p = plan(fn, *op)) Specialize(fn, std::move(*p), ctx).run();
+    Op* root = op.get();
+    if (op->opcode == Opcode::If)  // the check around a pointer-built loop's TMA version
+      for (const auto& inner : op->region(0).ops)
+        if (inner->opcode == Opcode::For && inner->intAttrOr("warp_specialize", 0)) root = inner.get();
+    if (root->opcode != Opcode::For || !root->intAttrOr("warp_specialize", 0)) continue;
+    if (!hoistSetup(fn, *root)) return;
+    if (std::optional<Plan> p = plan(fn, *root)) Specialize(fn, std::move(*p), ctx).run();
     return;  // one partition per kernel
   }
 }

@@ -34,13 +34,27 @@
 # PTX-COUNT-2: .param .align 128 .b8 mm_tmap{{[01]}}[128]
 # PTX:        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 # PTX:        cp.async.cg.shared.global
+# RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --num-warps 4 --num-stages 3 --warp-specialize --emit gpu-ir 2>/dev/null | FileCheck %s --check-prefix=WS
 # RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 0" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ROWS
+# RUN: kiln compile %s --kernel mm --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --num-warps 4 --num-stages 3 --warp-specialize --emit gpu-ir 2>/dev/null | FileCheck %s --check-prefix=WS
 # RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=SUMS
 # RUN: kiln compile %s --kernel mm_b_k_contiguous --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BT
 # RUN: kiln compile %s --kernel mm_offset_bases --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BASES
 # RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
 # RUN: kiln compile %s --kernel mm_shifted_mask --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # RUN: kiln compile %s --kernel mm_after_store --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# Warp-specialized (`--warp-specialize`): the TMA version's slots and mbarriers move before the check's
+# `if`; the consumers run the whole `if` (the TMA version without its copies, the cp.async version as
+# written), the producer warpgroup the loop's skeleton of copies inside an `if` on the same check.
+# WS:         mbarrier_init
+# WS:         {{^}}  barrier
+# WS:         warp_partition {warps = [4, 4]} {
+# WS:         = if [[GUARD:%[0-9]+]] :
+# WS-NOT:     tma_load
+# WS:         for {{.*}}ptr<f16>
+# WS:         {{^}}  } {
+# WS-NEXT:    if [[GUARD]] {
+# WS:         tma_load
 # A row stride the specialization could not prove a multiple of 16 elements: checked at run time (its
 # low three bits zero: 16 bytes of fp16), beside the rest.
 # ALIGN:      // ----- IR after pipeline -----

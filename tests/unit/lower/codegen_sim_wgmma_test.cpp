@@ -118,5 +118,23 @@ TEST(CodegenSimWgmma, MatmulTileFromAnOffsetBase) {
   runTile(r, true, 128, 160, true, 1);
 }
 
+// The loop asking for warp specialization: its TMA version (inside the check's `if`) runs on a producer
+// warpgroup that copies only when the check holds, beside the consumer warps, which run the cp.async
+// version themselves when it fails (their barriers named, the producer's warps not taking part).
+TEST(CodegenSimWgmma, MatmulTileWarpSpecializedInsideItsCheck) {
+  std::string text = inputText("matmul_wgmma_nmajor");
+  const std::string loop = "= for %63, %62, %12, %58, %48, %57 :";
+  ASSERT_NE(text.find(loop), std::string::npos);
+  text.replace(text.find(loop), loop.size(), "= for %63, %62, %12, %58, %48, %57 {warp_specialize = 1} :");
+  for (auto [M, lda, tma] : {std::tuple{80, 160, true}, std::tuple{50, 160, true}, std::tuple{50, 0, false}}) {
+    SCOPED_TRACE("M " + std::to_string(M) + " lda " + std::to_string(lda));
+    SimRun r(lowerText("matmul_ws", text, 4, 3, ptx::kSm90a));
+    EXPECT_EQ(r.k.info.numWarps, 8) << "a producer warpgroup beside the consumers";
+    EXPECT_GE(count(r.k.ptx, "bar.sync 1, 128;"), 1) << "the consumers' barriers";
+    EXPECT_NE(r.k.ptx.find("cp.async.cg"), std::string::npos) << "the cp.async version among the consumers";
+    runTile(r, true, M, lda, tma);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::lower::test

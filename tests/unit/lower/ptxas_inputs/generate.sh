@@ -6,7 +6,9 @@ set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../../.." && pwd)
 kiln="${1:?usage: generate.sh BUILD_DIR}/kiln"
-rm -f "$here"/*.tir
+for f in "$here"/*.tir; do  # the generated ones; those that say "Hand-written" stay
+  head -n 1 "$f" | grep -q '^// Hand-written' || rm -f "$f"
+done
 gen() {  # gen NAME EXAMPLE.py KERNEL SIGNATURE [kiln options]
   out="$here/$1.tir"; file="$2"; kernel="$3"; sig="$4"; shift 4
   printf '// %s %s "%s"%s\n' "$file" "$kernel" "$sig" "${*:+ $*}" > "$out"
