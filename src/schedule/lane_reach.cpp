@@ -93,6 +93,24 @@ bool LaneReach::pastBoundUnwritten(const ir::Op& loop, const ir::Value& loaded, 
           follow(owner->result(u.operand), axes);
           break;
         }
+        case Opcode::Reduce: {  // along another dim (a row sum of the product): the lanes move down past it
+          const int axis = int(op.intAttr("axis"));
+          if (!op.regions.empty() || op.numResults() != 1 || (axes >> axis) & 1) return false;
+          const Axes below = axes & ((Axes(1) << axis) - 1);
+          follow(op.result(0), below | ((axes >> (axis + 1)) << axis));
+          break;
+        }
+        case Opcode::ExpandDims: {  // a new size-1 dim: the lanes past it move up
+          const int axis = int(op.intAttr("axis"));
+          const Axes below = axes & ((Axes(1) << axis) - 1);
+          follow(op.result(0), below | ((axes >> axis) << (axis + 1)));
+          break;
+        }
+        case Opcode::Broadcast:  // size-1 dims spread: the followed ones (of their own size) stay
+          for (size_t d = 0; d < v->type.shape.size(); ++d)
+            if ((axes >> d) & 1 && v->type.shape[d] != op.result(0)->type.shape[d]) return false;
+          follow(op.result(0), axes);
+          break;
         case Opcode::Store:
           if (u.operand != 1 || op.numOperands() < 3 || !masked(op.operand(2), axes)) return false;
           break;

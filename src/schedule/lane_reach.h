@@ -9,10 +9,11 @@
 //
 // The lanes are followed from the load through element-wise ops, layout conversions and hints, dots (a
 // lane of A's rows is the product's row, a lane of B's columns its column; A's columns or B's rows mix
-// into every lane, so they may not be followed), loop-carried and yielded values, to stores whose mask
-// has the conjunct `start + arange < bound` along each dim they are followed in, with the same start and
-// bound. Any other use (a reduction, a transposition, a pointer, mask or scalar computed from them, an
-// atomic) means they may reach memory.
+// into every lane, so they may not be followed), reductions along another dim (a row sum of the
+// product), expand_dims and broadcasts of other dims, loop-carried and yielded values, to stores whose
+// mask has the conjunct `start + arange < bound` along each dim they are followed in, with the same
+// start and bound. Any other use (a reduction along their dim, a transposition, a pointer, mask or
+// scalar computed from them, an atomic) means they may reach memory.
 #pragma once
 #include <unordered_map>
 #include <vector>

@@ -72,11 +72,13 @@
 # ROWS-NOT:   %N {pred = "le"}
 # ROWS:       = if
 # ROWS:       tma_load
-# The product's rows summed before the store: a row of the sums mixes every column, and which rows reach
-# memory is not followed through a reduction: both wraps keep their checks.
+# The product's rows summed before the store (masked rows < M): a row's sum comes from that row alone,
+# so the rows' wrap needs no check, but it mixes every column, the wrapped ones too: the columns' keeps
+# its check.
 # SUMS:       // ----- IR after pipeline -----
-# SUMS:       cmp %{{[0-9]+}}, %M {pred = "le"}
+# SUMS-NOT:   %M {pred = "le"}
 # SUMS:       cmp %{{[0-9]+}}, %N {pred = "le"}
+# SUMS-NOT:   %M {pred = "le"}
 # SUMS:       = if
 # SUMS:       tma_load
 # B stored K-contiguous (`x @ w.T` with w [N, K]): its tensor runs along k, so the copy reads the box
