@@ -156,14 +156,12 @@ class Decomposer {
   }
 };
 
-
 bool definedIn(const Value* v, const ir::Block& body) {
   const ir::Block* b = v->def ? v->def->parent : v->owner;
   for (; b; b = b->parentOp ? b->parentOp->parent : nullptr)
     if (b == &body) return true;
   return false;
 }
-
 
 std::optional<IndexRun> indexRun(Decomposer& dec, const Value* index) {
   std::optional<std::vector<Term>> terms = dec.terms(index);

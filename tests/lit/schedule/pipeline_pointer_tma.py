@@ -40,9 +40,9 @@
 # RUN: kiln compile %s --kernel mm_other_epilogue --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=SUMS
 # RUN: kiln compile %s --kernel mm_b_k_contiguous --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BT
 # RUN: kiln compile %s --kernel mm_offset_bases --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BASES
-# RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
+# RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 0" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=BODY
 # RUN: kiln compile %s --kernel mm_shifted_mask --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
-# RUN: kiln compile %s --kernel mm_after_store --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
+# RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # Warp-specialized (`--warp-specialize`): the TMA version's slots and mbarriers move before the check's
 # `if`; the consumers run the whole `if` (the TMA version without its copies, the cp.async version as
 # written), the producer warpgroup the loop's skeleton of copies inside an `if` on the same check.
@@ -208,9 +208,12 @@ def mm_offset_bases(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_c
 
 
 @triton.jit
-def mm_in_body(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+def mm_in_body(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               STORE_FIRST: tl.constexpr):
     rows = tl.program_id(0) * BM + tl.arange(0, BM)
     cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    if STORE_FIRST:  # a write to A before the loop reads it
+        tl.store(a_ptr + rows[:, None] * stride_am + tl.arange(0, BK)[None, :], tl.zeros((BM, BK), dtype=tl.float16))
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
         ks = k + tl.arange(0, BK)
@@ -235,21 +238,4 @@ def mm_shifted_mask(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, B
         acc = tl.dot(a, b, acc)
         a_ptrs += BK
         b_ptrs += BK * N
-    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
-
-
-@triton.jit
-def mm_after_store(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr,
-                   BK: tl.constexpr):
-    rows = tl.program_id(0) * BM + tl.arange(0, BM)
-    cols = tl.program_id(1) * BN + tl.arange(0, BN)
-    offs_k = tl.arange(0, BK)
-    tl.store(a_ptr + rows[:, None] * stride_am + offs_k[None, :], tl.zeros((BM, BK), dtype=tl.float16))
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_ptr + rows[:, None] * stride_am + (k * BK + offs_k)[None, :],
-                    mask=(k * BK + offs_k)[None, :] < K, other=0.0)
-        b = tl.load(b_ptr + (k * BK + offs_k)[:, None] * N + cols[None, :],
-                    mask=(k * BK + offs_k)[:, None] < K, other=0.0)
-        acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
