@@ -77,29 +77,35 @@ const Op* findMap(const Function& fn, int64_t index) {
 }
 
 // The slot and coordinates of a copy between a slot and map `map` (operands from `first` on: the
-// coordinates, one per dim), and that the slot holds the map's box, repeated along the contiguous dim.
+// coordinates, one per dim of the map), and that the slot holds the map's box, repeated along the
+// contiguous dim; the map may have more dims than the slot, leading ones with a box of one element.
 void slotAndCoords(const Op& op, const Block& parent, unsigned first, unsigned trailing = 0) {
   const Type& slot = op.operand(0)->type;
   require(slot.isShared() && slot.slots == 1, op,
           [&] { return "operand #0 must be one slot of a shared buffer (shared_slot), got " + slot.str(); });
-  require(op.numOperands() == first + unsigned(slot.rank()) + trailing, op,
-          [&] { return "takes one coordinate per dim of the slot (" + std::to_string(slot.rank()) + ")"; });
-  for (unsigned i = first; i < op.numOperands() - trailing; ++i)
-    require(!op.operand(i)->type.isTensor() && !op.operand(i)->type.isShared() && op.operand(i)->type.elem == Scalar::I32,
-            op, [&] { return "coordinate #" + std::to_string(i - first) + " must be an i32 scalar, got " + op.operand(i)->type.str(); });
   const Function* fn = parent.function();
   const Op* map = fn ? findMap(*fn, op.intAttr("map")) : nullptr;
   require(map != nullptr, op, [&] { return "no tensor_map with index " + std::to_string(op.intAttr("map")); });
   const std::vector<int64_t>& box = map->listAttr("box");
-  require(map->operand(0)->type.pointee == slot.elem && box.size() == size_t(slot.rank()), op, [&] {
+  require(map->operand(0)->type.pointee == slot.elem && box.size() >= size_t(slot.rank()), op, [&] {
     return "the slot " + slot.str() + " does not hold the map's elements (" + map->operand(0)->type.str() + ", " +
            std::to_string(box.size()) + " dims)";
   });
-  for (size_t d = 0; d < box.size(); ++d)
-    require(d + 1 == box.size() ? slot.shape[d] % box[d] == 0 : slot.shape[d] == box[d], op, [&] {
+  require(op.numOperands() == first + unsigned(box.size()) + trailing, op,
+          [&] { return "takes one coordinate per dim of the map (" + std::to_string(box.size()) + ")"; });
+  for (unsigned i = first; i < op.numOperands() - trailing; ++i)
+    require(!op.operand(i)->type.isTensor() && !op.operand(i)->type.isShared() && op.operand(i)->type.elem == Scalar::I32,
+            op, [&] { return "coordinate #" + std::to_string(i - first) + " must be an i32 scalar, got " + op.operand(i)->type.str(); });
+  const size_t outer = box.size() - size_t(slot.rank());
+  for (size_t d = 0; d < box.size(); ++d) {
+    const bool ok = d < outer ? box[d] == 1
+                    : d + 1 == box.size() ? slot.shape[d - outer] % box[d] == 0
+                                          : slot.shape[d - outer] == box[d];
+    require(ok, op, [&] {
       return "the slot " + shapeText(slot.shape) + " must be the map's box " + shapeText(box) +
-             ", repeated along the contiguous dim";
+             ", repeated along the contiguous dim (the box one element along the dims before the slot's)";
     });
+  }
 }
 
 void tmaLoad(const Op& op, const Block& parent) {

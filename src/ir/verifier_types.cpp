@@ -50,11 +50,18 @@ void elementwise(const Op& op, bool intsOnly, bool floatsOnly) {
 bool isScalarBool(const Type& t) { return !t.isTensor() && t.isBool(); }
 
 // A tensor-descriptor load's or store's TMA description (attribute `tma`): after its three leading
-// operands (`lead` names them), rank i32 coordinates, the base pointer, rank dims and rank strides.
+// operands (`lead` names them), rank i32 coordinates, the base pointer, rank dims and rank strides. A
+// load's map may have up to 5 dims, more than the tile (dims it does not span, before the tile's).
 void tmaDescription(const Op& op, const char* lead) {
   auto T = [&](unsigned i) -> const Type& { return op.operands[i]->type; };
-  const size_t rank = size_t(T(0).rank());
-  require(op.intAttr("tma") == int64_t(rank) && op.numOperands() == 3 + 3 * rank + 1, op, [&] {
+  const int64_t tileRank = T(0).rank(), tma = op.intAttr("tma");
+  const bool load = op.opcode == Opcode::Load;
+  require(load ? tma >= tileRank && tma <= 5 : tma == tileRank, op, [&] {
+    return "tma must be " + (load ? "from the tile's rank (" + std::to_string(tileRank) + ") to 5" : std::to_string(tileRank)) +
+           ", got " + std::to_string(tma);
+  });
+  const size_t rank = size_t(tma);
+  require(op.numOperands() == 3 + 3 * rank + 1, op, [&] {
     return "with tma = " + std::to_string(rank) + ", takes " + lead + ", " + std::to_string(rank) +
            " coordinates, the base, " + std::to_string(rank) + " dims and " + std::to_string(rank) + " strides";
   });

@@ -22,13 +22,19 @@
 //                     the softmax and the rest of the body (its own waits now find the dots done)
 //   after the loop    warpgroup_turn end; mbarrier_wait on the S - 1 full phases still in flight
 //
+// A loop copied by TMA (tma_versioning.h: attention's K and V from per-head bases) keeps the pipeline's
+// full barriers, completed by thread 0's copies, and its drain; only its CTA barrier goes, the empty
+// barriers join, and its tma_loads move up behind the dots (no fence: TMA writes through the async proxy
+// wgmma reads).
+//
 // The wait for the dots right after the copies costs nothing the warpgroup had: ptxas already places the
 // P V product's wait before the softmax's exponentials (docs/hopper.md), and the other warpgroup's dots
 // now fill the tensor cores meanwhile.
 //
 // The loop qualifies when it is the pipeline's (its body starts with the pipeline's wait, fence and
-// barrier, one commit group, slots of pipelined buffers read only by its dots), at the top level of the
-// kernel (not in another loop, no warp partition), every dot a wgmma of warps [8, 1] (each warpgroup its
+// barrier, or a TMA loop's full wait and barrier; one commit group or only tma_loads; slots of
+// pipelined buffers read only by its dots), at the top level of the kernel (not in another loop, no
+// warp partition), every dot a wgmma of warps [8, 1] (each warpgroup its
 // own rows) reading B from a slot, and nothing else in it crossing warps (no barrier, no shared-memory
 // access, no op that stages data through scratch).
 #include <algorithm>
@@ -60,8 +66,11 @@ constexpr int64_t kMinTurnWork = 16384;
 
 struct Plan {
   Op* loop = nullptr;
-  Op *firstMma = nullptr, *lastMma = nullptr, *commit = nullptr;
-  std::vector<Op*> copies;        // the body's async_copy ops
+  bool tma = false;               // the copies are tma_loads: the slots' full barriers are the pipeline's
+  Op *firstMma = nullptr, *lastMma = nullptr;
+  Op* commit = nullptr;           // the copies' last op: their async_commit, or the last tma_load
+  Value* phase = nullptr;         // a TMA loop's body argument: the parity of its slot's full barrier
+  std::vector<Op*> copies;        // the body's async_copy (or tma_load) ops
   std::vector<Op*> moved;         // the ops moved up behind the dots: the copies, their commit, what they read
   std::vector<Op*> prologue;      // the async_commits before the loop, slot k's k-th
   Op* firstPrologueCopy = nullptr;
@@ -126,22 +135,35 @@ std::optional<std::vector<Op*>> copySlice(const Plan& p) {
   for (size_t i = after + 1; i <= body.indexOf(p.commit); ++i) {
     Op* op = body.ops[i].get();
     if (!take.count(op)) continue;
-    if (op->opcode != Opcode::AsyncCopy && op->opcode != Opcode::AsyncCommit && op->info().effect != ir::Effect::Pure)
+    if (op->opcode != Opcode::AsyncCopy && op->opcode != Opcode::AsyncCommit && op->opcode != Opcode::TmaLoad &&
+        op->info().effect != ir::Effect::Pure)
       return std::nullopt;
     out.push_back(op);
   }
   return out;
 }
 
+// The head of the pipeline's loop body: cp.async's `async_wait; fence_async_shared; barrier`, or TMA's
+// `shared_slot (full barrier of the read slot); mbarrier_wait; barrier` (then the read slot and phase).
+bool pipelineHead(const ir::Block& body, Plan& p) {
+  if (body.ops.size() < 4 || body.ops[2]->opcode != Opcode::Barrier || !body.ops[2]->attrs.empty()) return false;
+  const Op &first = *body.ops[0], &second = *body.ops[1];
+  if (first.opcode == Opcode::AsyncWait) return second.opcode == Opcode::FenceAsyncShared;
+  if (first.opcode != Opcode::SharedSlot || second.opcode != Opcode::MbarrierWait || second.operand(0) != first.result(0) ||
+      !pipelinedSlot(first.result(0)))
+    return false;
+  p.tma = true;
+  p.readSlot = first.operand(1);
+  p.phase = second.operand(1);
+  return p.phase->isBlockArg() && p.phase->owner == &body;
+}
+
 std::optional<Plan> planFor(Op& loop, const GpuContext& ctx) {
   if (nestedInLoop(loop)) return std::nullopt;
   ir::Block& body = loop.region(0);
-  if (body.ops.size() < 4 || body.ops[0]->opcode != Opcode::AsyncWait ||
-      body.ops[1]->opcode != Opcode::FenceAsyncShared || body.ops[2]->opcode != Opcode::Barrier ||
-      !body.ops[2]->attrs.empty())
-    return std::nullopt;
   Plan p;
   p.loop = &loop;
+  if (!pipelineHead(body, p)) return std::nullopt;
   std::set<const Op*> buffers;
   int64_t turnWork = 0;
   for (size_t i = 3; i + 1 < body.ops.size(); ++i) {
@@ -163,13 +185,14 @@ std::optional<Plan> planFor(Op& loop, const GpuContext& ctx) {
       if (!p.firstMma) p.firstMma = &op;
       if (p.commit) return std::nullopt;  // a dot after the copies
       p.lastMma = &op;
-    } else if (op.opcode == Opcode::AsyncCopy) {
+    } else if (op.opcode == (p.tma ? Opcode::TmaLoad : Opcode::AsyncCopy)) {
       std::optional<std::pair<const Op*, Value*>> s = pipelinedSlot(op.operand(0));
-      if (!s || p.commit || (p.writeSlot && p.writeSlot != s->second)) return std::nullopt;
+      if (!s || (p.commit && !p.tma) || (p.writeSlot && p.writeSlot != s->second)) return std::nullopt;
       p.writeSlot = s->second;
       buffers.insert(s->first);
       p.copies.push_back(&op);
-    } else if (op.opcode == Opcode::AsyncCommit) {
+      if (p.tma) p.commit = &op;
+    } else if (op.opcode == Opcode::AsyncCommit && !p.tma) {
       if (p.commit) return std::nullopt;
       p.commit = &op;
     } else if (crossesWarps(op, ctx)) {
@@ -186,6 +209,12 @@ std::optional<Plan> planFor(Op& loop, const GpuContext& ctx) {
   if (p.stages < 2 || !isSlotBefore(p.writeSlot, p.readSlot, p.stages) ||
       ir::scalarIntConstant(loop.operand(p.readSlot->index + 2)) != 0)  // body argument k is the loop's operand k + 2
     return std::nullopt;
+  if (p.tma) {  // the pipeline's full barriers stay: only the copies move
+    std::optional<std::vector<Op*>> moved = copySlice(p);
+    if (!moved) return std::nullopt;
+    p.moved = std::move(*moved);
+    return p;
+  }
   // The prologue: S - 1 commit groups after the first copy into these buffers, in the loop's block.
   ir::Block& outer = *loop.parent;
   for (size_t i = 0; i < outer.indexOf(&loop); ++i) {
@@ -209,17 +238,26 @@ class Rewrite {
   explicit Rewrite(const Plan& p) : p_(p), body_(p.loop->region(0)) {}
 
   void run() {
-    b_.setInsertionPointBefore(p_.firstPrologueCopy);
     const Type bars = Type::shared({1}, Scalar::I64, p_.stages,
                                    std::make_shared<const layout::LinearLayout>(layout::sharedPlain({1}, {0})));
     const ir::Attr pipelined{"pipelined", int64_t(1)};
-    full_ = b_.create1(Opcode::SharedAlloc, {}, bars, {pipelined}, loc());
+    // (TMA: before the loop, after the pipeline's prologue copies, whose full barriers it initialised;
+    // before its barrier there, if there is one, which then serves these too)
+    Op* before = p_.tma ? p_.loop : p_.firstPrologueCopy;
+    const ir::Block& outer = *p_.loop->parent;
+    const size_t loopAt = outer.indexOf(p_.loop);
+    const Op* last = loopAt > 0 ? outer.ops[loopAt - 1].get() : nullptr;
+    Op* barrier = p_.tma && last && last->opcode == Opcode::Barrier && last->attrs.empty()
+                      ? outer.ops[loopAt - 1].get()
+                      : nullptr;
+    b_.setInsertionPointBefore(barrier ? barrier : before);
+    if (!p_.tma) full_ = b_.create1(Opcode::SharedAlloc, {}, bars, {pipelined}, loc());
     empty_ = b_.create1(Opcode::SharedAlloc, {}, bars, {pipelined}, loc());
     for (int64_t s = 0; s < p_.stages; ++s) {
-      b_.create(Opcode::MbarrierInit, {slot(full_, i32(s))}, {}, {ir::Attr{"count", int64_t(kWarps * 32)}}, loc());
+      if (full_) b_.create(Opcode::MbarrierInit, {slot(full_, i32(s))}, {}, {ir::Attr{"count", int64_t(kWarps * 32)}}, loc());
       b_.create(Opcode::MbarrierInit, {slot(empty_, i32(s))}, {}, {ir::Attr{"count", int64_t(kWarps)}}, loc());
     }
-    b_.create(Opcode::Barrier, {}, {}, {}, loc());  // the mbarriers initialised, for every thread
+    if (!barrier) b_.create(Opcode::Barrier, {}, {}, {}, loc());  // the mbarriers initialised, for every thread
     for (size_t k = 0; k < p_.prologue.size(); ++k) {
       b_.setInsertionPointAfter(p_.prologue[k]);
       b_.create(Opcode::AsyncCopyArrive, {slot(full_, i32(int64_t(k)))}, {}, {}, loc());
@@ -227,13 +265,19 @@ class Rewrite {
     b_.setInsertionPointBefore(p_.loop);
     b_.create(Opcode::WarpgroupTurn, {}, {}, turn("start"), loc());
 
-    phase_ = body_.addArg(Type::scalar(Scalar::I32));
-    p_.loop->operands.push_back(i32(0));
-    Value* phaseOut = p_.loop->addResult(Type::scalar(Scalar::I32));
+    Value* phaseOut = nullptr;
+    if (p_.tma) {
+      phase_ = p_.phase;
+    } else {
+      phase_ = body_.addArg(Type::scalar(Scalar::I32));
+      p_.loop->operands.push_back(i32(0));
+      phaseOut = p_.loop->addResult(Type::scalar(Scalar::I32));
+    }
     rewriteBody();
 
     b_.setInsertionPointAfter(p_.loop);
     b_.create(Opcode::WarpgroupTurn, {}, {}, turn("end"), loc());
+    if (p_.tma) return;  // (the pipeline's drain waits for the copies past the end)
     // Copies of the S - 1 iterations past the end are in flight: their arrivals complete before the
     // barriers' bytes may serve anything else.
     Value *at = p_.loop->result(p_.readSlot->index - 1), *phase = phaseOut;
@@ -272,11 +316,16 @@ class Rewrite {
   }
 
   void rewriteBody() {
-    // The head: this iteration's slot is full (every thread's copies landed), visible to wgmma.
-    for (int k = 0; k < 3; ++k) body_.remove(body_.ops.front().get());
-    b_.setInsertionPoint(body_, 0);
-    b_.create(Opcode::MbarrierWait, {slot(full_, p_.readSlot), phase_}, {}, {}, loc());
-    b_.create(Opcode::FenceAsyncShared, {}, {}, {}, loc());
+    // The head: this iteration's slot is full (every thread's copies landed), visible to wgmma. A TMA
+    // loop's wait stays: its copies wrote through the async proxy, which wgmma reads, so no fence.
+    if (p_.tma) {
+      body_.remove(body_.ops[2].get());
+    } else {
+      for (int k = 0; k < 3; ++k) body_.remove(body_.ops.front().get());
+      b_.setInsertionPoint(body_, 0);
+      b_.create(Opcode::MbarrierWait, {slot(full_, p_.readSlot), phase_}, {}, {}, loc());
+      b_.create(Opcode::FenceAsyncShared, {}, {}, {}, loc());
+    }
     b_.setInsertionPointBefore(p_.firstMma);
     b_.create(Opcode::WarpgroupTurn, {}, {}, turn("wait"), loc());
     b_.setInsertionPointAfter(p_.lastMma);
@@ -291,9 +340,10 @@ class Rewrite {
       body_.insert(b_.position(), std::move(taken));
       b_.setInsertionPoint(body_, b_.position() + 1);
     }
-    b_.create(Opcode::AsyncCopyArrive, {slot(full_, p_.writeSlot)}, {}, {}, loc());
+    if (!p_.tma) b_.create(Opcode::AsyncCopyArrive, {slot(full_, p_.writeSlot)}, {}, {}, loc());
     b_.create(Opcode::MmaWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, loc());
     b_.create(Opcode::MbarrierArrive, {slot(empty_, p_.readSlot)}, {}, {ir::Attr{"per_warp", int64_t(1)}}, loc());
+    if (p_.tma) return;  // (the pipeline yields the next phase already)
     // The phase of the next iteration's slot.
     Op* yield = body_.terminator();
     b_.setInsertionPointBefore(yield);

@@ -46,8 +46,8 @@ struct PipelinedLoad {
 
 // How a load that feeds a wgmma dot through a slot of arrangement `tile` is copied with TMA, or nothing
 // when it cannot be: on sm_90 and later, a tensor-descriptor load whose description (tma attributes)
-// and coordinates the pipeline can use, rank 2 with the contiguous dim last and the slot's rows at
-// most 256, its base 16-byte aligned and its row stride a multiple of 16 bytes as far as the
+// and coordinates the pipeline can use, rank 2 with the contiguous dim last (the map may have up to
+// three dims before, a box of one element along each) and the slot's rows at most 256, its base 16-byte aligned and its row stride a multiple of 16 bytes as far as the
 // specialization proves (else the launcher would have to refuse the launch: cp.async serves it).
 struct TmaCopyPlan {
   std::vector<int64_t> box;

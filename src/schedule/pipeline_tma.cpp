@@ -42,7 +42,10 @@ std::optional<TmaCopyPlan> tmaCopyPlan(const PipelineCandidate& c, const layout:
   std::vector<size_t> checked;
   const bool guarded = load.intAttrOr("guarded", 0) != 0;
   if (!pieces || !tmaEncodable(*pieces, ir::bitWidth(t.elem) / 8, axis, guarded ? &checked : nullptr)) return std::nullopt;
-  return TmaCopyPlan{{tile.rows(), tile.elemsPerRow()}, tile.swizzleBytes()};
+  // (a box of one element along each dim of the map the tile does not span: tma_versioning's outer dims)
+  std::vector<int64_t> box(size_t(load.intAttr("tma")) - rank, 1);
+  box.insert(box.end(), {tile.rows(), tile.elemsPerRow()});
+  return TmaCopyPlan{box, tile.swizzleBytes()};
 }
 
 void LoopRewrite::declareTensorMaps() {

@@ -45,6 +45,7 @@ class Decomposer {
   // The summands of integer tile (or scalar) `v`, or nothing.
   std::optional<std::vector<Term>> terms(const Value* v) {
     while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
+    if (!v->type.isTensor() && v->type.elem == ir::Scalar::I64) return wide(v);
     if (!v->type.isTensor()) {
       if (v->def && v->def->opcode == Opcode::Mul) {  // a product of two forms: u * a stride parameter?
         std::optional<ScalarForm> a = form(v->def->operand(0)), b = form(v->def->operand(1));
@@ -93,8 +94,57 @@ class Decomposer {
     }
   }
 
+  // The summands of a 64-bit scalar offset computed from 32-bit scalars (`off_h.to(tl.int64) * stride_h`):
+  // sign extensions of i32 forms, their sums, and their products with a constant or with an extended
+  // stride parameter. Such products cannot wrap, so the forms over the 32-bit values are exact; anything
+  // else (a 64-bit parameter or product of two indices) is nothing, no i32 coordinate holding it.
+  std::optional<std::vector<Term>> wide(const Value* v) {
+    v = throughLayouts(v);
+    const ir::Op* d = v->def;
+    if (!d) return std::nullopt;
+    switch (d->opcode) {
+      case Opcode::Constant:
+        return std::vector<Term>{Term{-1, 0, ScalarForm::of(d->intAttr("value"))}};
+      case Opcode::Cast:
+        if (d->operand(0)->type.isTensor() || d->operand(0)->type.elem != ir::Scalar::I32) return std::nullopt;
+        return terms(d->operand(0));
+      case Opcode::Add: {
+        std::optional<std::vector<Term>> a = wide(d->operand(0)), b = wide(d->operand(1));
+        if (!a || !b) return std::nullopt;
+        a->insert(a->end(), b->begin(), b->end());
+        return a;
+      }
+      case Opcode::Mul:
+        for (int swap = 0; swap < 2; ++swap) {
+          const Value* x = d->operand(swap), *y = d->operand(1 - swap);
+          std::optional<std::vector<Term>> a = wide(x);
+          if (!a || a->size() != 1) continue;
+          Term t = (*a)[0];
+          const Value* stride = extendedParam(y);
+          if (stride && !t.stride && !t.start.isConstant()) {
+            t.stride = stride;
+            return std::vector<Term>{t};
+          }
+          std::optional<std::vector<Term>> k = wide(y);
+          if (!k || k->size() != 1 || (*k)[0].stride || !(*k)[0].start.isConstant()) continue;
+          t.start = t.start.scaled((*k)[0].start.constant);
+          return std::vector<Term>{t};
+        }
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
  private:
   const ir::Op& loop_;
+
+  // The i32 kernel parameter (hinted, as the kernel computes with it) that `v` sign-extends, or null.
+  static const Value* extendedParam(const Value* v) {
+    v = throughLayouts(v);
+    if (!v->def || v->def->opcode != Opcode::Cast) return nullptr;
+    return i32Param(v->def->operand(0)) ? v->def->operand(0) : nullptr;
+  }
 
   // The terms of a 1-d index vector folded into one: the arange term with the uniform ones in its start.
   std::optional<std::vector<Term>> vector(const Value* v) {
@@ -155,6 +205,13 @@ class Decomposer {
     return std::nullopt;
   }
 };
+
+// Whether one of the tile's dims has the stride parameter `stride`.
+bool strideOfTile(const PointerBox& box, const Value* stride) {
+  return std::any_of(box.dims.begin(), box.dims.end(), [&](const BoxDim& d) {
+    return d.stride && throughLayouts(d.stride) == throughLayouts(stride);
+  });
+}
 
 bool definedIn(const Value* v, const ir::Block& body) {
   const ir::Block* b = v->def ? v->def->parent : v->owner;
@@ -312,6 +369,15 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   // 1; any other u (not the advance) the stride-1 dim's, which reads the same addresses (`x_tile + k`,
   // k the induction variable).
   auto place = [&](const ScalarForm& u, const Value* stride, bool perIteration) {
+    if (stride && !perIteration && !strideOfTile(box, stride)) {  // a dim the tile does not span
+      for (BoxDim& d : box.outer)
+        if (throughLayouts(d.stride) == throughLayouts(stride)) {
+          d.start.add(u);
+          return true;
+        }
+      box.outer.push_back(BoxDim{1, u, stride});
+      return box.outer.size() <= 3;
+    }
     for (BoxDim& d : box.dims) {
       if (d.modulus) continue;
       if (stride) {
@@ -343,6 +409,12 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   // The mask: a conjunction of `index < bound` along single dims, each TMA's extent for that dim.
   if (load.numOperands() > 1 && !maskExtents(dec, load.operand(1), n, box)) return std::nullopt;
 
+  // (the chain of adds was read from its last: the first-added offset goes outermost, as a kernel adds
+  // a batch's before a head's)
+  std::reverse(box.outer.begin(), box.outer.end());
+  for (const BoxDim& d : box.outer)  // (unbounded: the kernel reads there whatever its mask)
+    for (const auto& [atom, k] : d.start.terms)
+      if (atom == n || definedIn(atom, body)) return std::nullopt;
   for (BoxDim& d : box.dims) {
     if (!d.extentParam && d.extentValue == kUnbounded && d.modulus) d.extentParam = d.modulus;
     const int64_t perIteration = d.start.coefficient(n);

@@ -13,8 +13,10 @@
 // a_ptr[M, K] with row stride stride_am, where the mask is exactly TMA's bound on the k coordinate
 // (K - n * BK + n * BK = K) and the `% M` wrap is the identity while pid_m * BM + BM <= M. A box is
 // found when the pointer is a base parameter plus one term (start + arange) * stride per dim and
-// uniform offsets (`a_ptr += pid_m * BM * stride_am`: u * stride moves that stride's dim by u, any other
-// offset the stride-1 dim, whose addresses it is), started before the loop and advanced by a fixed
+// uniform offsets (`a_ptr += pid_m * BM * stride_am`: u * stride moves that stride's dim by u, or with a
+// stride no dim of the tile has adds a dim of its own (PointerBox::outer); any other offset moves the
+// stride-1 dim, whose addresses it is), 64-bit offsets included where they are computed from 32-bit
+// values (`off_z.to(tl.int64) * stride_z`), started before the loop and advanced by a fixed
 // number of elements along one dim per iteration (or computed from the induction variable), and the
 // mask, if any, bounds dims by values that make such an extent.
 // Scalars are compared as linear forms over the values they are computed from (scalar_form.h).
@@ -56,6 +58,11 @@ struct BoxDim {
 struct PointerBox {
   const ir::Value* base = nullptr;  // the pointer parameter (hinted, as the tile adds to it)
   std::vector<BoxDim> dims;         // the load's dims, outermost first
+  // Dims of the tensor the tile does not span, before the load's in the tensor map: a uniform offset
+  // u * stride whose stride parameter is none of the tile's (a batch's or head's base, `K +
+  // off_h.to(tl.int64) * stride_kh`) is a box of one element at coordinate u along a dim of that stride,
+  // unbounded (kUnbounded). At most three, which with the load's two make TMA's five.
+  std::vector<BoxDim> outer;
 
   // The dim whose stride is the constant 1, or -1.
   int contiguousDim() const;

@@ -63,11 +63,26 @@ class Check {
   std::vector<std::pair<const Value*, int64_t>> aligned_;  // value, k of multipleOf
 };
 
+// The box's dims in the tensor's order, its contiguous dim last: the load's, or for a box contiguous
+// along dim 0 (a K-contiguous B, a column-major A) swapped.
+std::vector<size_t> tensorOrder(const PointerBox& box) {
+  if (box.contiguousDim() == 0) return {1, 0};
+  return {0, 1};
+}
+
+// The dims of the box's tensor map, outermost first: those the tile does not span, then the load's in
+// the tensor's order.
+std::vector<BoxDim> mapDims(const PointerBox& box) {
+  std::vector<BoxDim> out = box.outer;
+  for (size_t i : tensorOrder(box)) out.push_back(box.dims[i]);
+  return out;
+}
+
 Value* checkBoxes(ir::Builder& b, const ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {
   Check check(b, forOp.loc);
   const Value* n = iterationAtom(forOp);
   for (const PointerTmaLoad& l : loads)
-    for (const BoxDim& d : l.box.dims) {
+    for (const BoxDim& d : mapDims(l.box)) {
       const ScalarForm first = d.start.without(n);  // coordinates only grow from there
       check.atLeast(first, 0);
       if (d.modulus && !d.wrappedLanesDead) check.atMost(ScalarForm(first).add(ScalarForm::of(d.size)), d.modulus);
@@ -76,13 +91,6 @@ Value* checkBoxes(ir::Builder& b, const ir::Op& forOp, const std::vector<Pointer
       if (d.checkedStrideMultiple) check.multipleOf(unhinted(d.stride), d.checkedStrideMultiple);
     }
   return check.result();
-}
-
-// The box's dims in the tensor's order, its contiguous dim last: the load's, or for a box contiguous
-// along dim 0 (a K-contiguous B, a column-major A) swapped.
-std::vector<size_t> tensorOrder(const PointerBox& box) {
-  if (box.contiguousDim() == 0) return {1, 0};
-  return {0, 1};
 }
 
 // A load of the copy whose box runs along dim 0 replaced by a load of the swapped tile (pointer, mask
@@ -119,12 +127,11 @@ void describe(ir::Op& copied, const PointerBox& box, const ir::Op& originalLoop,
     const Type& t = copied.result(0)->type;
     copied.operands.push_back(ir::isFloat(t.elem) ? b.floatConst(0.0, t, loc) : b.intConst(0, t, loc));
   }
-  const std::vector<size_t> order = tensorOrder(box);
-  ir::Op& load = order[0] == 0 ? copied : *swapped(copied);
+  ir::Op& load = tensorOrder(box)[0] == 0 ? copied : *swapped(copied);
   b.setInsertionPointBefore(&load);
   std::vector<Value*> coords, extents, strides;
-  for (size_t i : order) {
-    const BoxDim& d = box.dims[i];
+  const std::vector<BoxDim> dims = mapDims(box);
+  for (const BoxDim& d : dims) {
     coords.push_back(emitForm(b, d.start, &originalLoop, iv, loc));
     extents.push_back(d.extentParam ? const_cast<Value*>(d.extentParam) : b.intConst(d.extentValue, i32, loc));
     strides.push_back(d.stride ? const_cast<Value*>(d.stride) : b.intConst(d.strideValue, i32, loc));
@@ -133,7 +140,7 @@ void describe(ir::Op& copied, const PointerBox& box, const ir::Op& originalLoop,
   load.operands.push_back(const_cast<Value*>(box.base));
   load.operands.insert(load.operands.end(), extents.begin(), extents.end());
   load.operands.insert(load.operands.end(), strides.begin(), strides.end());
-  load.setAttr("tma", int64_t(box.dims.size()));
+  load.setAttr("tma", int64_t(dims.size()));
   load.setAttr("guarded", int64_t(1));
 }
 
@@ -173,20 +180,21 @@ bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scala
                        const analysis::AxisInfoAnalysis& axis) {
   if (box.dims.size() != 2 || tile.order[0] != box.contiguousDim() || tile.rows() > 256 || ir::bitWidth(elem) < 8)
     return false;
-  const std::vector<size_t> order = tensorOrder(box);
+  const std::vector<BoxDim> dims = mapDims(box);
   std::vector<TensorPiece> pieces{TensorPiece{unhinted(box.base), {}, box.base}};
-  for (size_t i : order) {
-    const BoxDim& d = box.dims[i];
+  for (const BoxDim& d : dims)
     pieces.push_back(d.extentParam ? TensorPiece{d.extentParam, {}, d.extentParam} : TensorPiece{nullptr, d.extentValue, nullptr});
-  }
-  for (size_t i : order) {
-    const BoxDim& d = box.dims[i];
+  for (const BoxDim& d : dims) {
     if (d.stride && !isParam(d.stride)) return false;
     pieces.push_back(d.stride ? TensorPiece{unhinted(d.stride), {}, d.stride} : TensorPiece{nullptr, d.strideValue, nullptr});
   }
   std::vector<size_t> checked;
   if (!tmaEncodable(pieces, ir::bitWidth(elem) / 8, axis, &checked)) return false;
-  for (size_t d : checked) box.dims[order[d]].checkedStrideMultiple = 16 / (ir::bitWidth(elem) / 8);
+  const std::vector<size_t> order = tensorOrder(box);
+  for (size_t d : checked) {
+    BoxDim& dim = d < box.outer.size() ? box.outer[d] : box.dims[order[d - box.outer.size()]];
+    dim.checkedStrideMultiple = 16 / (ir::bitWidth(elem) / 8);
+  }
   return true;
 }
 

@@ -31,7 +31,7 @@ struct PointerTmaLoad {
 };
 
 // Whether a TMA copy can fill a wgmma slot of arrangement `tile` with the box of a load of `elem`
-// tiles: rank 2, the slot contiguous along the box's contiguous dim (stride 1; dim 0 for a K-contiguous
+// tiles: rank 2 (plus the dims it does not span, PointerBox::outer), the slot contiguous along the box's contiguous dim (stride 1; dim 0 for a K-contiguous
 // B, whose copy reads the box with its dims swapped) and at most 256 rows along the other, elements of at least 8 bits, strides kernel parameters or constants, and the base 16-byte
 // aligned as far as axis info proves (the launcher's rules, which it would otherwise refuse the map
 // for). A row stride axis info cannot prove a multiple of 16 bytes (a 3000-element row: the

@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"  %0 = add %x : f32", 0, "takes 2 operand(s), got 1"},
         Bad{"  %0 = load %p, %b, %x, %x : f32", 0, "takes a pointer, a mask and other, no more"},
         Bad{"  store %p, %x, %b, %x", 0, "takes a pointer, a value and a mask, no more"},
-        Bad{"  store %p, %x, %b {tma = 1}", 0, "with tma = 0, takes pointer, value, mask, 0 coordinates"},
+        Bad{"  store %p, %x, %b {tma = 1}", 0, "tma must be 0, got 1"},
         Bad{"  %0, %1 = add %x, %x : f32, f32", 0, "has 1 result(s), got 2"},
         Bad{"  %0 = program_id : i32", 0, "needs attribute 'axis'"},
         Bad{"  %0 = program_id {axis = \"0\"} : i32", 0, "attribute 'axis' must be an integer"},
