@@ -67,10 +67,22 @@ std::vector<std::pair<Value*, std::vector<ir::Op*>>> invariantOperands(ir::Op& l
   return out;
 }
 
-int64_t sharedBytesOf(ir::Function& fn) {
+// The bytes of the function's shared buffers that may be live beside `loop`: all but those in the other
+// branch of an `if` around it (the two versions of a loop behind a run-time check share their bytes).
+int64_t sharedBytesBeside(ir::Function& fn, const ir::Op& loop) {
+  std::vector<std::pair<const ir::Op*, const ir::Block*>> branches;  // each `if` around the loop, its branch
+  for (const ir::Block* b = loop.parent; b && b->parentOp; b = b->parentOp->parent)
+    if (b->parentOp->opcode == Opcode::If) branches.emplace_back(b->parentOp, b);
+  auto inOtherBranch = [&](const ir::Op& op) {
+    for (const ir::Block* b = op.parent; b && b->parentOp; b = b->parentOp->parent)
+      for (const auto& [branch, taken] : branches)
+        if (b->parentOp == branch && b != taken) return true;
+    return false;
+  };
   int64_t total = 0;
   ir::walk(fn, [&](ir::Op& op) {
-    if (op.opcode == Opcode::SharedAlloc) total += op.result(0)->type.slotStride() * op.result(0)->type.slots;
+    if (op.opcode == Opcode::SharedAlloc && !inOtherBranch(op))
+      total += op.result(0)->type.slotStride() * op.result(0)->type.slots;
   });
   return total;
 }
@@ -90,7 +102,7 @@ void stageLoop(ir::Function& fn, ir::Op& loop, const GpuContext& ctx) {
     if (std::any_of(users.begin(), users.end(), [](const ir::Op* u) { return u->opcode != Opcode::Mma; }))
       continue;  // a Tile IR dot reads its operands from registers
     const layout::WgmmaTile tile = *stagedTile(a->type);
-    if (sharedBytesOf(fn) + bufferBytes(tile) > maxSharedPerBlock(ctx.target) - kScratchRoom) continue;
+    if (sharedBytesBeside(fn, loop) + bufferBytes(tile) > maxSharedPerBlock(ctx.target) - kScratchRoom) continue;
     // The value as it was before its conversion to wgmma's A layout: the store takes any layout.
     Value* source = a;
     ir::Op* convert = a->def && a->def->opcode == Opcode::ConvertLayout ? a->def : nullptr;
