@@ -90,13 +90,18 @@ std::optional<ScalarForm> scalarForm(const Value* v, const ir::Op* loop) {
 Value* emitForm(ir::Builder& b, const ScalarForm& f, const ir::Op* loop, Value* iv, const SourceLoc& loc) {
   const ir::Type i32 = ir::Type::scalar(ir::Scalar::I32);
   Value* sum = nullptr;
-  for (const auto& [atom, k] : f.terms) {
+  for (const auto& [atom, coefficient] : f.terms) {
     Value* x = const_cast<Value*>(atom);
+    int64_t k = coefficient;
     if (loop && atom == loop->region(0).arg(0)) {  // n = (iv - lower bound) / step
       x = iv;
       if (intConstant(loop->operand(0)).value_or(1) != 0) x = b.create1(Opcode::Sub, {iv, loop->operand(0)}, i32, {}, loc);
-      if (intConstant(loop->operand(2)).value_or(0) != 1)
+      const int64_t step = intConstant(loop->operand(2)).value_or(0);
+      if (step != 0 && k % step == 0) {
+        k /= step;  // k * n = (k / step) * (iv - lower bound): no division (a box advanced by the step)
+      } else if (step != 1) {
         x = b.create1(Opcode::Div, {x, loop->operand(2)}, i32, {}, loc);
+      }
     }
     if (k != 1) x = b.create1(Opcode::Mul, {x, b.intConst(k, i32, loc)}, i32, {}, loc);
     sum = sum ? b.create1(Opcode::Add, {sum, x}, i32, {}, loc) : x;

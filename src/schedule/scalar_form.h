@@ -39,7 +39,8 @@ const ir::Value* unhinted(const ir::Value* v);
 std::optional<ScalarForm> scalarForm(const ir::Value* v, const ir::Op* loop = nullptr);
 
 // Computes `f` as i32 ops at `b`; the atom n of `loop` (when the form has one) as (iv - lower bound) /
-// step, from the induction variable `iv` given.
+// step, from the induction variable `iv` given, or k * n as (k / step) * (iv - lower bound) where the
+// step divides k (no division).
 ir::Value* emitForm(ir::Builder& b, const ScalarForm& f, const ir::Op* loop, ir::Value* iv, const SourceLoc& loc);
 
 }  // namespace kiln::schedule
