@@ -41,6 +41,8 @@ def load_config_lists():
             with open(path) as f:
                 exec(compile(f.read(), path, "exec"), ns)
             out[name] = ns["get_configs"]()
+            if name == "attention":  # per head dim
+                out["attention_for"] = ns["get_configs"]
             if "get_fp8_configs" in ns:
                 out[name + "_fp8"] = ns["get_fp8_configs"]()
         return out
@@ -100,7 +102,7 @@ def cases():
     # (every size and stride divisible by 16), so the N1024 and N16384 rows compile as these do.
     h, n = 32, 4096
     for d, causal in ((64, False), (128, False), (128, True)):
-        for c in configs["attention"]:
+        for c in configs["attention_for"](d):
             strides = ", ".join(f"{i32(h * n * d)}, {i32(n * d)}, {i32(d)}, 1" for _ in range(4))
             sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, {i32(h)}, {i32(n)}, "
                    f"{d}, {c.kwargs['BLOCK_M']}, {c.kwargs['BLOCK_N']}, {causal}")

@@ -246,7 +246,7 @@ def attention(z, h, n_ctx, d, causal=False, quick=False):
         m = torch.empty((z, h, n_ctx), device="cuda", dtype=torch.float32)
         scale = 1.0 / math.sqrt(d)
         return Launch(o, lambda: mod.attention(t.q, t.k, t.v, scale, m, o, causal=causal),
-                      tuned=mod.attn_fwd_autotuned, configs=mod.get_configs(),
+                      tuned=mod.attn_fwd_autotuned, configs=mod.get_configs(d),
                       launch_config=lambda cfg: mod.attention_with_config(t.q, t.k, t.v, scale, m, o, cfg,
                                                                           causal=causal))
 

@@ -6,11 +6,28 @@ import triton
 import triton.language as tl
 
 
-def get_configs():
+def get_configs(head_dim=None):
     # 128x64 at 8 warps is the tutorial's Hopper default; the others let each side trade tile size
-    # against registers (HEAD_DIM 128 doubles the accumulator).
+    # against registers (HEAD_DIM 128 doubles the accumulator). With head_dim, those that fit it.
     c = lambda bm, bn, w, s: triton.Config({"BLOCK_M": bm, "BLOCK_N": bn}, num_warps=w, num_stages=s)
-    return [c(128, 64, 8, 3), c(128, 128, 8, 3), c(128, 64, 4, 3), c(64, 64, 4, 3)]
+    configs = [c(128, 64, 8, 3), c(128, 128, 8, 3), c(128, 64, 4, 3), c(64, 64, 4, 3)]
+    return [cfg for cfg in configs if head_dim is None or fits_registers(cfg, head_dim)]
+
+
+def fits_registers(config, head_dim):
+    """Whether a thread's share of the loop's tiles leaves room in its 255 registers: the fp32
+    accumulator (BLOCK_M x HEAD_DIM), the fp32 scores (BLOCK_M x BLOCK_N) and P in fp16 (two to a
+    register), spread over the CTA's threads, with 32 registers for everything else. 128 query rows on
+    one warpgroup at HEAD_DIM 128 need 224 for the tiles alone, and ptxas spills that kernel."""
+    bm, bn = config.kwargs["BLOCK_M"], config.kwargs["BLOCK_N"]
+    tiles = (bm * head_dim + bm * bn + bm * bn // 2) // (32 * config.num_warps)
+    return tiles + 32 <= 255
+
+
+def _prune(configs, named_args, **kwargs):
+    # (HEAD_DIM comes as a keyword: Triton passes it among kwargs, kiln in both)
+    head_dim = kwargs["HEAD_DIM"] if "HEAD_DIM" in kwargs else named_args["HEAD_DIM"]
+    return [cfg for cfg in configs if fits_registers(cfg, head_dim)]
 
 
 @triton.jit
@@ -87,7 +104,8 @@ def attn_fwd(Q, K, V, sm_scale, M, Out,
     tl.store(o_ptrs, acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < N_CTX)
 
 
-attn_fwd_autotuned = triton.autotune(configs=get_configs(), key=["N_CTX", "HEAD_DIM"])(attn_fwd)
+attn_fwd_autotuned = triton.autotune(configs=get_configs(), key=["N_CTX", "HEAD_DIM"],
+                                     prune_configs_by={"early_config_prune": _prune})(attn_fwd)
 
 
 def _launch(kernel, q, k, v, sm_scale, m, o, causal, **meta):

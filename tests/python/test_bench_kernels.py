@@ -87,7 +87,7 @@ def test_attention(backend, rng, causal, n_ctx, d):
     scale = 1.0 / np.sqrt(d)
     ref = attention_ref(qh.astype(np.float64), kh.astype(np.float64), vh.astype(np.float64), scale, causal)
     q, k, v = (backend.asarray(a) for a in (qh, kh, vh))
-    for cfg in m.get_configs():
+    for cfg in m.get_configs(d):
         o = backend.empty((z, h, n_ctx, d), np.float16)
         lse = backend.empty((z, h, n_ctx), np.float32)
         m.attention_with_config(q, k, v, scale, lse, o, cfg, causal=causal)
