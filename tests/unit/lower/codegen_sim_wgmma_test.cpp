@@ -15,9 +15,12 @@ namespace {
 // 144 with A's row stride `lda` and checks that its rows below M are the product and every other row is
 // left alone. Which version ran is seen in the values: A's tensor map is encoded over -A, so the TMA
 // version's product is -A·B.
-void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0) {
+// With `batch`, the program is (pid, batch) and A's base is moved by batch * ldc elements (a kernel's
+// per-batch offset, borrowing C's row stride as the batch stride).
+void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0, int batch = 0) {
   const int N = 80, K = 144, ldb = nMajor ? 96 : 160, ldc = 96, rowsC = std::max(M, 80);
-  std::vector<float> af = randomFloats(size_t(M) * std::max(lda, K), 31);
+  const int aBase = batch * ldc;
+  std::vector<float> af = randomFloats(size_t(aBase) + size_t(M) * std::max(lda, K), 31);
   std::vector<float> bf = randomFloats(size_t(nMajor ? K : N) * ldb, 32);
   std::vector<uint16_t> a(af.size()), b(bf.size()), c(size_t(rowsC) * ldc, 0);
   for (size_t i = 0; i < a.size(); ++i) a[i] = uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(af[i])));
@@ -34,14 +37,15 @@ void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0) 
     r.param(name, v);
   r.encodeTensorMaps();
   r.buffer("a_ptr", a);  // what the pointer loads read
-  ASSERT_EQ(r.sim.run({uint64_t(pid), 0, 0}, {uint64_t(pid) + 1, 1, 1}), "") << r.k.ptx;
+  ASSERT_EQ(r.sim.run({uint64_t(pid), uint64_t(batch), 0}, {uint64_t(pid) + 1, uint64_t(batch) + 1, 1}), "") << r.k.ptx;
   std::vector<uint16_t> got = r.read<uint16_t>(cb);
   const int first = 64 * pid, end = std::min(M, first + 64);
   for (int m = first; m < end; ++m)
     for (int n = 0; n < 64; ++n) {
       double want = 0;
       for (int k = 0; k < K; ++k)
-        want += ir::fromBits(ir::Scalar::F16, a[size_t(m * lda + k)]).f * ir::fromBits(ir::Scalar::F16, b[bAt(k, n)]).f;
+        want += ir::fromBits(ir::Scalar::F16, a[size_t(aBase + m * lda + k)]).f *
+                ir::fromBits(ir::Scalar::F16, b[bAt(k, n)]).f;
       const double g = ir::fromBits(ir::Scalar::F16, got[size_t(m * ldc + n)]).f;
       ASSERT_NEAR(g, tmaRuns ? -want : want, 1e-2 + 2e-3 * std::fabs(want)) << m << ", " << n;
     }
@@ -116,6 +120,28 @@ TEST(CodegenSimWgmma, MatmulTileFromAnOffsetBase) {
   EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor"), std::string::npos);
   EXPECT_EQ(r.k.tensorMaps.size(), 2u);
   runTile(r, true, 128, 160, true, 1);
+}
+
+// A's base moved per batch by a stride that is none of its tile's (`a_ptr + pid_b * stride_b`, here
+// program_id(1) times the parameter stride_cm): a dim of its own in the tensor map, before the tile's
+// (rank 3, one element at coordinate pid_b, schedule/pointer_box.h). In 32 bits, and in 64 as a kernel
+// computes a large batch's offset (`pid_b.to(tl.int64) * stride_b`). Program (0, 1).
+TEST(CodegenSimWgmma, MatmulTileOfABatch) {
+  for (bool wide : {false, true}) {
+    SCOPED_TRACE(wide ? "64-bit offset" : "32-bit offset");
+    std::string text = inputText("matmul_wgmma_nmajor");
+    const std::string offset = wide ? "  %pid_b = program_id {axis = 1} : i32\n  %b64 = cast %pid_b : i64\n"
+                                      "  %s64 = cast %8 : i64\n  %a_off = mul %b64, %s64 : i64\n"
+                                    : "  %pid_b = program_id {axis = 1} : i32\n  %a_off = mul %pid_b, %8 : i32\n";
+    const std::string from = "  %47 = splat %0 :";
+    ASSERT_NE(text.find(from), std::string::npos);
+    text.replace(text.find(from), from.size(), offset + "  %a_base = ptr_add %0, %a_off : ptr<f16>\n  %47 = splat %a_base :");
+    SimRun r(lowerText("matmul_batch", text, 4, 3, ptx::kSm90a));
+    EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor.3d"), std::string::npos) << "A's copies through a rank-3 map";
+    ASSERT_EQ(r.k.tensorMaps.size(), 2u);
+    EXPECT_EQ(r.k.tensorMaps[0].box, (std::vector<int64_t>{1, 64, 32}));
+    runTile(r, true, 80, 160, true, 0, 1);
+  }
 }
 
 // The loop asking for warp specialization: its TMA version (inside the check's `if`) runs on a producer
