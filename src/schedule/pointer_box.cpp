@@ -3,208 +3,14 @@
 
 #include <algorithm>
 
+#include "schedule/offset_terms.h"
+
 namespace kiln::schedule {
 
 using ir::Opcode;
 using ir::Value;
 
 namespace {
-
-// One summand of an integer offset tile: (start + arange + j) * stride along `dim`, j = 0 .. size - 1
-// (the arange's own start folded into `start`), or with dim < 0 a uniform scalar `start` (times a
-// `stride` parameter where there is one: `pid_m * BM * stride_am` added to a base).
-struct Term {
-  int dim = -1;
-  int64_t size = 0;
-  ScalarForm start;
-  const Value* stride = nullptr;  // null: strideValue
-  int64_t strideValue = 1;
-  const Value* modulus = nullptr;  // the index taken % modulus (before the stride)
-};
-
-bool isLayoutOnly(Opcode op) { return op == Opcode::ConvertLayout || ir::familyOf(op) == ir::Family::Hint; }
-
-// `v` with layout conversions and hints looked through.
-const Value* throughLayouts(const Value* v) {
-  while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
-  return v;
-}
-
-// A kernel parameter of type i32 (hints looked through), or null.
-const Value* i32Param(const Value* v) {
-  v = throughLayouts(v);
-  return v->isBlockArg() && v->owner->parentFunc && v->type.elem == ir::Scalar::I32 && !v->type.isTensor() ? v : nullptr;
-}
-
-class Decomposer {
- public:
-  explicit Decomposer(const ir::Op& loop) : loop_(loop) {}
-
-  std::optional<ScalarForm> form(const Value* v) const { return scalarForm(v, &loop_); }
-
-  // The summands of integer tile (or scalar) `v`, or nothing.
-  std::optional<std::vector<Term>> terms(const Value* v) {
-    while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
-    if (!v->type.isTensor() && v->type.elem == ir::Scalar::I64) return wide(v);
-    if (!v->type.isTensor()) {
-      if (v->def && v->def->opcode == Opcode::Mul) {  // a product of two forms: u * a stride parameter?
-        std::optional<ScalarForm> a = form(v->def->operand(0)), b = form(v->def->operand(1));
-        if (a && b && !a->isConstant() && !b->isConstant())
-          if (std::optional<std::vector<Term>> t = scaled(v->def->operand(0), v->def->operand(1))) return t;
-      }
-      std::optional<ScalarForm> f = scalarForm(v, &loop_);  // (what it cannot see into is an atom)
-      if (!f) return std::nullopt;
-      return std::vector<Term>{Term{-1, 0, *f}};
-    }
-    if (v->type.elem != ir::Scalar::I32 || !v->def) return std::nullopt;
-    const ir::Op& d = *v->def;
-    switch (d.opcode) {
-      case Opcode::Constant:
-        return std::vector<Term>{Term{-1, 0, ScalarForm::of(d.intAttr("value"))}};
-      case Opcode::Splat:
-        return terms(d.operand(0));
-      case Opcode::Arange:
-        return std::vector<Term>{Term{0, d.intAttr("end") - d.intAttr("start"), ScalarForm::of(d.intAttr("start"))}};
-      case Opcode::Broadcast:
-        return terms(d.operand(0));
-      case Opcode::ExpandDims: {
-        std::optional<std::vector<Term>> in = vector(d.operand(0));
-        if (!in) return std::nullopt;
-        for (Term& t : *in)
-          if (t.dim >= 0 && t.dim >= d.intAttr("axis")) ++t.dim;
-        return in;
-      }
-      case Opcode::Add: {
-        std::optional<std::vector<Term>> a = terms(d.operand(0)), b = terms(d.operand(1));
-        if (!a || !b) return std::nullopt;
-        a->insert(a->end(), b->begin(), b->end());
-        return a;
-      }
-      case Opcode::Mul:
-        return scaled(d.operand(0), d.operand(1));
-      case Opcode::Rem: {
-        std::optional<std::vector<Term>> a = vector(d.operand(0));
-        const Value* m = scalarOf(d.operand(1));
-        if (!a || !m || a->size() != 1 || (*a)[0].modulus || (*a)[0].stride || (*a)[0].strideValue != 1) return std::nullopt;
-        (*a)[0].modulus = m;
-        return a;
-      }
-      default:
-        return std::nullopt;
-    }
-  }
-
-  // The summands of a 64-bit scalar offset computed from 32-bit scalars (`off_h.to(tl.int64) * stride_h`):
-  // sign extensions of i32 forms, their sums, and their products with a constant or with an extended
-  // stride parameter. Such products cannot wrap, so the forms over the 32-bit values are exact; anything
-  // else (a 64-bit parameter or product of two indices) is nothing, no i32 coordinate holding it.
-  std::optional<std::vector<Term>> wide(const Value* v) {
-    v = throughLayouts(v);
-    const ir::Op* d = v->def;
-    if (!d) return std::nullopt;
-    switch (d->opcode) {
-      case Opcode::Constant:
-        return std::vector<Term>{Term{-1, 0, ScalarForm::of(d->intAttr("value"))}};
-      case Opcode::Cast:
-        if (d->operand(0)->type.isTensor() || d->operand(0)->type.elem != ir::Scalar::I32) return std::nullopt;
-        return terms(d->operand(0));
-      case Opcode::Add: {
-        std::optional<std::vector<Term>> a = wide(d->operand(0)), b = wide(d->operand(1));
-        if (!a || !b) return std::nullopt;
-        a->insert(a->end(), b->begin(), b->end());
-        return a;
-      }
-      case Opcode::Mul:
-        for (int swap = 0; swap < 2; ++swap) {
-          const Value* x = d->operand(swap), *y = d->operand(1 - swap);
-          std::optional<std::vector<Term>> a = wide(x);
-          if (!a || a->size() != 1) continue;
-          Term t = (*a)[0];
-          const Value* stride = extendedParam(y);
-          if (stride && !t.stride && !t.start.isConstant()) {
-            t.stride = stride;
-            return std::vector<Term>{t};
-          }
-          std::optional<std::vector<Term>> k = wide(y);
-          if (!k || k->size() != 1 || (*k)[0].stride || !(*k)[0].start.isConstant()) continue;
-          t.start = t.start.scaled((*k)[0].start.constant);
-          return std::vector<Term>{t};
-        }
-        return std::nullopt;
-      default:
-        return std::nullopt;
-    }
-  }
-
- private:
-  const ir::Op& loop_;
-
-  // The i32 kernel parameter (hinted, as the kernel computes with it) that `v` sign-extends, or null.
-  static const Value* extendedParam(const Value* v) {
-    v = throughLayouts(v);
-    if (!v->def || v->def->opcode != Opcode::Cast) return nullptr;
-    return i32Param(v->def->operand(0)) ? v->def->operand(0) : nullptr;
-  }
-
-  // The terms of a 1-d index vector folded into one: the arange term with the uniform ones in its start.
-  std::optional<std::vector<Term>> vector(const Value* v) {
-    std::optional<std::vector<Term>> in = terms(v);
-    if (!in) return std::nullopt;
-    if (v->type.rank() != 1) return in;
-    Term out;
-    for (const Term& t : *in) {
-      if (t.dim < 0) {
-        if (t.stride || out.modulus || out.stride || out.strideValue != 1) return std::nullopt;
-        out.start.add(t.start);
-        continue;
-      }
-      if (out.dim >= 0) return std::nullopt;  // two aranges along one dim
-      ScalarForm start = out.start;
-      out = t;
-      out.start.add(start);
-    }
-    if (out.dim < 0) return std::nullopt;
-    return std::vector<Term>{out};
-  }
-
-  // The scalar a splat (or a constant tile) holds, or null.
-  static const Value* scalarOf(const Value* v) {
-    while (v->def && isLayoutOnly(v->def->opcode)) v = v->def->operand(0);
-    if (!v->type.isTensor()) return v;
-    return v->def && v->def->opcode == Opcode::Splat ? v->def->operand(0) : nullptr;
-  }
-
-  // index * stride, either way round: one index term times a splat scalar or a constant tile.
-  std::optional<std::vector<Term>> scaled(const Value* a, const Value* b) {
-    for (int swap = 0; swap < 2; ++swap, std::swap(a, b)) {
-      const Value* s = scalarOf(b);
-      std::optional<int64_t> c;
-      if (const Value* u = b; u->def && u->def->opcode == Opcode::Constant && u->type.isInt()) c = u->def->intAttr("value");
-      if (!s && !c) continue;
-      std::optional<std::vector<Term>> in = terms(a);
-      if (!in) return std::nullopt;
-      if (in->size() == 1 && (*in)[0].dim < 0) {  // a uniform product: its own form, or times a stride
-        if ((*in)[0].stride) return std::nullopt;
-        std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
-        if (!k) return std::nullopt;
-        if (!k->isConstant() && !(*in)[0].start.isConstant()) {
-          if (!s || !i32Param(s)) continue;  // (the other way round, the parameter may be `a`)
-          (*in)[0].stride = s;
-          return in;
-        }
-        (*in)[0].start = k->isConstant() ? (*in)[0].start.scaled(k->constant) : k->scaled((*in)[0].start.constant);
-        return in;
-      }
-      if (in->size() != 1 || (*in)[0].stride || (*in)[0].strideValue != 1) return std::nullopt;
-      std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
-      if (!k) return std::nullopt;
-      if (k->isConstant()) (*in)[0].strideValue = k->constant;
-      else (*in)[0].stride = s;
-      return in;
-    }
-    return std::nullopt;
-  }
-};
 
 // Whether one of the tile's dims has the stride parameter `stride`.
 bool strideOfTile(const PointerBox& box, const Value* stride) {
@@ -220,11 +26,11 @@ bool definedIn(const Value* v, const ir::Block& body) {
   return false;
 }
 
-std::optional<IndexRun> indexRun(Decomposer& dec, const Value* index) {
-  std::optional<std::vector<Term>> terms = dec.terms(index);
+std::optional<IndexRun> indexRun(OffsetTerms& dec, const Value* index) {
+  std::optional<std::vector<OffsetTerm>> terms = dec.terms(index);
   if (!terms) return std::nullopt;
   IndexRun run;
-  for (const Term& t : *terms) {
+  for (const OffsetTerm& t : *terms) {
     if (t.dim < 0 && t.stride) return std::nullopt;
     if (t.dim >= 0 && run.dim >= 0) return std::nullopt;
     if (t.dim >= 0 && (t.stride || t.strideValue != 1 || t.modulus)) return std::nullopt;
@@ -238,7 +44,7 @@ std::optional<IndexRun> indexRun(Decomposer& dec, const Value* index) {
   return run;
 }
 
-void conjuncts(Decomposer& dec, const Value* mask, std::vector<std::optional<IndexBound>>& out) {
+void conjuncts(OffsetTerms& dec, const Value* mask, std::vector<std::optional<IndexBound>>& out) {
   mask = throughLayouts(mask);
   const ir::Op* d = mask->def;
   if (d && d->opcode == Opcode::Broadcast) return conjuncts(dec, d->operand(0), out);
@@ -260,7 +66,7 @@ void conjuncts(Decomposer& dec, const Value* mask, std::vector<std::optional<Ind
 // Reads the mask `mask` of a load whose box is `box` (starts placed): each `index < bound` along one dim
 // sets that dim's extent to bound - index start + coordinate start, which must not move with n and be
 // a kernel parameter or a positive constant. False when the mask is anything else.
-bool maskExtents(Decomposer& dec, const Value* mask, const Value* n, PointerBox& box) {
+bool maskExtents(OffsetTerms& dec, const Value* mask, const Value* n, PointerBox& box) {
   if (!mask->type.isTensor() || mask->type.rank() != int(box.dims.size())) return false;
   std::vector<std::optional<IndexBound>> all;
   conjuncts(dec, mask, all);
@@ -289,7 +95,7 @@ int PointerBox::contiguousDim() const {
 const ir::Value* iterationAtom(const ir::Op& forOp) { return forOp.region(0).arg(0); }
 
 std::vector<std::optional<IndexBound>> maskConjuncts(const ir::Op& loop, const ir::Value* mask) {
-  Decomposer dec(loop);
+  OffsetTerms dec(loop);
   std::vector<std::optional<IndexBound>> out;
   conjuncts(dec, mask, out);
   return out;
@@ -299,12 +105,12 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   const ir::Block& body = forOp.region(0);
   const ir::Value* n = iterationAtom(forOp);
   const int rank = load.result(0)->type.rank();
-  Decomposer dec(forOp);
+  OffsetTerms dec(forOp);
 
   // The pointer: base + offsets, through the advancing body argument (its initial tile, advanced by a
   // uniform step per iteration) or computed in the body.
   PointerBox box;
-  std::vector<Term> terms;
+  std::vector<OffsetTerm> terms;
   const Value* p = load.operand(0);
   std::optional<ScalarForm> advance;
   for (int guard = 0; guard < 16; ++guard) {
@@ -313,7 +119,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
       const ir::Op* y = body.terminator();
       const Value* next = throughLayouts(y->operand(p->index - 1));
       if (advance || !next->def || next->def->opcode != Opcode::PtrAdd || throughLayouts(next->def->operand(0)) != p) return std::nullopt;
-      std::optional<std::vector<Term>> step = dec.terms(next->def->operand(1));
+      std::optional<std::vector<OffsetTerm>> step = dec.terms(next->def->operand(1));
       if (!step || step->size() != 1 || (*step)[0].dim >= 0 || (*step)[0].stride || (*step)[0].start.coefficient(n) != 0)
         return std::nullopt;
       advance = (*step)[0].start;
@@ -329,7 +135,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
       const Value* base = p->def->operand(0);
       for (; throughLayouts(base)->def && throughLayouts(base)->def->opcode == Opcode::PtrAdd;
            base = throughLayouts(base)->def->operand(0)) {
-        std::optional<std::vector<Term>> t = dec.terms(throughLayouts(base)->def->operand(1));
+        std::optional<std::vector<OffsetTerm>> t = dec.terms(throughLayouts(base)->def->operand(1));
         if (!t) return std::nullopt;
         terms.insert(terms.end(), t->begin(), t->end());
       }
@@ -338,7 +144,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
       break;
     }
     if (p->def->opcode != Opcode::PtrAdd) return std::nullopt;
-    std::optional<std::vector<Term>> t = dec.terms(p->def->operand(1));
+    std::optional<std::vector<OffsetTerm>> t = dec.terms(p->def->operand(1));
     if (!t) return std::nullopt;
     terms.insert(terms.end(), t->begin(), t->end());
     p = p->def->operand(0);
@@ -349,7 +155,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   box.dims.resize(size_t(rank));
   std::vector<bool> seen(size_t(rank), false);
   std::vector<std::pair<ScalarForm, const Value*>> uniform;  // u, or u * stride
-  for (const Term& t : terms) {
+  for (const OffsetTerm& t : terms) {
     if (t.dim < 0) {
       uniform.emplace_back(t.start, t.stride);
       continue;
