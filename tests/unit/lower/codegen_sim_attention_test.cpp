@@ -136,9 +136,11 @@ TEST(CodegenSimAttention, FlashAttentionBlock) {
 // The per-head base the kernel computes (off_z * stride_z + off_h * stride_h, in 64 bits) moves the
 // copies: the program of the last head of the last batch (Z = H = 2), whose coordinates along the
 // maps' batch and head dims are 1 and 1, reads its own head's keys and values, and writes only its rows.
+// attn_d128_pingpong_hints: the suite's D128 128x64 on 8 warps, turns with 128-byte-wide K and V boxes.
 TEST(CodegenSimAttention, TheLastHeadOfABatch) {
   for (const Case& c : {Case{"attn_128_hints", 32, 128, 16, false, true, 150, 1, 4, 2},
-                        Case{"attn_128_pingpong_causal_hints", 64, 128, 128, true, true, 300, 2, 8, 2}})
+                        Case{"attn_128_pingpong_causal_hints", 64, 128, 128, true, true, 300, 2, 8, 2},
+                        Case{"attn_d128_pingpong_hints", 128, 128, 64, false, true, 200, 1, 8, 2}})
     for (ptx::Target target : {ptx::kSm80, ptx::kSm90a}) runAttention(c, 3, target);
 }
 

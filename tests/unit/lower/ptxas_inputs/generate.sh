@@ -109,6 +109,7 @@ attn attn_128_hints 32 128 16 False hints  # two 64-row wgmma blocks per warpgro
 attn attn_128_causal_hints 32 128 16 True hints  # and the causal mask: a guarded select (lower_guarded_select.cpp)
 attn attn_128_pingpong_hints 64 128 128 False hints --num-warps 8  # at 8 warps the two warpgroups take turns (schedule/pingpong.cpp)
 attn attn_128_pingpong_causal_hints 64 128 128 True hints --num-warps 8
+attn attn_d128_pingpong_hints 128 128 64 False hints --num-warps 8  # D128 at 128x64: turns, K and V in 128-byte boxes
 gen attn_demo flash_attention.py attn_fwd \
   "*fp16, *fp16, *fp16, fp32, *fp32, *fp16, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, i32, 1, i32, i32, 32, 32, 16, True"
 # tl.dot_scaled on 64x64x64 tiles: mma.sync on sm_80, wgmma on sm_90a; e2m1 x e4m3 (bf16 operands) and
