@@ -20,6 +20,7 @@ struct Case {
   int n = 72, program = 0;  // N_CTX, and the program simulated (of a grid covering every row)
   int warps = 4;
   int heads = 1;            // Z = H = heads; the program simulated is of the last head of the last batch
+  bool sharedKv = false;    // every batch reads batch 0's K and V (their batch stride 0, as torch's expand)
 };
 
 uint16_t half(float f) { return uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(f))); }
@@ -41,8 +42,9 @@ void runAttention(const Case& c, int stages, ptx::Target target) {
   const bool turns = wgmma && c.warps == 8 && stages > 1;
   EXPECT_EQ(r.k.ptx.find("bar.arrive") != std::string::npos, turns);
   EXPECT_EQ(r.k.ptx.find("cp.async.mbarrier.arrive.noinc") != std::string::npos, turns);
-  const bool tma = wgmma && c.aligned && stages > 1;
-  EXPECT_EQ(r.k.ptx.find("cp.async.bulk.tensor.4d") != std::string::npos, tma);
+  const bool tmaVersion = wgmma && c.aligned && stages > 1;
+  EXPECT_EQ(r.k.ptx.find("cp.async.bulk.tensor.4d") != std::string::npos, tmaVersion);
+  const bool tma = tmaVersion && !c.sharedKv;  // (a zero stride fails the check: the cp.async version runs)
 
   const int n = c.n, d = c.d, zh = c.heads * c.heads, hz = zh - 1;
   const int64_t headStride = int64_t(n) * d + 64, total = headStride * zh;
@@ -68,7 +70,8 @@ void runAttention(const Case& c, int stages, ptx::Target target) {
   r.param("sm_scale", scaleBits);
   for (const char* t : {"q", "k", "v", "o"}) {
     const std::string x(t);
-    r.param("stride_" + x + "z", uint64_t(headStride) * c.heads);
+    const bool shared = c.sharedKv && (x == "k" || x == "v");
+    r.param("stride_" + x + "z", shared ? 0 : uint64_t(headStride) * c.heads);
     r.param("stride_" + x + "h", uint64_t(headStride));
     r.param("stride_" + x + (x == "k" || x == "v" ? "n" : "m"), uint64_t(d));
     r.param("stride_" + x + "k", 1);
@@ -89,7 +92,7 @@ void runAttention(const Case& c, int stages, ptx::Target target) {
         EXPECT_EQ(gotLse[size_t(h * n + i)], -7.0f) << "head " << h << " row " << i;
       }
     }
-  const int64_t base = hz * headStride;
+  const int64_t base = hz * headStride, kvBase = c.sharedKv ? (hz % c.heads) * headStride : base;
   for (int i = c.program * c.blockM; i < std::min(n, (c.program + 1) * c.blockM); ++i) {
     const int keys = c.causal ? i + 1 : n;
     std::vector<double> s(static_cast<size_t>(keys));
@@ -97,7 +100,7 @@ void runAttention(const Case& c, int stages, ptx::Target target) {
     for (int j = 0; j < keys; ++j) {
       double dotp = 0;
       for (int e = 0; e < d; ++e)
-        dotp += double(value(q[size_t(base + i * d + e)])) * value(kRef[size_t(base + j * d + e)]);
+        dotp += double(value(q[size_t(base + i * d + e)])) * value(kRef[size_t(kvBase + j * d + e)]);
       s[size_t(j)] = dotp * scale;
       mx = std::max(mx, s[size_t(j)]);
     }
@@ -106,7 +109,7 @@ void runAttention(const Case& c, int stages, ptx::Target target) {
     EXPECT_NEAR(gotLse[size_t(hz * n + i)], (mx + std::log(sum)) / std::log(2.0), 2e-3) << "row " << i;
     for (int e = 0; e < d; ++e) {
       double want = 0;
-      for (int j = 0; j < keys; ++j) want += s[size_t(j)] / sum * value(v[size_t(base + j * d + e)]);
+      for (int j = 0; j < keys; ++j) want += s[size_t(j)] / sum * value(v[size_t(kvBase + j * d + e)]);
       ASSERT_NEAR(value(got[size_t(base + i * d + e)]), want, 1e-2 + 5e-3 * std::fabs(want)) << i << ", " << e;
     }
   }
@@ -142,6 +145,17 @@ TEST(CodegenSimAttention, TheLastHeadOfABatch) {
                         Case{"attn_128_pingpong_causal_hints", 64, 128, 128, true, true, 300, 2, 8, 2},
                         Case{"attn_d128_pingpong_hints", 128, 128, 64, false, true, 200, 1, 8, 2}})
     for (ptx::Target target : {ptx::kSm80, ptx::kSm90a}) runAttention(c, 3, target);
+}
+
+// Keys and values shared by the batches (their batch stride 0: TMA takes no zero stride, so the check
+// before the loop fails and the cp.async version runs), and a single key and query (N_CTX = 1: the
+// rotated loop runs no iteration, the TMA version's copies past the end are not issued).
+TEST(CodegenSimAttention, SharedKeysAndASingleKey) {
+  Case shared{"attn_128_pingpong_hints", 64, 128, 128, false, true, 200, 1, 8, 2};
+  shared.sharedKv = true;
+  for (const Case& c : {shared, Case{"attn_128_hints", 32, 128, 16, false, true, 1, 0, 4, 2},
+                        Case{"attn_128_pingpong_causal_hints", 64, 128, 128, true, true, 1, 0, 8, 1}})
+    runAttention(c, 3, ptx::kSm90a);
 }
 
 }  // namespace
