@@ -28,7 +28,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"disable_licm", AttrKind::Int},
       {"message", AttrKind::String}, {"contract", AttrKind::Int}, {"offset", AttrKind::Int},
       {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
-      {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List},
+      {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List}, {"lead_warp", AttrKind::List},
       {"reverse", AttrKind::Int}, {"sem", AttrKind::String}, {"scope", AttrKind::String},
       {"pipelined", AttrKind::Int}, {"scratch", AttrKind::List}, {"align", AttrKind::Int}, {"slice_dim", AttrKind::Int}, {"slice_offset", AttrKind::Int},
       {"dim", AttrKind::Int}, {"descending", AttrKind::Int}, {"block", AttrKind::String}, {"prefix", AttrKind::String},

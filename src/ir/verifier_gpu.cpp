@@ -118,6 +118,12 @@ void warpPartition(const Op& op) {
         return "registers per thread must be a multiple of 8 from 24 to 256, got " + std::to_string(n);
       });
   }
+  if (const AttrValue* l = op.findAttr("lead_warp")) {
+    const auto& lead = std::get<std::vector<int64_t>>(*l);
+    require(lead.size() == warps.size(), op, [&] { return std::string("needs one entry of lead_warp per region"); });
+    for (int64_t v : lead)
+      require(v == 0 || v == 1, op, [&] { return "lead_warp entries must be 0 or 1, got " + std::to_string(v); });
+  }
   for (const auto& region : op.regions) {
     require(region->args.empty(), op, [&] { return std::string("partition regions take no arguments"); });
     const Op* t = region->terminator();

@@ -285,6 +285,14 @@ Reg Codegen::firstThread() {
   return p;
 }
 
+Reg Codegen::otherWarps() {
+  if (const std::vector<Reg>* r = findCached(Cached::OtherWarps, 0, layout::LinearLayout())) return (*r)[0];
+  Reg p = e.reg(RegClass::Pred);
+  e.inst("setp.ne.u32", {p, warp_, 0});
+  addCached(Cached::OtherWarps, 0, layout::LinearLayout(), {p});
+  return p;
+}
+
 // ---------------------------------------------------------------- shared memory
 
 Codegen::Scratch Codegen::scratch(const ir::Op& op, int64_t bytes) {

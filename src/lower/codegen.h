@@ -110,6 +110,9 @@ class Codegen {
   ptx::Reg ownerPredicate(const layout::LinearLayout& l);
   // A .pred true in thread 0 only: the one thread that performs a scalar store.
   ptx::Reg firstThread();
+  // A .pred true in every warp but the first (of the code: the CTA's, or the warp partition's): uniform
+  // over each warp, for a branch around what thread 0 alone does.
+  ptx::Reg otherWarps();
 
   // ---- shared memory
   // An op that stages data through shared memory (schedule/scratch_size.h) uses the bytes allocate_shared
@@ -172,7 +175,7 @@ class Codegen {
   // hash of (kind, dim, layout bases), then compared in full: much cheaper than keys of layout text.
   // Scoped: lowerBlock drops what a region added, since a register first set inside a branch or loop
   // body holds nothing on the paths that skip it.
-  enum class Cached { ThreadCoord, Owner, FirstThread };
+  enum class Cached { ThreadCoord, Owner, FirstThread, OtherWarps };
   struct CachedRegs {
     Cached kind;
     int dim;

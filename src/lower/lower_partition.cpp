@@ -66,7 +66,20 @@ void lowerPartition(Codegen& cg, const ir::Op& op) {
                                    "(4 warps from a multiple of 4); partition " + std::to_string(i) + " is not");
       if (want != budget) ptx::setMaxRegisters(e, want > budget, want);
     }
-    cg.lowerPartitionBlock(op.region(unsigned(i)), int(first), w, int(i) + 1);
+    // lead_warp: the region runs on the partition's first warp; the others, done with the warpgroup's
+    // setmaxnreg, go to its end (a producer of copies that one thread issues: its other warps would only
+    // follow the mbarrier phases, and one falling two phases behind would wait forever on a parity).
+    const bool lead = op.hasAttr("lead_warp") && op.listAttr("lead_warp").at(i) == 1;
+    if (lead && w > 1) {
+      ptx::Reg rel = cg.warp(), others = e.reg(ptx::RegClass::Pred);
+      if (first > 0) {
+        rel = e.reg(ptx::RegClass::B32);
+        e.inst("sub.u32", {rel, cg.warp(), first});
+      }
+      e.inst("setp.ne.u32", {others, rel, 0});
+      e.inst("bra.uni", {ptx::sym(skip.name)}, ptx::when(others));
+    }
+    cg.lowerPartitionBlock(op.region(unsigned(i)), int(first), lead ? 1 : w, int(i) + 1);
     e.label(skip);
     first += w;
   }

@@ -7,6 +7,7 @@
 // arrangement those copies write or read (layout/tma_shared.h) and its start aligned as they
 // need; anything else is a compile error, never a silently scrambled tile.
 #include <algorithm>
+#include <optional>
 
 #include "layout/tma_shared.h"
 #include "lower/codegen.h"
@@ -104,23 +105,35 @@ void tmaLoad(Codegen& cg, const ir::Op& op) {
     throw CompileError(op.loc, "tma_load: the slot holds " + std::to_string(bytes) +
                                    " bytes; an mbarrier counts fewer than 2^20 per phase");
 
-  ptx::Guard first = ptx::when(cg.firstThread());
+  // Everything read inside the branch below is read before it: a register first set there would hold
+  // nothing in the warps that skip it.
+  const Reg thread0 = cg.firstThread();
   const Reg smem = cg.reg(slot), bar = cg.reg(op.operand(1));
-  if (op.intAttrOr("predicated", 0)) {  // a copy past the loop's end: thread 0 arrives without bytes instead
-    const Reg copy = cg.reg(op.operands.back());
+  const bool predicated = op.intAttrOr("predicated", 0) != 0;
+  const Reg copy = predicated ? cg.reg(op.operands.back()) : Reg{};
+  const std::vector<Reg> coords = coordsOf(cg, op, 2, unsigned(predicated));
+  // The other warps jump past the copies: predicated off, thread 0's arrive and the loop ptxas wraps
+  // around each copy one thread issues (ELECT, UTMALDG, a uniform branch) would still issue in every warp.
+  std::optional<ptx::Label> done;
+  if (cg.numWarps > 1) {
+    done = e.newLabel("tma_issued");
+    e.inst("bra.uni", {ptx::sym(done->name)}, ptx::when(cg.otherWarps()));
+  }
+  ptx::Guard first = ptx::when(thread0);
+  if (predicated) {  // a copy past the loop's end: thread 0 arrives without bytes instead
     const Reg doCopy = e.reg(ptx::RegClass::Pred), skip = e.reg(ptx::RegClass::Pred);
-    e.inst("and.pred", {doCopy, cg.firstThread(), copy});
+    e.inst("and.pred", {doCopy, thread0, copy});
     e.inst("not.pred", {skip, copy});
-    e.inst("and.pred", {skip, skip, cg.firstThread()});
+    e.inst("and.pred", {skip, skip, thread0});
     ptx::mbarrierArrive(e, bar, ptx::when(skip));
     first = ptx::when(doCopy);
   }
   ptx::mbarrierArriveExpectTx(e, bar, bytes, first);
-  const std::vector<Reg> coords = coordsOf(cg, op, 2, unsigned(op.intAttrOr("predicated", 0)));
   for (int64_t k = 0; k < st.shape.back() / tile.boxInner; ++k) {
     auto [at, c] = boxAt(e, tile, smem, coords, k);
     ptx::tensorLoad(e, at, cg.tensorMaps[size_t(index)], c, bar, first);
   }
+  if (done) e.label(*done);
 }
 
 // The first thread copies the slot out box by box and closes the bulk group; the slot's writers fenced

@@ -234,7 +234,9 @@ class Specialize {
   Op* createPartition() {
     ir::Block& top = fn_.body;
     ir::Builder b(top, top.ops.size() - 1);  // before `return`
-    std::vector<ir::Attr> attrs{ir::Attr{"warps", std::vector<int64_t>{ctx_.numWarps, kProducerWarps}}};
+    // (the producer's copies are one thread's: its warpgroup's other warps only take the register cut)
+    std::vector<ir::Attr> attrs{ir::Attr{"warps", std::vector<int64_t>{ctx_.numWarps, kProducerWarps}},
+                                ir::Attr{"lead_warp", std::vector<int64_t>{0, 1}}};
     if (std::vector<int64_t> regs = registerBudgets(ctx_.numWarps); !regs.empty()) attrs.push_back(ir::Attr{"registers", regs});
     Op* partition = b.create(Opcode::WarpPartition, {}, {}, std::move(attrs), p_.root->loc);
     ir::Block& consumers = partition->addRegion();

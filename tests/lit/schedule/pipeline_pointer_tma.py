@@ -48,7 +48,7 @@
 # written), the producer warpgroup the loop's skeleton of copies inside an `if` on the same check.
 # WS:         mbarrier_init
 # WS:         {{^}}  barrier
-# WS:         warp_partition {warps = [4, 4]} {
+# WS:         warp_partition {lead_warp = [0, 1], warps = [4, 4]} {
 # WS:         = if [[GUARD:%[0-9]+]] :
 # WS-NOT:     tma_load
 # WS:         for {{.*}}ptr<f16>

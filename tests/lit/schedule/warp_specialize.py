@@ -5,7 +5,8 @@
 # wgmma and, from the second iteration on, releases the previous slot (once per warp); after the loop
 # the last slot is released when the loop ran. warp_specialize then runs it on two partitions: the 8
 # consumer warps (setmaxnreg 232) keep everything but the copies and the empty waits, the producer
-# warpgroup (setmaxnreg 40) a copy of the loop carrying only slot and phase. The CTA has 12 warps, the
+# warpgroup (setmaxnreg 40, then its first warp alone: lead_warp) a copy of the loop carrying only slot
+# and phase. The CTA has 12 warps, the
 # consumers' barriers are named barrier 1 of their 256 threads, and the store still goes through TMA.
 # In tutorial 09's persistent kernel the tile loop asks for it: both partitions keep the tile loop, the
 # slot and phase run on across tiles (carried by it), so the producer loads the next tile while the
@@ -59,7 +60,7 @@
 # CHECK:      // ----- IR after warp_specialize -----
 # CHECK:      barrier
 # CHECK-NOT:  tma_load
-# CHECK:      warp_partition {registers = [232, 40], warps = [8, 4]} {
+# CHECK:      warp_partition {lead_warp = [0, 1], registers = [232, 40], warps = [8, 4]} {
 # CHECK-NOT:  tma_load
 # CHECK:        for {{.*}}{warp_specialize = 1}
 # CHECK-NOT:      shared_slot [[EMPTY]], %{{[0-9]+}} :{{.*}}
@@ -93,12 +94,15 @@
 # PTX:        bar.sync 1, 256;
 # PTX:        cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 # PTX:        setmaxnreg.dec.sync.aligned.u32 40;
+# PTX-NEXT:   sub.u32 [[PW:%r[0-9]+]], %r{{[0-9]+}}, 8;
+# PTX-NEXT:   setp.ne.u32 [[REST:%p[0-9]+]], [[PW]], 0;
+# PTX-NEXT:   @[[REST]] bra.uni $L{{[0-9]+}}_partition_end;
 # PTX:        mbarrier.try_wait.parity
 # PTX:        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 # PTX:        bar.sync 0;
 # PTX-NEXT:   ret;
 # PERS:       // ----- IR after warp_specialize -----
-# PERS:       warp_partition {registers = [232, 40], warps = [8, 4]} {
+# PERS:       warp_partition {lead_warp = [0, 1], registers = [232, 40], warps = [8, 4]} {
 # PERS:         for {{.*}}{flatten = 1, warp_specialize = 1}
 # PERS:           for
 # PERS:             mma {{.*}}wgmma = 1
@@ -119,7 +123,7 @@
 # PERS-NEXT:  }
 # W4:         // ----- IR after warp_specialize -----
 # W4:         mbarrier_init %{{[0-9]+}} {count = 4}
-# W4:         warp_partition {warps = [4, 4]} {
+# W4:         warp_partition {lead_warp = [0, 1], warps = [4, 4]} {
 # W4PTX:      .maxntid 256, 1, 1
 # W4PTX-NOT:  setmaxnreg
 # KEEP:       // ----- IR after warp_specialize -----

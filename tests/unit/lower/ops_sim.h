@@ -260,7 +260,9 @@ class CtaSim {
   struct Group {
     std::vector<int> threads;  // ascending
     size_t pc = 0;
-    enum class Wait { None, Barrier, Mbarrier } wait = Wait::None;  // Mbarrier: retried when picked
+    // Mbarrier: retried when picked; Warpgroup: at a warpgroup-wide instruction, until the other warps
+    // of its warpgroups reach it too (groups at one pc merge)
+    enum class Wait { None, Barrier, Mbarrier, Warpgroup } wait = Wait::None;
     int64_t barrier = -1;                                            // the id it waits at
     bool done = false;
   };
@@ -270,6 +272,7 @@ class CtaSim {
     std::vector<uint32_t> released;  // their clocks at arrival: what the bar.sync threads acquire
   };
   void runGroup(size_t g);
+  bool partOfAWarpgroup(const Group& g) const;
   bool pickGroup(size_t& g);  // a group that can run (merging runnable groups at one pc); false: none
   void branch(size_t g, const Inst& in);
   void arriveAtBarrier(size_t g, const Inst& in);  // bar.sync, bar.arrive

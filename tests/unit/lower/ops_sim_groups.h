@@ -16,6 +16,9 @@
 //   have not exited, the kernel deadlocks: an error that says where each group waits.
 // - setmaxnreg.{inc,dec}.sync.aligned.u32 N: checked (whole warpgroups, N a multiple of 8 in 24..256),
 //   otherwise without effect here.
+// - wgmma (.sync.aligned: every thread of the warpgroup executes the same instruction, not at the same
+//   moment): a group holding part of a warpgroup waits at it until the rest of the warpgroup gets there
+//   (the warps took different ways through a uniform branch, as around the copies thread 0 issues).
 #pragma once
 
 namespace kiln::lower::test {
@@ -59,6 +62,10 @@ inline void CtaSim::enter(const Group& g) {
 inline bool CtaSim::pickGroup(size_t& pick) {
   std::sort(groups_.begin(), groups_.end(), [](const Group& a, const Group& b) { return a.threads[0] < b.threads[0]; });
   auto waiting = [](const Group& g) { return g.done || g.wait == Group::Wait::Barrier; };
+  auto merged = [](Group::Wait a, Group::Wait b) {  // (re-checked when picked)
+    if (a == b) return a;
+    return a == Group::Wait::Warpgroup || b == Group::Wait::Warpgroup ? Group::Wait::Warpgroup : Group::Wait::Mbarrier;
+  };
   for (size_t i = 0; i < groups_.size(); ++i)
     for (size_t j = i + 1; j < groups_.size();) {
       Group &a = groups_[i], &b = groups_[j];
@@ -68,12 +75,16 @@ inline bool CtaSim::pickGroup(size_t& pick) {
       }
       a.threads.insert(a.threads.end(), b.threads.begin(), b.threads.end());
       std::sort(a.threads.begin(), a.threads.end());
-      a.wait = a.wait == b.wait ? a.wait : Group::Wait::Mbarrier;  // re-checked when picked
+      a.wait = merged(a.wait, b.wait);
       groups_.erase(groups_.begin() + std::ptrdiff_t(j));
     }
   for (size_t i = 0; i < groups_.size(); ++i) {
     Group& g = groups_[i];
     if (waiting(g)) continue;
+    if (g.wait == Group::Wait::Warpgroup) {
+      if (partOfAWarpgroup(g)) continue;
+      g.wait = Group::Wait::None;
+    }
     if (g.wait == Group::Wait::Mbarrier) {
       enter(g);
       cur_ = &code_[g.pc];
@@ -123,10 +134,26 @@ inline void CtaSim::runGroup(size_t g) {
       group.wait = Group::Wait::Mbarrier;
       return;
     }
+    if (op == "wgmma" && partOfAWarpgroup(group)) {
+      group.wait = Group::Wait::Warpgroup;
+      return;
+    }
     if (op == "setmaxnreg") setMaxNReg(group, in);
     else exec(in);
     ++group.pc;
   }
+}
+
+// Whether the group holds some but not all threads of one of its warpgroups (those of a CTA that is
+// not whole warpgroups count as one warpgroup of the rest).
+inline bool CtaSim::partOfAWarpgroup(const Group& g) const {
+  for (int t : g.threads) {
+    const int first = t / 128 * 128, end = std::min(first + 128, n_);
+    const auto from = std::lower_bound(g.threads.begin(), g.threads.end(), first);
+    const auto to = std::lower_bound(g.threads.begin(), g.threads.end(), end);
+    if (to - from != end - first) return true;
+  }
+  return false;
 }
 
 inline void CtaSim::branch(size_t g, const Inst& in) {
@@ -290,7 +317,9 @@ inline std::string CtaSim::deadlock() {
     if (g.done) continue;
     why += " threads " + std::to_string(g.threads.front()) + ".." + std::to_string(g.threads.back()) + " wait at `" +
            code_[g.pc].line + "`";
-    if (g.wait == Group::Wait::Mbarrier) {
+    if (g.wait == Group::Wait::Warpgroup) {
+      why += " (for the rest of its warpgroup)";
+    } else if (g.wait == Group::Wait::Mbarrier) {
       enter(g);
       try {
         why += " on " + mbarrierWaitBlocked(code_[g.pc]);
