@@ -277,19 +277,15 @@ Reg Codegen::ownerPredicate(const layout::LinearLayout& l) {
   return p;
 }
 
-Reg Codegen::firstThread() {
-  if (const std::vector<Reg>* r = findCached(Cached::FirstThread, 0, layout::LinearLayout())) return (*r)[0];
-  Reg p = e.reg(RegClass::Pred);
-  e.inst("setp.eq.u32", {p, tid_, 0});
-  addCached(Cached::FirstThread, 0, layout::LinearLayout(), {p});
-  return p;
-}
+Reg Codegen::firstThread() { return comparedWithZero(Cached::FirstThread, "setp.eq.u32", tid_); }
 
-Reg Codegen::otherWarps() {
-  if (const std::vector<Reg>* r = findCached(Cached::OtherWarps, 0, layout::LinearLayout())) return (*r)[0];
+Reg Codegen::otherWarps() { return comparedWithZero(Cached::OtherWarps, "setp.ne.u32", warp_); }
+
+Reg Codegen::comparedWithZero(Cached kind, const char* setp, Reg index) {
+  if (const std::vector<Reg>* r = findCached(kind, 0, layout::LinearLayout())) return (*r)[0];
   Reg p = e.reg(RegClass::Pred);
-  e.inst("setp.ne.u32", {p, warp_, 0});
-  addCached(Cached::OtherWarps, 0, layout::LinearLayout(), {p});
+  e.inst(setp, {p, index, 0});
+  addCached(kind, 0, layout::LinearLayout(), {p});
   return p;
 }
 

@@ -192,6 +192,8 @@ class Codegen {
   static size_t cacheHash(Cached kind, int dim, const layout::LinearLayout& l);
   const std::vector<ptx::Reg>* findCached(Cached kind, int dim, const layout::LinearLayout& l) const;
   void addCached(Cached kind, int dim, const layout::LinearLayout& l, std::vector<ptx::Reg> regs);
+  // `setp` of the thread or warp index `index` against 0, computed once per scope (kind: what it is).
+  ptx::Reg comparedWithZero(Cached kind, const char* setp, ptx::Reg index);
   int64_t scratchBytes_ = 0;  // the highest byte of shared memory used
   std::unordered_map<int, Sum> sums_;  // by .b32 register id
   int barrierId_ = 0;  // the named barrier of the warps running the code (0: the CTA's)
