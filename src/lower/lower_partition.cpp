@@ -71,12 +71,8 @@ void lowerPartition(Codegen& cg, const ir::Op& op) {
     // follow the mbarrier phases, and one falling two phases behind would wait forever on a parity).
     const bool lead = op.hasAttr("lead_warp") && op.listAttr("lead_warp").at(i) == 1;
     if (lead && w > 1) {
-      ptx::Reg rel = cg.warp(), others = e.reg(ptx::RegClass::Pred);
-      if (first > 0) {
-        rel = e.reg(ptx::RegClass::B32);
-        e.inst("sub.u32", {rel, cg.warp(), first});
-      }
-      e.inst("setp.ne.u32", {others, rel, 0});
+      const ptx::Reg others = e.reg(ptx::RegClass::Pred);
+      e.inst("setp.ne.u32", {others, cg.warp(), first});
       e.inst("bra.uni", {ptx::sym(skip.name)}, ptx::when(others));
     }
     cg.lowerPartitionBlock(op.region(unsigned(i)), int(first), lead ? 1 : w, int(i) + 1);

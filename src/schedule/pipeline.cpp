@@ -254,7 +254,7 @@ class Pass {
         const int64_t staged = stagedOperandBytes(*op, ctx_);
         if (std::optional<LoopPlan> plan = planLoop(*op, loads, axis_, fn_, ctx_, reserved + staged)) {
           inside += plan->bytes;
-          pipeline::LoopRewrite(*op, ctx_, std::move(loads), std::move(plan->loads), plan->stages).run();
+          pipeline::LoopRewrite(*op, ctx_, std::move(loads), std::move(plan->loads), plan->stages, plan->bytes).run();
         }
       }
       for (const auto& r : op->regions) block(*r, inside);

@@ -48,9 +48,9 @@ bool usedIn(const ir::Block& b, const Value* v) {
 }  // namespace
 
 LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, std::vector<PipelinedLoad> pipelined,
-                         int stages)
+                         int stages, int64_t bytes)
     : for_(forOp), body_(forOp.region(0)), ctx_(ctx), loads_(std::move(loads)), pipelined_(std::move(pipelined)),
-      stages_(stages) {
+      stages_(stages), bytes_(bytes) {
   std::vector<const ir::Op*> wgmma;
   for (const auto& op : body_.ops)
     if (std::optional<DotPlan> plan = planDot(*op, ctx_)) {
@@ -82,12 +82,7 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
 }
 
 void LoopRewrite::run() {
-  int64_t slotBytes = 0;
-  for (const PipelinedLoad& p : pipelined_) {
-    const ir::Type& t = p.c.load->result(0)->type;
-    slotBytes += t.numel() * ir::bitWidth(t.elem) / 8 * stages_;
-  }
-  wsRoot_ = specializationRoot(for_, ctx_, tma(), asyncDot_ != nullptr, slotBytes);
+  wsRoot_ = specializationRoot(for_, ctx_, tma(), asyncDot_ != nullptr, bytes_);
   slot_ = body_.addArg(Type::scalar(Scalar::I32));
   if (tma()) phase_ = body_.addArg(Type::scalar(Scalar::I32));
   prologue();

@@ -66,8 +66,9 @@ struct DotPlan {
 
 class LoopRewrite {
  public:
+  // `bytes`: the slots of every stage together (LoopPlan::bytes).
   LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, std::vector<PipelinedLoad> pipelined,
-              int stages);
+              int stages, int64_t bytes);
   void run();
 
   // ---- for the k-slice ordering (pipeline_mma.cpp)
@@ -153,6 +154,7 @@ class LoopRewrite {
   LoopLoads loads_;
   std::vector<PipelinedLoad> pipelined_;
   int stages_;
+  int64_t bytes_;
   ir::Builder b_;
   const ir::Op* driver_ = nullptr;  // the dot whose last k-slice synchronises the iteration
   const ir::Op* first_ = nullptr;   // the first dot reading a pipelined load, when driven

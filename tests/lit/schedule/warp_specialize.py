@@ -94,8 +94,7 @@
 # PTX:        bar.sync 1, 256;
 # PTX:        cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 # PTX:        setmaxnreg.dec.sync.aligned.u32 40;
-# PTX-NEXT:   sub.u32 [[PW:%r[0-9]+]], %r{{[0-9]+}}, 8;
-# PTX-NEXT:   setp.ne.u32 [[REST:%p[0-9]+]], [[PW]], 0;
+# PTX-NEXT:   setp.ne.u32 [[REST:%p[0-9]+]], %r{{[0-9]+}}, 8;
 # PTX-NEXT:   @[[REST]] bra.uni $L{{[0-9]+}}_partition_end;
 # PTX:        mbarrier.try_wait.parity
 # PTX:        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

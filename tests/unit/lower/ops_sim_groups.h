@@ -147,11 +147,10 @@ inline void CtaSim::runGroup(size_t g) {
 // Whether the group holds some but not all threads of one of its warpgroups (those of a CTA that is
 // not whole warpgroups count as one warpgroup of the rest).
 inline bool CtaSim::partOfAWarpgroup(const Group& g) const {
-  for (int t : g.threads) {
-    const int first = t / 128 * 128, end = std::min(first + 128, n_);
-    const auto from = std::lower_bound(g.threads.begin(), g.threads.end(), first);
-    const auto to = std::lower_bound(g.threads.begin(), g.threads.end(), end);
-    if (to - from != end - first) return true;
+  for (size_t i = 0, j = 0; i < g.threads.size(); i = j) {  // (the threads ascend: one run per warpgroup)
+    const int first = g.threads[i] / 128 * 128, end = std::min(first + 128, n_);
+    while (j < g.threads.size() && g.threads[j] < end) ++j;
+    if (int(j - i) != end - first) return true;
   }
   return false;
 }
