@@ -82,7 +82,7 @@ def attention_ref(q, k, v, scale, causal):
 def test_attention(backend, rng, causal, n_ctx, d):
     # N not a multiple of any block: the last query and key blocks are partial.
     m = load("attention")
-    z, h = 1, 2
+    z, h = 2, 3
     qh, kh, vh = (rng.standard_normal((z, h, n_ctx, d)).astype(np.float16) for _ in range(3))
     scale = 1.0 / np.sqrt(d)
     ref = attention_ref(qh.astype(np.float64), kh.astype(np.float64), vh.astype(np.float64), scale, causal)
