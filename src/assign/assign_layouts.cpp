@@ -6,6 +6,7 @@
 #include <string>
 
 #include "assign/assign_rules.h"
+#include "assign/tf32_dots.h"
 #include "support/diagnostic.h"
 
 namespace kiln::lower {
@@ -36,6 +37,7 @@ void assignLayouts(ir::Function& fn, const analysis::AxisInfoAnalysis& axis, int
     throw InternalError(fn.loc, "assignLayouts: numWarps must be a power of two from 1 to 32, got " +
                                     std::to_string(numWarps));
   dropLayouts(fn.body);
+  assign::markTf32Wgmma(fn, axis, target);
   assign::LayoutPool pool;
   assign::Choice choice = assign::chooseLayouts(fn, axis, numWarps, target, pool);
   assign::insertConversions(fn, choice);

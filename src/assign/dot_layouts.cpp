@@ -13,7 +13,7 @@ namespace kiln::lower {
 using ir::Scalar;
 using layout::LinearLayout;
 
-bool roundsToTf32(const ir::Op& dot) { return dot.strAttrOr("input_precision", "tf32") == "tf32"; }
+bool truncatesToTf32(const ir::Op& dot) { return dot.strAttrOr("input_precision", "tf32") == "tf32"; }
 
 std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps) {
   // Registers per warp grow as 4 * repM * repK + 2 * repN * repK: balance the repetitions, M on ties.
@@ -119,10 +119,9 @@ std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx:
   if (!in) return std::nullopt;
   const bool intSum = acc.elem == Scalar::I32 || acc.elem == Scalar::U32;
   if (ptx::wgmmaIntegerSum(*in) ? !intSum : acc.elem != Scalar::F32) return std::nullopt;
-  // tf32 stays on mma.sync: its f32 operands must be rounded to tf32 on the way to wgmma, so they cannot use
-  // the pipeline's cp.async slots and are staged through registers, with a wait after every dot. Measured on
-  // the H200 (bench/results/2026-12-03-h200-dot-types.md), 4096^3: 7-70% slower than mma.sync.
-  if (*in == ptx::WgmmaInput::TF32) return std::nullopt;
+  // tf32 only where both operands are loaded K-major (tf32_dots.h): staged through registers, as an
+  // operand along M or N would be, it runs slower than on mma.sync.
+  if (*in == ptx::WgmmaInput::TF32 && (!dot.hasAttr("wgmma") || !truncatesToTf32(dot))) return std::nullopt;
   const int kTile = ptx::wgmmaK(*in);
   const int64_t m = a.shape[0], k = a.shape[1], n = acc.shape[1];
   if (m % 64 || k % kTile || n % 8 || n < 8) return std::nullopt;
@@ -164,7 +163,7 @@ std::optional<MmaConfig> mmaConfig(const ir::Op& dot, int numWarps, const ptx::T
   const bool f32Sum = out == Scalar::F32 || out == Scalar::F16;
   if (in == Scalar::F16 && f32Sum) cfg = MmaConfig{ptx::MmaKind::F16_F32, 16, 16, {}};
   else if (in == Scalar::BF16 && out == Scalar::F32) cfg = MmaConfig{ptx::MmaKind::BF16_F32, 16, 16, {}};
-  else if (in == Scalar::F32 && out == Scalar::F32 && roundsToTf32(dot)) cfg = MmaConfig{ptx::MmaKind::TF32_F32, 32, 8, {}};
+  else if (in == Scalar::F32 && out == Scalar::F32 && truncatesToTf32(dot)) cfg = MmaConfig{ptx::MmaKind::TF32_F32, 32, 8, {}};
   else if (in == Scalar::I8 && intAcc) cfg = MmaConfig{ptx::MmaKind::S8_S32, 8, 32, {}};
   else if (in == Scalar::U8 && intAcc) cfg = MmaConfig{ptx::MmaKind::U8_S32, 8, 32, {}};
   else if (in == Scalar::F8E4M3 && f32Sum && target.sm >= 89) cfg = MmaConfig{ptx::MmaKind::E4M3_F32, 8, 32, {}};

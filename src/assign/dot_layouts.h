@@ -49,8 +49,8 @@ std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps);
 // The wgmma instruction and warpgroup grid for a dot, or nullopt: warpgroups along M first (all of them
 // for a chained dot, so that its accumulator is the next dot's A in registers), the rest along N; instrN
 // = N per warpgroup, at most 256. Operand types (both the same): f16 / bf16 with an f32 accumulator,
-// f32 rounded to tf32 (roundsToTf32) with f32, fp8 e4m3 / e5m2 with f32, i8 / u8 with i32 / u32; M a
-// multiple of 64, K of the instruction's K (kTile).
+// f32 read as tf32 with f32 (where markTf32Wgmma marked the dot), fp8 e4m3 / e5m2 with f32, i8 / u8
+// with i32 / u32; M a multiple of 64, K of the instruction's K (kTile).
 std::optional<MmaConfig> wgmmaConfig(const ir::Op& dot, int numWarps, const ptx::Target& target);
 
 // The wgmma operand kind of an element type (f32: tf32), or nullopt.
@@ -59,8 +59,6 @@ std::optional<ptx::WgmmaInput> wgmmaInput(ir::Scalar elem);
 // Where a wgmma dot's operand in registers is staged for the instruction to read (lower_wgmma.cpp), or
 // nullopt when it is read where it is: an operand in a slot, or an f16 / bf16 A (register fragments).
 // The tile is K-major, except an f16 / bf16 B with N at least 32 bytes wide (N-major: the transpose flag).
-// tf32 operands are rounded on the way (the instruction reads f32 bit patterns whose low 13 bits the
-// semantics zeroes by rounding, not truncation).
 std::optional<layout::WgmmaTile> wgmmaStagedTile(const ir::Op& dot, int opIdx);
 
 // The scratch bytes a wgmma dot needs for its staged operands: each tile aligned to its swizzle repeat
@@ -68,8 +66,9 @@ std::optional<layout::WgmmaTile> wgmmaStagedTile(const ir::Op& dot, int opIdx);
 int64_t wgmmaStagingBytes(const ir::Op& dot);
 int64_t wgmmaStagedTileBytes(const layout::WgmmaTile& t);  // the tile and its alignment slack
 
-// Whether a dot's f32 operands are rounded to tf32 (input_precision "tf32" or absent).
-bool roundsToTf32(const ir::Op& dot);
+// Whether a dot's f32 operands are truncated to tf32 (input_precision "tf32" or absent), which is how
+// mma.sync and wgmma read an f32 (bench/results/2026-12-05-h200-tf32-probe.md).
+bool truncatesToTf32(const ir::Op& dot);
 
 // The FMA operand layout for accumulator layout `acc` ([.., M, N]): opIdx 0 = A [.., M, K] holding, for
 // each of the thread's accumulator rows, the whole K row in registers (register bits: K first, then the

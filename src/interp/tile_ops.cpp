@@ -167,7 +167,8 @@ void Machine::reduce(const Inst& in) {
 
 // acc[b, m, n] + sum over k in index order of a[b, m, k] * b[b, k, n], one fused multiply-add at a
 // time in the accumulator's type. Operands are converted to that type first (exact for f16, bf16
-// and fp8 into f32, i8 into i32); f32 operands are rounded to tf32 first when precision is tf32.
+// and fp8 into f32, i8 into i32); f32 operands are truncated to tf32 first when precision is tf32
+// (toward zero, as the tensor cores read an f32: bench/results/2026-12-05-h200-tf32-probe.md).
 // A float accumulator narrower than f32 (f16) is Triton's interpreter instead: the exact products
 // summed in f32 from zero, that sum rounded once to the accumulator's type, then acc added (one
 // more rounding).
@@ -186,10 +187,10 @@ void Machine::dot(const Inst& in) {
     throw InternalError(in.op->loc, "dot operand shapes do not agree");
   const bool narrow = ir::isFloat(ct.elem) && ir::bitWidth(ct.elem) < 32;
   Scalar acc = narrow ? Scalar::F32 : ct.elem;  // the type the products are summed in
-  // Operand element -> summation type, with the tf32 rounding of f32 inputs.
+  // Operand element -> summation type, with the tf32 truncation of f32 inputs.
   auto prep = [&](Scalar t, const Elem& e) {
     Elem v = e;
-    if (t == Scalar::F32 && in.a) v.f = ir::roundToTF32(v.f);
+    if (t == Scalar::F32 && in.a) v.f = ir::truncateToTF32(v.f);
     return t == acc ? v : ir::convert(t, acc, v);
   };
   const std::vector<Elem>& A = val(in.in[0]);

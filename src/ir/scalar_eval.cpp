@@ -255,6 +255,7 @@ double roundToF32(double x) {
   return double(float(x));  // IEEE conversion: nearest even, overflow to inf
 }
 double roundToTF32(double x) { return roundDouble(x, kTF32, Round::NearestAway); }
+double truncateToTF32(double x) { return roundDouble(x, kTF32, Round::TowardZero); }
 double roundToF8E4M3(double x) { return roundDouble(x, kE4M3, Round::NearestEven); }
 double roundToF8E5M2(double x) { return roundDouble(x, kE5M2, Round::NearestEven); }
 double roundToF8E4B15(double x) {

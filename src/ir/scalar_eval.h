@@ -83,7 +83,8 @@ double specialOf(Opcode op, double x);
 double roundToF16(double x);
 double roundToBF16(double x);
 double roundToF32(double x);
-double roundToTF32(double x);  // round to 10 explicit mantissa bits, nearest, ties away (cvt.rna.tf32)
+double roundToTF32(double x);     // round to 10 explicit mantissa bits, nearest, ties away (cvt.rna.tf32)
+double truncateToTF32(double x);  // the same bits toward zero: how the tensor cores read an f32 as tf32
 double roundToF8E4M3(double x);  // nearest even, saturating to +-448 (inf too); NaN stays NaN
 double roundToF8E5M2(double x);  // nearest even, overflow to inf
 // Triton's conversion to fp8e4b15 (its NVIDIA software conversion from f16): the magnitude clamped to

@@ -172,11 +172,11 @@ void lowerMma(Codegen& cg, const ir::Op& op, const MmaConfig& cfg, std::array<Sh
   cg.bind(op.result(0), std::move(out));
 }
 
-// An operand element in the accumulator's type: f32 rounded to tf32 first when the dot asks for it.
+// An operand element in the accumulator's type: f32 truncated to tf32 first when the dot asks for it.
 Reg prepare(ptx::Entry& e, const ir::Op& op, Scalar from, Scalar acc, Reg x) {
-  if (from == Scalar::F32 && roundsToTf32(op)) {
+  if (from == Scalar::F32 && truncatesToTf32(op)) {
     Reg bits = e.reg(RegClass::B32), f = e.reg(RegClass::F32);
-    ptx::roundToTf32(e, bits, x);
+    ptx::truncateToTf32(e, bits, x);
     e.inst("mov.b32", {f, bits});
     x = f;
   }

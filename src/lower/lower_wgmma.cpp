@@ -78,9 +78,8 @@ DescribedOperand describe(Codegen& cg, const ir::Op& op, Reg address, const Wgmm
   return d;
 }
 
-// An operand in registers stored to the op's scratch in wgmma's arrangement `t` (wgmmaStagedTile), tf32
-// rounded to nearest (ties away) on the way, with the proxy fence and barrier the asynchronous reads
-// need. The op's scratch (wgmmaStagingBytes) holds A's tile and then B's, each on its swizzle repeat;
+// An operand in registers stored to the op's scratch in wgmma's arrangement `t` (wgmmaStagedTile), with
+// the proxy fence and barrier the asynchronous reads need (f32 as it is: wgmma reads it truncated to tf32). The op's scratch (wgmmaStagingBytes) holds A's tile and then B's, each on its swizzle repeat;
 // `used` counts the bytes taken so far. Returns the tile's address.
 Reg stage(Codegen& cg, const ir::Op& op, const ir::Value* v, const WgmmaTile& t, int64_t& used) {
   const LinearLayout shared = layout::wgmmaShared(t);
@@ -90,18 +89,7 @@ Reg stage(Codegen& cg, const ir::Op& op, const ir::Value* v, const WgmmaTile& t,
   const int64_t offset = (s.begin + used + align - 1) / align * align;
   used = offset + t.shape[0] * t.shape[1] * t.elemBytes - s.begin;
   Reg base = cg.sharedAddress(offset);
-  if (v->type.elem == Scalar::F32) {
-    std::vector<Reg> rounded;
-    for (Reg r : cg.regs(v)) {
-      Reg bits = cg.e.reg(RegClass::B32), f = cg.e.reg(RegClass::F32);
-      ptx::roundToTf32(cg.e, bits, r);
-      cg.e.inst("mov.b32", {f, bits});
-      rounded.push_back(f);
-    }
-    storeTile(cg, base, shared, v, rounded);
-  } else {
-    storeTile(cg, base, shared, v);
-  }
+  storeTile(cg, base, shared, v);
   ptx::fenceProxyAsyncShared(cg.e);
   cg.barrier();
   return base;

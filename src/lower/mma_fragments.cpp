@@ -28,9 +28,9 @@ int32_t RegisterIndex::at(const ir::Op& op, const std::vector<int32_t>& coords) 
 
 Reg packFragment(ptx::Entry& e, ir::Scalar t, const std::vector<Reg>& el) {
   switch (el.size()) {
-    case 1: {  // tf32: the f32 value rounded, as its bit pattern
+    case 1: {  // tf32: the f32 value's bit pattern, which the tensor cores read truncated
       Reg d = e.reg(RegClass::B32);
-      ptx::roundToTf32(e, d, el[0]);
+      e.inst("mov.b32", {d, el[0]});
       return d;
     }
     case 2: return ptx::pack16x2(e, el[0], el[1]);

@@ -113,10 +113,11 @@ void mma(Entry& e, MmaKind kind, std::span<const Reg> d, std::span<const Reg> a,
   e.inst(m, {vec(d), vec(a), vec(b), vec(c)});
 }
 
-void roundToTf32(Entry& e, Reg dst, Reg src) {
+void truncateToTf32(Entry& e, Reg dst, Reg src) {
   detail::expectClass({}, dst, RegClass::B32, "tf32 result");
   detail::expectClass({}, src, RegClass::F32, "tf32 operand");
-  e.inst("cvt.rna.tf32.f32", {dst, src});
+  e.inst("mov.b32", {dst, src});
+  e.inst("and.b32", {dst, dst, hexImm(0xFFFFE000u)});
 }
 
 }  // namespace kiln::ptx

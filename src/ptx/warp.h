@@ -36,7 +36,7 @@ enum class MmaKind : uint8_t {
   F16_F32,   // m16n8k16 f16 x f16 + f32
   BF16_F32,  // m16n8k16 bf16 x bf16 + f32
   F16_F16,   // m16n8k16 f16 x f16 + f16 (C/D: 2 x f16x2)
-  TF32_F32,  // m16n8k8 tf32 x tf32 + f32 (operands: f32 bit patterns, see roundToTf32)
+  TF32_F32,  // m16n8k8 tf32 x tf32 + f32 (operands: f32 bit patterns, read truncated)
   S8_S32,    // m16n8k32 s8 x s8 + s32 (wraps)
   U8_S32,    // m16n8k32 u8 x u8 + s32
   E4M3_F32,  // m16n8k32 e4m3 x e4m3 + f32 (sm_89+)
@@ -54,7 +54,8 @@ const MmaShape& mmaShape(MmaKind k);
 void mma(Entry& e, MmaKind kind, std::span<const Reg> d, std::span<const Reg> a, std::span<const Reg> b,
          std::span<const Reg> c, const SourceLoc& loc = {});
 
-// dst (.b32) = src (.f32) rounded to tf32, nearest with ties away from zero (cvt.rna.tf32.f32).
-void roundToTf32(Entry& e, Reg dst, Reg src);
+// dst (.b32) = src (.f32) truncated to tf32 (the 13 low mantissa bits cleared): the value the tensor
+// cores read from src's bit pattern, which mma and wgmma take as it is.
+void truncateToTf32(Entry& e, Reg dst, Reg src);
 
 }  // namespace kiln::ptx

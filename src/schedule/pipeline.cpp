@@ -66,9 +66,9 @@ int fastestDim(const LinearLayout& l) {
 // a `tma` load's last, or `contiguous` for a pointer load about to be copied so (a row stride axis info
 // cannot prove aligned leaves the registers running along the rows). Nothing when no dot on wgmma reads
 // it or the tile has no such arrangement,
-// and for the types wgmma reads K-major only (fp8, 8-bit integers) when the load runs along M or N:
-// the slot is then an ordinary one and the dot stages the operand K-major itself. tf32 operands never
-// take a wgmma slot: the copies would land unrounded, and they are rounded in registers on the way.
+// and for the types wgmma reads K-major only (tf32, fp8, 8-bit integers) when the load runs along M or
+// N: the slot is then an ordinary one and the dot stages the operand K-major itself. (An f32 slot holds
+// the values as loaded; wgmma reads them truncated to tf32, which is the dot's meaning.)
 // The slot holds the tile as loaded: through a permute (`b.T`), the dot's K is the load's other dim.
 std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const GpuContext& ctx,
                                            std::optional<int> contiguous = std::nullopt) {
@@ -84,7 +84,7 @@ std::optional<layout::WgmmaTile> wgmmaSlot(const PipelineCandidate& c, const Gpu
     const ptx::WgmmaInput in = *lower::wgmmaInput(t.elem);
     int kDim = op->operand(0) == operand ? 1 : 0;
     if (c.permute) kDim = int(c.permute->listAttr("order").at(size_t(kDim)));
-    if (in == ptx::WgmmaInput::TF32 || (!ptx::wgmmaTransposes(in) && fast != kDim)) return std::nullopt;
+    if (!ptx::wgmmaTransposes(in) && fast != kDim) return std::nullopt;
     layout::WgmmaTile tile{t.shape, {fast, 1 - fast}, elemBytes(t.elem)};
     if (!tile.swizzleBytes() || tile.rows() < 8) return std::nullopt;
     return tile;

@@ -136,9 +136,9 @@ void block(ir::Function& fn, ir::Block& b, const GpuContext& ctx) {
 }  // namespace
 
 std::optional<layout::WgmmaTile> stagedTile(const Type& a) {
-  // fp8 and 8-bit integers: K-major only. tf32 stays in registers, rounded where the dot stages it.
-  const bool kMajorOnly = a.elem == ir::Scalar::F8E4M3 || a.elem == ir::Scalar::F8E5M2 || a.elem == ir::Scalar::I8 ||
-                          a.elem == ir::Scalar::U8;
+  // tf32 (f32 read truncated), fp8 and 8-bit integers: K-major only.
+  const bool kMajorOnly = a.elem == ir::Scalar::F32 || a.elem == ir::Scalar::F8E4M3 || a.elem == ir::Scalar::F8E5M2 ||
+                          a.elem == ir::Scalar::I8 || a.elem == ir::Scalar::U8;
   if (a.elem != ir::Scalar::F16 && a.elem != ir::Scalar::BF16 && !kMajorOnly) return std::nullopt;
   for (std::vector<int32_t> order : {std::vector<int32_t>{1, 0}, std::vector<int32_t>{0, 1}}) {
     if (kMajorOnly && order[0] != 1) continue;

@@ -171,7 +171,7 @@ void checkDot(const Case& c) {
   } else if (c.in == In::F64) {
     EXPECT_TRUE(allClose(got, ref, Tol{double(c.k + 2) * 0x1p-53, 0}, scale));
   } else if (c.in == In::F32 && std::string(c.precision) == "tf32") {
-    EXPECT_TRUE(allClose(got, ref, Tol{2e-3, 0}, scale));  // inputs rounded to 10 mantissa bits
+    EXPECT_TRUE(allClose(got, ref, Tol{2e-3, 0}, scale));  // inputs truncated to 10 mantissa bits
   } else {
     // Exact (f16) or f32-rounded products, K + 1 f32 roundings of the sum at most.
     EXPECT_TRUE(allClose(got, ref, Tol{double(c.k + 2) * 0x1p-24, 0}, scale));

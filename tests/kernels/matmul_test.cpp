@@ -61,7 +61,7 @@ void checkMatmul(const kiln::Kernel& k, const Blocks& b, bool fp16, bool leaky, 
     }
   for (int64_t i = 0; i < M; ++i) EXPECT_EQ(c[i * ldc + N], 0xffff) << "padding of row " << i << " written";
   // fp16 operands: exact products and fp32 sums, then one fp16 rounding of the result.
-  // fp32 operands: the dot may round its inputs to tf32 (10-bit mantissa).
+  // fp32 operands: the dot truncates its inputs to tf32 (10-bit mantissa).
   // The 2^-24 floor is fp16's subnormal spacing: tiny results are rounded absolutely.
   const double scale = maxAbs(ref);
   const Tol tol = fp16 ? Tol{1e-2, 1e-3 * scale + 0x1p-24} : Tol{1e-2, 3e-3 * scale + 0x1p-24};

@@ -1,5 +1,5 @@
 """tl.dot on tf32 (f32 operands, input_precision "tf32"), fp8 e4m3 / e5m2 and int8 operands, through
-examples/matmul_lowp.py, against a float64 reference of the rounded (tf32) or decoded (fp8) operands and an
+examples/matmul_lowp.py, against a float64 reference of the truncated (tf32) or decoded (fp8) operands and an
 exact integer one: on the interpreter always, and on the GPU where there is one (on sm_90a these dots run on
 wgmma; the CTA simulator tests in tests/unit/lower check that lowering without a GPU). Awkward sizes: M, N
 and K not multiples of the blocks; B K-major (the transpose of a contiguous [N, K] array) and N-major."""
@@ -28,11 +28,9 @@ def fp8_values(kind):
     return out
 
 
-def round_tf32(a):
-    """f32 -> tf32 to nearest, ties away from zero (the sign is a separate bit: adding half an ulp to the
-    magnitude bits rounds away)."""
-    bits = a.view(np.uint32).astype(np.uint64)
-    return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+def truncate_tf32(a):
+    """f32 -> tf32 toward zero (the 13 low mantissa bits cleared): how the tensor cores read an f32."""
+    return (a.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
 
 
 def operands(kind, rng, m, n, k):
@@ -40,7 +38,7 @@ def operands(kind, rng, m, n, k):
     if kind == "tf32":
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
-        return a, b, round_tf32(a).astype(np.float64), round_tf32(b).astype(np.float64)
+        return a, b, truncate_tf32(a).astype(np.float64), truncate_tf32(b).astype(np.float64)
     if kind == "int8":
         a = rng.integers(-128, 128, (m, k), dtype=np.int8)
         b = rng.integers(-128, 128, (k, n), dtype=np.int8)
@@ -90,11 +88,18 @@ def test_low_precision_dot(backend, rng, kind, b_k_major):
     assert (err <= rel * size + 1e-30).all(), f"worst {np.max(err / np.maximum(size, 1e-300)):.2e} of the scale"
 
 
-def test_tf32_rounds_the_operands(rng):
-    """The tf32 reference above is not the exact f32 product: rounding to tf32 moves it by far more than
-    the bound the test allows, so a kernel that skipped the rounding (or truncated) would fail."""
+def test_tf32_truncates_the_operands(rng):
+    """The tf32 reference above is neither the exact f32 product nor the product of operands rounded to
+    nearest: either moves it by far more than the bound the test allows, so a kernel that skipped the
+    truncation (ran the f32 values) or rounded instead would fail."""
     m, n, k = 64, 64, 200
     a, b, av, bv = operands("tf32", rng, m, n, k)
     exact = a.astype(np.float64) @ b.astype(np.float64)
     size = np.abs(av) @ np.abs(bv)
-    assert (np.abs(exact - av @ bv) > k * 2.0 ** -24 * size).any()
+    bound = k * 2.0 ** -24 * size
+    assert (np.abs(exact - av @ bv) > bound).any()
+
+    def nearest_tf32(x):  # ties away from zero, as cvt.rna.tf32.f32
+        return ((x.view(np.uint32).astype(np.uint64) + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+    rounded = nearest_tf32(a).astype(np.float64) @ nearest_tf32(b).astype(np.float64)
+    assert (np.abs(rounded - av @ bv) > bound).any()

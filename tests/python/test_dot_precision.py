@@ -1,4 +1,4 @@
-"""tl.dot's input_precision on f32 operands: tf32 rounds them to tf32; ieee and the split modes
+"""tl.dot's input_precision on f32 operands: tf32 truncates them to tf32; ieee and the split modes
 (tf32x3, and Triton 3.6's bf16x3 and bf16x6) multiply the exact f32 values (docs/language.md)."""
 import numpy as np
 import pytest

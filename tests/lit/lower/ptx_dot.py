@@ -60,9 +60,10 @@
 # WGMMA-NEXT:  wgmma.wait_group.sync.aligned 0;
 # WGMMA-NOT:   mma.sync
 
-# f32 operands (default input_precision "tf32"): rounded with cvt.rna.tf32.f32, k = 8 per mma.
+# f32 operands (default input_precision "tf32"): their bit patterns as they are (the tensor cores read
+# them truncated to tf32, which is the dot's meaning), k = 8 per mma.
 # TF32:        // dot: mma.sync 2x4x1 tiles
-# TF32:        cvt.rna.tf32.f32
+# TF32-NOT:    cvt.rna
 # TF32-COUNT-32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}, {%f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}, %f{{[0-9]+}}};
 # TF32-NOT:    mma.sync
 

@@ -140,6 +140,10 @@ TEST(Rounding, TF32TiesAwayAndF32) {
   EXPECT_EQ(roundToTF32(-(1 + std::ldexp(1, -11))), -(1 + std::ldexp(1, -10)));
   EXPECT_EQ(roundToTF32(1 + std::ldexp(1, -12)), 1.0);
   EXPECT_EQ(roundToTF32(1 + 3 * std::ldexp(1, -12)), 1 + std::ldexp(1, -10));
+  EXPECT_EQ(truncateToTF32(1 + 3 * std::ldexp(1, -12)), 1.0);  // toward zero, as the tensor cores read f32
+  EXPECT_EQ(truncateToTF32(-(2 - std::ldexp(1, -23))), -(2 - std::ldexp(1, -10)));
+  EXPECT_EQ(truncateToTF32(kInf), kInf);
+  EXPECT_TRUE(std::isnan(truncateToTF32(std::nan(""))));
   EXPECT_EQ(roundToF32(1 + std::ldexp(1, -24)), 1.0);
   EXPECT_EQ(roundToF32(1 + std::ldexp(1, -24) + std::ldexp(1, -40)), 1 + std::ldexp(1, -23));
   EXPECT_EQ(roundToF32(1e39), kInf);

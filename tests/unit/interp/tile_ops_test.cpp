@@ -138,17 +138,18 @@ TEST(Dot, F16InputsAccumulateExactlyInF32) {
 TEST(Dot, F32DefaultsToTF32) {
   float x = 1 + std::ldexp(1.0f, -12);
   std::vector<float> a = {x, 0, 0, 0}, b = {x, 0, 0, 0}, zero(4, 0.0f);
-  // tf32 rounds x to 1 before multiplying; ieee/tf32x3 multiply exactly, then round to f32 once.
+  // tf32 truncates x to 1 before multiplying; ieee/tf32x3 multiply exactly, then round to f32 once.
   EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2))[0], 1.0f);
   EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2, "tf32"))[0], 1.0f);
   float ieee = 1 + std::ldexp(1.0f, -11);  // (1 + 2^-11 + 2^-24) rounds to even
   EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2, "ieee"))[0], ieee);
   EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2, "tf32x3"))[0], ieee);
-  // tf32 rounds ties away from zero: 1 + 2^-11 becomes 1 + 2^-10.
-  float t = 1 + std::ldexp(1.0f, -11);
-  std::vector<float> a2 = {t, 0, 0, 0}, one = {1, 0, 0, 0};
-  EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a2, one, zero, 2, 2, 2))[0],
-            1 + std::ldexp(1.0f, -10));
+  // tf32 truncates toward zero, as the tensor cores read an f32: 1 + 2^-10 + 3 * 2^-12 (three quarters
+  // of a step above 1 + 2^-10) stays 1 + 2^-10, and its negative -(1 + 2^-10).
+  float t = 1 + std::ldexp(1.0f, -10) + 3 * std::ldexp(1.0f, -12);
+  std::vector<float> a2 = {t, 0, 0, 0}, one = {1, 0, 0, 0}, a3 = {-t, 0, 0, 0};
+  EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a2, one, zero, 2, 2, 2))[0], 1 + std::ldexp(1.0f, -10));
+  EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a3, one, zero, 2, 2, 2))[0], -(1 + std::ldexp(1.0f, -10)));
 }
 
 TEST(Dot, AccumulatesInIndexOrderRoundingEachStep) {

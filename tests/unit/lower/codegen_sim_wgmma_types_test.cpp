@@ -1,7 +1,8 @@
-// fp8 (e4m3, e5m2) and 8-bit integer matmuls (examples/matmul_lowp.py) on sm_90a's wgmma, and tf32 ones,
-// which stay on mma.sync there (assign/dot_layouts.cpp), end to end in the CTA simulator, whose wgmma model (ops_sim_wgmma.h) reads K-major operands only for these types,
-// decodes fp8, multiplies 8-bit integers exactly into wrapping s32 sums and fails on an f32 operand that
-// was not rounded to tf32. Awkward sizes: M and N of 80 against 64x64 tiles, K not a multiple of BLOCK_K (but for tf32's N-major input, BLOCK_K 16);
+// fp8 (e4m3, e5m2), 8-bit integer and tf32 matmuls (examples/matmul_lowp.py) on sm_90a's wgmma (tf32
+// only with both operands loaded K-major, assign/tf32_dots.h; N-major it stays on mma.sync), end to end
+// in the CTA simulator, whose wgmma model (ops_sim_wgmma.h) reads K-major operands only for these types,
+// decodes fp8, multiplies 8-bit integers exactly into wrapping s32 sums and reads an f32 as the tf32 it
+// truncates to, as the H200 does (bench/results/2026-12-05-h200-tf32-probe.md). Awkward sizes: M and N of 80 against 64x64 tiles, K not a multiple of BLOCK_K (but for tf32's N-major input, BLOCK_K 16);
 // B K-major (the slot wgmma reads is the pipeline's) and N-major (staged K-major through registers),
 // unpipelined and three stages deep. The same kernels on sm_80 stay on mma.sync.
 #include <cmath>
@@ -23,8 +24,8 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {"matmul_lowp_tf32_kmajor", Kind::TF32, true, nullptr},  // tf32 stays on mma.sync (dot_layouts.cpp)
-    {"matmul_lowp_tf32_nmajor", Kind::TF32, false, nullptr},
+    {"matmul_lowp_tf32_kmajor", Kind::TF32, true, "k8.f32.tf32.tf32"},
+    {"matmul_lowp_tf32_nmajor", Kind::TF32, false, nullptr},  // B along N: mma.sync (tf32_dots.h)
     {"matmul_lowp_e4m3_kmajor", Kind::E4M3, true, "k32.f32.e4m3.e4m3"},
     {"matmul_lowp_e4m3_nmajor", Kind::E4M3, false, "k32.f32.e4m3.e4m3"},
     {"matmul_lowp_e5m2_kmajor", Kind::E5M2, true, "k32.f32.e5m2.e5m2"},
@@ -42,8 +43,8 @@ float floatOf(uint32_t u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-// f32 -> tf32, nearest with ties away from zero (finite inputs): what kiln's semantics and cvt.rna do.
-float roundTf32(float f) { return floatOf((bitsOf(f) + 0x1000u) & ~0x1FFFu); }
+// f32 -> tf32 toward zero: what kiln's semantics and the tensor cores do.
+float truncateTf32(float f) { return floatOf(bitsOf(f) & ~0x1FFFu); }
 
 // Random operand bytes of `kind` (fp8: every finite encoding; i8: every value), or f32 values.
 std::vector<uint8_t> randomOperand(Kind kind, size_t n, uint32_t seed) {
@@ -67,7 +68,7 @@ double valueAt(Kind kind, const std::vector<uint8_t>& v, size_t i) {
     case Kind::TF32: {
       float f;
       std::memcpy(&f, v.data() + 4 * i, 4);
-      return roundTf32(f);
+      return truncateTf32(f);
     }
     case Kind::E4M3: return ir::fromBits(ir::Scalar::F8E4M3, v[i]).f;
     case Kind::E5M2: return ir::fromBits(ir::Scalar::F8E5M2, v[i]).f;

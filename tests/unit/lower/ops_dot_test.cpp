@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "layout/conversions.h"
 #include "layout/named_layouts.h"
@@ -40,7 +41,7 @@ const ir::Op& dotOf(const ir::Module& m) {
   throw std::runtime_error("no dot");
 }
 
-// The interpreter's dot: operands converted to the accumulator type (f32 rounded to tf32 first when
+// The interpreter's dot: operands converted to the accumulator type (f32 truncated to tf32 first when
 // asked), then c = fma(a, b, c) in k order, rounded to the accumulator type each step.
 std::vector<Elem> reference(const DotCase& c, const Bytes& a, const Bytes& b, const Bytes& acc) {
   const int r = int(c.sh.c.size());
@@ -48,7 +49,7 @@ std::vector<Elem> reference(const DotCase& c, const Bytes& a, const Bytes& b, co
   const bool tf32 = c.precision.empty() || c.precision == "tf32";
   auto prep = [&](const Bytes& buf, int64_t i) {
     Elem v = readElem(buf, c.in, i);
-    if (c.in == Scalar::F32 && tf32) v.f = ir::roundToTF32(v.f);
+    if (c.in == Scalar::F32 && tf32) v.f = ir::truncateToTF32(v.f);
     return c.in == c.acc ? v : ir::convert(c.in, c.acc, v);
   };
   std::vector<Elem> out;
@@ -66,8 +67,8 @@ std::vector<Elem> reference(const DotCase& c, const Bytes& a, const Bytes& b, co
   return out;
 }
 
-// Runs the case on sm_80 and sm_90a; returns the sm_80 PTX body.
-std::string checkDot(const DotCase& c, bool integral = true) {
+// Runs the case on sm_80 and sm_90a; returns the sm_80 PTX body. `a` replaces A's random elements.
+std::string checkDot(const DotCase& c, bool integral = true, const Bytes* a0 = nullptr) {
   SCOPED_TRACE(caseName(c));
   auto m = bare(c);
   const ir::Op& dot = dotOf(*m);
@@ -82,7 +83,7 @@ std::string checkDot(const DotCase& c, bool integral = true) {
       EXPECT_EQ(p, "");
     }
     if (target == ptx::kSm80) body80 = body(e.ptx);
-    Bytes a = randomElems(c.in, numelOf(c.sh.a), 1, integral ? 4.0 : 1.0, integral);
+    Bytes a = a0 ? *a0 : randomElems(c.in, numelOf(c.sh.a), 1, integral ? 4.0 : 1.0, integral);
     Bytes b = randomElems(c.in, numelOf(c.sh.b), 2, integral ? 4.0 : 1.0, integral);
     Bytes acc = randomElems(c.acc, numelOf(c.sh.c), 3, integral ? 8.0 : 1.0, integral);
     std::vector<Elem> want = reference(c, a, b, acc);
@@ -117,10 +118,25 @@ TEST(OpsDot, MmaTf32) {
   for (auto [m, n, k, warps] : {std::tuple{16, 8, 8, 1}, {64, 32, 16, 4}, {32, 64, 32, 8}}) {
     std::string b = checkDot({{{m, k}, {k, n}, {m, n}}, Scalar::F32, Scalar::F32, "", warps});
     EXPECT_GE(count(b, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), 1);
-    EXPECT_GE(count(b, "cvt.rna.tf32.f32"), 1);
+    EXPECT_EQ(count(b, "cvt.rna.tf32"), 0);  // the tensor cores read the f32 bits truncated, as the dot means
   }
   std::string b = checkDot({{{32, 16}, {16, 32}, {32, 32}}, Scalar::F32, Scalar::F32, "tf32", 4});
   EXPECT_GE(count(b, "m16n8k8"), 1);
+}
+
+// A's elements are +-(1 + 3 * 2^-12) * 2^e: three quarters of a tf32 step above a tf32 value, so truncation
+// (what the dot means, and what mma.sync does with the bits) and rounding to nearest (cvt.rna) differ on
+// every one; with integral B every product and sum is exact, whatever order the hardware sums in.
+TEST(OpsDot, Tf32OperandsAreTruncated) {
+  for (auto [m, n, k, warps] : {std::tuple{16, 8, 8, 1}, {64, 32, 16, 4}, {8, 32, 16, 4}}) {  // the last on FMA
+    DotCase c{{{m, k}, {k, n}, {m, n}}, Scalar::F32, Scalar::F32, "tf32", warps};
+    Bytes a(size_t(m * k) * 4);
+    for (int64_t i = 0; i < m * k; ++i) {
+      const float v = float((i % 3 ? 1 : -1) * (1 + 3 * std::ldexp(1.0, -12)) * std::ldexp(1.0, int(i % 4)));
+      std::memcpy(a.data() + 4 * i, &v, 4);
+    }
+    checkDot(c, true, &a);
+  }
 }
 
 TEST(OpsDot, MmaInt8) {

@@ -278,7 +278,7 @@ TEST_F(Assemble, WarpAndAsyncInstructions) {
       ldmatrix(e, std::span<const Reg>(frag).first(1), row, false);
       Reg f = e.reg(RegClass::F32), tf = e.reg(RegClass::B32);
       e.inst("mov.b32", {f, frag[0]});
-      roundToTf32(e, tf, f);
+      truncateToTf32(e, tf, f);
       frag[0] = tf;
       frag[1] = warp;
       for (SpecialReg r : {SpecialReg::TidY, SpecialReg::TidZ, SpecialReg::NtidY, SpecialReg::NtidZ,

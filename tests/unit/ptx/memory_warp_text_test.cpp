@@ -204,13 +204,14 @@ TEST(PtxWarp, Mma) {
   auto ci = regs(4, RegClass::B32);
   mma(e, MmaKind::S8_S32, ci, a, b, ci);
   Reg t = e.reg(RegClass::B32);
-  roundToTf32(e, t, c[0]);
+  truncateToTf32(e, t, c[0]);
   EXPECT_EQ(bodyOf(e),
             "    mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, "
             "{%r4, %r5}, {%f0, %f1, %f2, %f3};\n"
             "    mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r6, %r7, %r8, %r9}, {%r0, %r1, %r2, %r3}, "
             "{%r4, %r5}, {%r6, %r7, %r8, %r9};\n"
-            "    cvt.rna.tf32.f32 %r10, %f0;\n");
+            "    mov.b32 %r10, %f0;\n"
+            "    and.b32 %r10, %r10, 0xFFFFE000;\n");
   EXPECT_EQ(mmaShape(MmaKind::TF32_F32).k, 8);
   EXPECT_THROW(mma(e, MmaKind::E4M3_F32, c, a, b, c), CompileError);  // sm_89+
   EXPECT_THROW(mma(e, MmaKind::F16_F16, c, a, b, c), InternalError);  // f16 accumulators are 2 x b32
