@@ -166,17 +166,19 @@ Layout combineResult(const ir::Op& op, const Layout& operand) {
   return op.opcode == Opcode::Scan ? operand : layout::sliceLayout(operand, axis);
 }
 
-Layout coalescedLayout(const ir::Value* ptr, const analysis::AxisInfoAnalysis& axis, int numWarps) {
-  const std::vector<int64_t>& shape = ptr->type.shape;
-  const analysis::AxisInfo& info = axis.get(ptr);
-  int rank = int(shape.size());
-  std::vector<int32_t> order(size_t(rank), 0);
+std::vector<int32_t> coalescedOrder(const analysis::AxisInfo& info) {
+  std::vector<int32_t> order(size_t(info.dims()), 0);
   std::iota(order.begin(), order.end(), 0);
-  // The most contiguous dim fastest; on ties the later dim, as in a row-major tile.
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     int64_t ca = info.contiguity[size_t(a)], cb = info.contiguity[size_t(b)];
     return ca != cb ? ca > cb : a > b;
   });
+  return order;
+}
+
+Layout coalescedLayout(const ir::Value* ptr, const analysis::AxisInfoAnalysis& axis, int numWarps) {
+  const std::vector<int64_t>& shape = ptr->type.shape;
+  const std::vector<int32_t> order = coalescedOrder(axis.get(ptr));
   int64_t numel = ptr->type.numel();
   int64_t perThread = std::max<int64_t>(1, numel / (int64_t(32) * numWarps));
   int64_t vec = std::max<int64_t>(1, std::min(axis.vectorElements(ptr, order[0]), perThread));

@@ -68,8 +68,10 @@ std::optional<Layout> resultFromOperand(const ir::Op& op, unsigned i, const Layo
 Layout combineOperand(const ir::Op& op, const Layout& first);
 Layout combineResult(const ir::Op& op, const Layout& operand);
 
-// The coalesced blocked layout of an access through pointer tile `ptr`: dims ordered by decreasing
-// contiguity (ties: the later dim first), vectors of vectorElements(ptr, fastest dim) elements bounded
+// A pointer tile's dims by decreasing contiguity (ties: the later dim first, as in a row-major tile):
+// the order its accesses are coalesced in.
+std::vector<int32_t> coalescedOrder(const analysis::AxisInfo& info);
+// The coalesced blocked layout of an access through pointer tile `ptr`: dims in coalescedOrder, vectors of vectorElements(ptr, fastest dim) elements bounded
 // by the elements each thread holds, then 32 lanes and numWarps warps along the fastest dims.
 Layout coalescedLayout(const ir::Value* ptr, const analysis::AxisInfoAnalysis& axis, int numWarps);
 // The layout of a tile nothing asks anything of: row-major, 1..4 elements per thread.

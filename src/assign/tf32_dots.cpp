@@ -1,5 +1,6 @@
 #include "assign/tf32_dots.h"
 
+#include "assign/assign_rules.h"
 #include "assign/dot_layouts.h"
 
 namespace kiln::lower::assign {
@@ -10,7 +11,7 @@ using ir::Opcode;
 // Whether tile `v` comes straight from a load whose copies run along its dim `dim` (through a permute,
 // `b.T`) at least 16 bytes at a time: the dim a pipelined slot is made contiguous along
 // (schedule/pipeline.cpp's wgmmaSlot). A block or tensor-descriptor load runs along its last dim; a
-// pointer load along its most contiguous dim, the later one on ties (assign_rules.cpp's coalescedLayout).
+// pointer load along the first dim of its coalescedOrder.
 bool loadedAlong(const ir::Value* v, int dim, const analysis::AxisInfoAnalysis& axis) {
   if (v->def && v->def->opcode == Opcode::Permute) {
     dim = int(v->def->listAttr("order").at(size_t(dim)));
@@ -22,10 +23,8 @@ bool loadedAlong(const ir::Value* v, int dim, const analysis::AxisInfoAnalysis& 
   const ir::Value* ptr = load->operand(0);
   if (!ptr->type.isTensor()) return false;
   const analysis::AxisInfo& info = axis.get(ptr);
-  const int other = 1 - dim;
-  const int64_t along = info.contiguity.at(size_t(dim)), across = info.contiguity.at(size_t(other));
-  const bool fastest = along > across || (along == across && dim > other);
-  return fastest && along * int64_t(ir::bitWidth(v->type.elem) / 8) >= 16;
+  return coalescedOrder(info).at(0) == dim &&
+         info.contiguity.at(size_t(dim)) * int64_t(ir::bitWidth(v->type.elem) / 8) >= 16;
 }
 
 void mark(ir::Block& block, const analysis::AxisInfoAnalysis& axis) {
