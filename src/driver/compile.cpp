@@ -24,9 +24,11 @@ namespace kiln {
 
 namespace {
 
-// The target-independent optimisation pipeline, in order.
+// The target-independent pipeline, in order. Every pass but split_dots optimises, and runs only with
+// `optimize`; split_dots rewrites dots no later stage knows (the split precisions), so it always runs.
 const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "unroll", "canonicalize", "dot_accumulate",
-                                    "contract", "dce", "remat"};
+                                    "split_dots", "contract", "dce", "remat"};
+bool lowersTileIr(std::string_view pass) { return pass == "split_dots"; }
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
 const char* const kGpuPassPipeline[] = {"overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "pingpong", "tma_stores", "allocate_shared",
                                              "insert_barriers"};
@@ -210,24 +212,23 @@ Result<Kernel> compile(const Source& source, std::string_view kernel, std::strin
     }
 
     // 3. target-independent passes
-    if (options.optimize) {
-      for (const char* pass : kPassPipeline) {
-        if (!options.enable_fp_fusion && std::string_view(pass) == "contract") continue;
-        {
-          StepTimes::Scope t(times, "tile passes", pass);
-          passes::runPass(pass, fn);
-        }
-        if (kVerifyEachPass) {
-          StepTimes::Scope t(times, "tile passes", "verify");
-          verifyOrThrow(fn, std::string("pass '") + pass + "'");
-        }
-        for (const std::string& wanted : options.dump_after)
-          if (wanted == pass) impl->dumps[std::string("after-") + pass] += ir::print(*impl->module);
+    for (const char* pass : kPassPipeline) {
+      if (!options.optimize && !lowersTileIr(pass)) continue;
+      if (!options.enable_fp_fusion && std::string_view(pass) == "contract") continue;
+      {
+        StepTimes::Scope t(times, "tile passes", pass);
+        passes::runPass(pass, fn);
       }
-      if (!kVerifyEachPass) {
+      if (kVerifyEachPass) {
         StepTimes::Scope t(times, "tile passes", "verify");
-        verifyOrThrow(fn, "the Tile IR passes");
+        verifyOrThrow(fn, std::string("pass '") + pass + "'");
       }
+      for (const std::string& wanted : options.dump_after)
+        if (wanted == pass) impl->dumps[std::string("after-") + pass] += ir::print(*impl->module);
+    }
+    if (!kVerifyEachPass) {
+      StepTimes::Scope t(times, "tile passes", "verify");
+      verifyOrThrow(fn, "the Tile IR passes");
     }
     {
       StepTimes::Scope t(times, "kernel facts", "parameters and written pointers");

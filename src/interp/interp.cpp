@@ -123,6 +123,10 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
         in.a = p == "tf32";
         if (p != "tf32" && p != "tf32x3" && p != "ieee" && p != "bf16x3" && p != "bf16x6")
           throw InternalError(op.loc, "unknown dot input_precision '" + p + "'");
+        // The split precisions mean the dots split_dots rewrites them into, before anything runs.
+        if ((p == "tf32x3" || p == "bf16x3" || p == "bf16x6") && op.operand(0)->type.elem == ir::Scalar::F32)
+          throw InternalError(op.loc, "an f32 dot with input_precision '" + p + "' reached the interpreter "
+                                      "(split_dots rewrites it)");
         break;
       }
       case Opcode::For:
@@ -137,7 +141,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
       case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
       case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
       case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-      case Opcode::Trunc: case Opcode::Rint: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
+      case Opcode::Trunc: case Opcode::Rint: case Opcode::RoundTf32: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
       case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
       case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
       case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:
@@ -313,7 +317,7 @@ void Machine::exec(const Inst& in) {
     case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
     case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
     case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-    case Opcode::Trunc: case Opcode::Rint: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
+    case Opcode::Trunc: case Opcode::Rint: case Opcode::RoundTf32: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
     case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
     case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
     case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:

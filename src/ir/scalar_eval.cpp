@@ -589,6 +589,7 @@ void evalElementwise(const ElementwiseFn& fn, const Elem* x, Elem& out, bool& di
     case Opcode::Ceil: f(std::ceil(a.f)); return;
     case Opcode::Trunc: f(std::trunc(a.f)); return;
     case Opcode::Rint: f(std::nearbyint(a.f)); return;  // the default rounding mode: to nearest, ties to even
+    case Opcode::RoundTf32: f(roundToTF32(a.f)); return;
     case Opcode::Expm1: f(std::expm1(a.f)); return;
     case Opcode::Log1p: f(std::log1p(a.f)); return;
     case Opcode::Log10: f(std::log10(a.f)); return;

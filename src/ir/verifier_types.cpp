@@ -223,6 +223,10 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::Erfc: case Opcode::Normcdf: case Opcode::Erfinv: case Opcode::Erfcinv: case Opcode::Normcdfinv:
     case Opcode::Pow:
       return elementwise(op, false, true);
+    case Opcode::RoundTf32:
+      elementwise(op, false, true);
+      require(R().elem == Scalar::F32, op, [&] { return "takes f32, got " + R().str(); });
+      return;
     case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
       elementwise(op, true, false);
       require(bitWidth(R().elem) >= 32, op, [&] { return "takes 32- or 64-bit integers, got " + R().str(); });
@@ -361,6 +365,10 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
               [&] { return "needs a and b of one non-pointer element type, got " + typeList(typesOf(op.operands)); });
       require(R() == acc, op, [&] { return "produces the accumulator type " + acc.str() + ", got " + R().str(); });
       stringIn(op, "input_precision", {"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"}, true);
+      // split_dots rewrites the split precisions of f32 dots in the Tile IR (passes/split_dots.cpp).
+      require(!a.layout || a.elem != Scalar::F32 || op.strAttrOr("input_precision", "tf32") == "tf32" ||
+                  op.strAttr("input_precision") == "ieee",
+              op, [&] { return "an f32 dot in GPU IR must be tf32 or ieee (split_dots rewrites the others)"; });
       return;
     }
     case Opcode::Gather:

@@ -137,7 +137,7 @@ void lowerElementwise(Codegen& cg, const ir::Op& op) {
     case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg: case Opcode::Not: case Opcode::Abs: case Opcode::Exp:
     case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin:
     case Opcode::Cos: case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-    case Opcode::Trunc: case Opcode::Rint: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
+    case Opcode::Trunc: case Opcode::Rint: case Opcode::RoundTf32: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
     case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
     case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
     case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:

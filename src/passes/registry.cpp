@@ -17,6 +17,7 @@ constexpr Entry kPasses[] = {
     {"contract", contract},
     {"dot_accumulate", dotAccumulate},
     {"remat", remat},
+    {"split_dots", splitDots},
 };
 }  // namespace
 

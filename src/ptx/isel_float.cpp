@@ -87,6 +87,11 @@ void selectWide(Entry& e, const ElementOp& op, Reg d, std::span<const Reg> s) {
     return;
   }
   if (op.op == Opcode::Cmp) return e.inst("setp." + cmpFloat(op.pred) + f, {d, s[0], s[1]});
+  if (op.op == Opcode::RoundTf32 && !f64) {  // the tf32 bit pattern (low 13 bits clear) is the f32 result
+    Reg t = e.reg(RegClass::B32);
+    e.inst("cvt.rna.tf32.f32", {t, s[0]});
+    return e.inst("mov.b32", {d, t});
+  }
   if (op.op == Opcode::Select) return e.inst(std::string("selp") + f, {d, s[1], s[2], s[0]});
   if (op.op == Opcode::Rounded) {  // one instruction with the rounding modifier: add.rz.f32, sqrt.rp.f64, ...
     static constexpr const char* kFn[] = {"add", "sub", "mul", "div", "fma", "sqrt", "rcp"};

@@ -172,6 +172,12 @@ void checkDot(const Case& c) {
     EXPECT_TRUE(allClose(got, ref, Tol{double(c.k + 2) * 0x1p-53, 0}, scale));
   } else if (c.in == In::F32 && std::string(c.precision) == "tf32") {
     EXPECT_TRUE(allClose(got, ref, Tol{2e-3, 0}, scale));  // inputs truncated to 10 mantissa bits
+  } else if (c.in == In::F32 && std::string(c.precision) == "bf16x3") {
+    EXPECT_TRUE(allClose(got, ref, Tol{0x1p-15, 0}, scale));  // about 16 bits of each operand
+  } else if (c.in == In::F32 && std::string(c.precision) != "ieee") {
+    // tf32x3, bf16x6: the parts' products leave out terms near 2^-21 of each product, and the
+    // three or six dots' f32 sums round.
+    EXPECT_TRUE(allClose(got, ref, Tol{double(3 * c.k + 2) * 0x1p-24 + 0x1p-20, 0}, scale));
   } else {
     // Exact (f16) or f32-rounded products, K + 1 f32 roundings of the sum at most.
     EXPECT_TRUE(allClose(got, ref, Tol{double(c.k + 2) * 0x1p-24, 0}, scale));
@@ -215,6 +221,16 @@ TEST(DotShapes, SmallMatrices) {
       checkDot({0, s[0], s[1], s[2], In::I8, false, "ieee", acc, 4});
       checkDot({0, s[0], s[1], s[2], In::F64, false, "ieee", acc, 2});
     }
+}
+
+// f32 dots at the split precisions (tf32x3, bf16x3, bf16x6: tf32 or bf16 dots of the operands' parts,
+// passes/split_dots.cpp) at small and awkward sizes, M = 1 and K below one mma step among them.
+TEST(DotShapes, SplitPrecisions) {
+  const int64_t shapes[][3] = {{1, 16, 16}, {16, 16, 8}, {32, 32, 64}, {8, 64, 4}, {64, 64, 32}, {1, 1, 1}};
+  for (const auto& s : shapes)
+    for (const char* p : {"tf32x3", "bf16x3", "bf16x6"})
+      for (bool acc : {false, true}) checkDot({0, s[0], s[1], s[2], In::F32, false, p, acc, 4});
+  checkDot({2, 16, 32, 32, In::F32, false, "tf32x3", true, 4});
 }
 
 // Dots at the tensor-core sizes next to the small ones keep their results: 16x8 (the smallest mma

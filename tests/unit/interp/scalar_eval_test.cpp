@@ -151,6 +151,20 @@ TEST(Rounding, TF32TiesAwayAndF32) {
   EXPECT_EQ(roundTo(Scalar::F16, -1.999, /*rtz=*/true), -1.998046875);
 }
 
+// round_tf32 (split_dots' big part of a tf32x3 operand): cvt.rna.tf32.f32, an f32 result whose low 13
+// bits are clear; past tf32's largest finite value it overflows to infinity, as rounding away from zero
+// does; infinities and NaN stay; f32 subnormals round at the same bit position.
+TEST(Rounding, RoundTf32Op) {
+  EXPECT_EQ(evalF(Opcode::RoundTf32, Scalar::F32, {F(1 + std::ldexp(1, -11))}), 1 + std::ldexp(1, -10));
+  EXPECT_EQ(evalF(Opcode::RoundTf32, Scalar::F32, {F(-(1 + std::ldexp(1, -11)))}), -(1 + std::ldexp(1, -10)));
+  EXPECT_EQ(evalF(Opcode::RoundTf32, Scalar::F32, {F(1 + std::ldexp(1, -11) - std::ldexp(1, -23))}), 1.0);
+  EXPECT_EQ(evalF(Opcode::RoundTf32, Scalar::F32, {F(std::ldexp(2 - std::ldexp(1, -23), 127))}), kInf);
+  EXPECT_EQ(evalF(Opcode::RoundTf32, Scalar::F32, {F(-kInf)}), -kInf);
+  EXPECT_TRUE(std::isnan(evalF(Opcode::RoundTf32, Scalar::F32, {F(kNaN)})));
+  EXPECT_EQ(evalF(Opcode::RoundTf32, Scalar::F32, {F(std::ldexp(1, -137))}), std::ldexp(1, -136));  // a tie
+  EXPECT_EQ(evalF(Opcode::RoundTf32, Scalar::F32, {F(std::ldexp(1, -138))}), 0.0);
+}
+
 // ---------------------------------------------------------------- integers
 
 TEST(Ints, WrapToWidth) {

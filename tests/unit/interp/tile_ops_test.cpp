@@ -138,12 +138,14 @@ TEST(Dot, F16InputsAccumulateExactlyInF32) {
 TEST(Dot, F32DefaultsToTF32) {
   float x = 1 + std::ldexp(1.0f, -12);
   std::vector<float> a = {x, 0, 0, 0}, b = {x, 0, 0, 0}, zero(4, 0.0f);
-  // tf32 truncates x to 1 before multiplying; ieee/tf32x3 multiply exactly, then round to f32 once.
+  // tf32 truncates x to 1 before multiplying; ieee multiplies exactly, then rounds to f32 once.
   EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2))[0], 1.0f);
   EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2, "tf32"))[0], 1.0f);
   float ieee = 1 + std::ldexp(1.0f, -11);  // (1 + 2^-11 + 2^-24) rounds to even
   EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2, "ieee"))[0], ieee);
-  EXPECT_EQ((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2, "tf32x3"))[0], ieee);
+  // The split precisions are rewritten into tf32 and bf16 dots before anything runs (split_dots).
+  for (const char* split : {"tf32x3", "bf16x3", "bf16x6"})
+    EXPECT_THROW((dot2d<float, float>(Scalar::F32, Scalar::F32, a, b, zero, 2, 2, 2, split)), InternalError) << split;
   // tf32 truncates toward zero, as the tensor cores read an f32: 1 + 2^-10 + 3 * 2^-12 (three quarters
   // of a step above 1 + 2^-10) stays 1 + 2^-10, and its negative -(1 + 2^-10).
   float t = 1 + std::ldexp(1.0f, -10) + 3 * std::ldexp(1.0f, -12);

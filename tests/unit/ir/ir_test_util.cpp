@@ -59,7 +59,7 @@ std::unique_ptr<Module> buildEverything() {
   b.create1(O::Not, {r}, vi);
   b.create1(O::Abs, {r}, vi);
   for (O op : {O::Exp, O::Exp2, O::Log, O::Log2, O::Sqrt, O::Rsqrt, O::Sin, O::Cos, O::Tanh, O::Erf, O::Floor,
-               O::Ceil, O::Trunc, O::Rint, O::Expm1, O::Log1p, O::Log10, O::Exp10, O::Tan, O::Asin, O::Acos, O::Atan,
+               O::Ceil, O::Trunc, O::Rint, O::RoundTf32, O::Expm1, O::Log1p, O::Log10, O::Exp10, O::Tan, O::Asin, O::Acos, O::Atan,
                O::Sinh, O::Cosh, O::Asinh, O::Acosh, O::Atanh, O::Cbrt, O::BesselJ0, O::BesselJ1, O::BesselY0,
                O::BesselY1, O::BesselI0, O::BesselI1, O::Erfc, O::Normcdf, O::Erfinv, O::Erfcinv,
                O::Normcdfinv})

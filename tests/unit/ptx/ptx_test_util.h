@@ -135,6 +135,7 @@ inline std::vector<ir::Scalar> typesFor(ir::Opcode op) {
     keep([](ir::Scalar t) { return ir::bitWidth(t) >= 32; });
   if (op == Opcode::BytePerm) keep([](ir::Scalar t) { return ir::bitWidth(t) == 32; });
   if (op == Opcode::Rounded) keep([](ir::Scalar t) { return t == ir::Scalar::F32 || t == ir::Scalar::F64; });
+  if (op == Opcode::RoundTf32) keep([](ir::Scalar t) { return t == ir::Scalar::F32; });  // the verifier's rule
   if (op == ir::Opcode::Cmp || op == ir::Opcode::Select) out.push_back(ir::Scalar::Ptr);
   return out;
 }

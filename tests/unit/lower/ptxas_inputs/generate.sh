@@ -134,6 +134,17 @@ lowp matmul_lowp_e4m3_nmajor fp8e4nv fp32 32 False n
 lowp matmul_lowp_e5m2_kmajor fp8e5 fp32 32 False k
 lowp matmul_lowp_i8_kmajor i8 i32 64 True k
 lowp matmul_lowp_i8_nmajor i8 i32 128 True n
+# f32 matmuls whose dots split into tf32 or bf16 dots (passes/split_dots.cpp): 64x64x32 tiles at four
+# warps, B K-major (stride_bk = 1) and N-major; on sm_90a the bf16 parts' dots run on wgmma, staged.
+split() {  # split NAME PRECISION MAJOR
+  if [ "$3" = k ]; then strides="i32:16, 1, 1, i32:16"; else strides="i32:16, 1, i32:16, 1"; fi
+  gen "$1" ../bench/kernels/matmul_f32.py matmul_f32_kernel \
+    "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, $strides, i32:16, 1, 64, 64, 32, 4, \"$2\""
+}
+split matmul_split_tf32x3_kmajor tf32x3 k
+split matmul_split_tf32x3_nmajor tf32x3 n
+split matmul_split_bf16x3_kmajor bf16x3 k
+split matmul_split_bf16x6_nmajor bf16x6 n
 # The benchmark suite's persistent matmul (bench/kernels/matmul_persistent.py): device-side tensor
 # descriptors, 64x64x32 tiles in groups of 2 block-rows, NUM_SMS 1 so one program walks every tile.
 gen matmul_persistent ../bench/kernels/matmul_persistent.py matmul_persistent_kernel \
