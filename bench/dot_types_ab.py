@@ -1,10 +1,12 @@
 # The matmul kernel (bench/kernels/matmul.py) on the dot input types beyond f16/bf16, at fixed configs,
 # for one or more kiln builds and for Triton, each side in its own process on the same seeded inputs:
 # tf32 (fp32 inputs) and fp8 e4m3, with B N-major ([K, N] contiguous, as most callers pass it) and K-major
-# (the transpose of a contiguous [N, K]). Shows what a change to how these dots are lowered costs or gains.
+# (the transpose of a contiguous [N, K]); and f32 inputs at the split precisions (tf32x3, bf16x3, bf16x6)
+# and ieee. Shows what a change to how these dots are lowered costs or gains.
 #
 #   python3 bench/dot_types_ab.py --builds A_PYTHONPATH[,B_PYTHONPATH...] [--triton] [--size 4096]
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -15,7 +17,11 @@ DEVICE = os.environ.get("DOT_TYPES_DEVICE", "cuda")  # "cpu" with KILN_INTERPRET
 CONFIGS = {  # (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
     "tf32": [(128, 128, 32, 8, 3), (128, 256, 32, 8, 3), (128, 64, 32, 4, 4)],
     "fp8": [(128, 256, 64, 8, 4), (128, 128, 64, 8, 4), (128, 128, 128, 8, 3)],
+    # f32 inputs at the split precisions and ieee (bench/kernels/matmul_f32.py); spill-free on sm_90a for
+    # every precision (tf32x3 at BLOCK_K 32 spills from 128x64 up: four operand parts and two accumulators)
+    "split": [(128, 128, 16, 8, 4), (128, 64, 16, 4, 4), (64, 64, 32, 4, 3)],
 }
+SPLIT_PRECISIONS = ("tf32x3", "bf16x3", "bf16x6", "ieee")
 
 
 def child(side, size, out):
@@ -23,7 +29,6 @@ def child(side, size, out):
     import torch
     import triton.testing
     if side == "triton":
-        import importlib
         mod = importlib.import_module("kernels.matmul")
     else:
         mod = importlib_kiln(os.path.join(HERE, "kernels", "matmul.py"))
@@ -52,12 +57,31 @@ def child(side, size, out):
                     row["error"] = (str(e).splitlines() or [type(e).__name__])[0][:120]
                 rows.append(row)
                 print(json.dumps(row), flush=True)
+    f32 = importlib.import_module("kernels.matmul_f32") if side == "triton" else \
+        importlib_kiln(os.path.join(HERE, "kernels", "matmul_f32.py"), "dot_types_matmul_f32")
+    a = torch.randn(size, size, device=DEVICE, generator=g)
+    b = torch.randn(size, size, device=DEVICE, generator=g)
+    c = torch.empty(size, size, device=DEVICE)
+    ref = a.double() @ b.double()
+    for precision in SPLIT_PRECISIONS:
+        for bm, bn, bk, w, s in CONFIGS["split"]:
+            row = {"side": side, "case": f"f32 {precision} B N-major {size}^3", "config": f"{bm}x{bn}x{bk} w{w} s{s}"}
+            try:
+                run = lambda: f32.matmul_f32(a, b, c, precision, block=(bm, bn, bk), num_warps=w, num_stages=s)
+                c.fill_(float("nan"))
+                run()
+                row["err"] = float(((c.double() - ref).abs().max() / ref.abs().max()).item())
+                row["ms"] = triton.testing.do_bench(run, return_mode="median") if DEVICE == "cuda" else 0.0
+            except Exception as e:
+                row["error"] = (str(e).splitlines() or [type(e).__name__])[0][:120]
+            rows.append(row)
+            print(json.dumps(row), flush=True)
     json.dump(rows, open(out, "w"))
 
 
-def importlib_kiln(path):
+def importlib_kiln(path, module_name="dot_types_matmul"):
     import kiln.compat
-    return kiln.compat.import_as_triton(path, module_name="dot_types_matmul")
+    return kiln.compat.import_as_triton(path, module_name=module_name)
 
 
 def main():
