@@ -87,6 +87,13 @@ constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
 // CUresult of a cooperative launch whose programs cannot all be resident at once
 constexpr Result kErrorCooperativeLaunchTooLarge = 720;
 
+// CUpointer_attribute values and the CUmemorytype kiln asks cuPointerGetAttributes for: where a device
+// pointer of unknown origin (a __cuda_array_interface__ object) lives.
+constexpr int kPointerAttrMemoryType = 2;
+constexpr int kPointerAttrIsManaged = 8;
+constexpr int kPointerAttrDeviceOrdinal = 9;
+constexpr unsigned kMemoryTypeDevice = 2;
+
 // cuTensorMapEncodeTiled's enums (CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle,
 // CUtensorMapL2promotion, CUtensorMapFloatOOBfill): the values kiln passes.
 constexpr int kTensorMapDataTypeUint8 = 0;
@@ -161,6 +168,8 @@ struct LaunchConfig {  // CUlaunchConfig
   X(ctxSetCurrent, cuCtxSetCurrent, cuCtxSetCurrent, Result, (Context))                                     \
   X(ctxGetCurrent, cuCtxGetCurrent, cuCtxGetCurrent, Result, (Context*))                                    \
   X(ctxSynchronize, cuCtxSynchronize, cuCtxSynchronize, Result, ())                                         \
+  X(pointerGetAttributes, cuPointerGetAttributes, cuPointerGetAttributes, Result,                           \
+    (unsigned, int*, void**, DevicePtr))                                                                    \
   X(streamCreate, cuStreamCreate, cuStreamCreate, Result, (Stream*, unsigned))                              \
   X(streamDestroy, cuStreamDestroy, cuStreamDestroy_v2, Result, (Stream))                                   \
   X(streamSynchronize, cuStreamSynchronize, cuStreamSynchronize, Result, (Stream))                          \

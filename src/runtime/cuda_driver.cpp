@@ -204,24 +204,69 @@ size_t CudaDriver::slotOf(std::thread::id thread) {
 // enough: T only acts on entries holding T's own id, and a thread always reads its own last write. Two
 // threads whose ids share a slot and that launch on one device in turn keep taking each other's entry;
 // each then pays one cuCtxGetCurrent per launch, as without the cache, and stays correct.
-bool CudaDriver::makeCurrent(int ordinal) {
-  cu::Context ctx = context(ordinal);
-  const std::thread::id self = std::this_thread::get_id();
-  const size_t slot = slotOf(self);
+void CudaDriver::forgetCurrent(size_t slot, std::thread::id self) {
   for (size_t d = 0; d < contexts_.size(); ++d) {
     std::atomic<std::thread::id>& entry = madeCurrent_[d * kThreadSlots + slot];
     std::thread::id expected = self;
     if (entry.load(std::memory_order_relaxed) == self)
       entry.compare_exchange_strong(expected, std::thread::id(), std::memory_order_relaxed);
   }
+}
+
+void CudaDriver::noteCurrent(int ordinal, size_t slot, std::thread::id self) {
+  madeCurrent_[size_t(ordinal) * kThreadSlots + slot].store(self, std::memory_order_relaxed);
+}
+
+bool CudaDriver::makeCurrent(int ordinal) {
+  cu::Context ctx = context(ordinal);
+  const std::thread::id self = std::this_thread::get_id();
+  const size_t slot = slotOf(self);
+  forgetCurrent(slot, self);
   cu::Context current = nullptr;
   bool switched = false;
   if (api_.ctxGetCurrent(&current) != cu::kSuccess || current != ctx) {
     check(api_.ctxSetCurrent(ctx), "cuCtxSetCurrent");
     switched = true;
   }
-  madeCurrent_[size_t(ordinal) * kThreadSlots + slot].store(self, std::memory_order_relaxed);
+  noteCurrent(ordinal, slot, self);
   return switched;
+}
+
+bool CudaDriver::enterContext(int ordinal, cu::Context& previous) {
+  cu::Context ctx = context(ordinal);
+  cu::Context current = nullptr;
+  if (api_.ctxGetCurrent(&current) != cu::kSuccess) current = nullptr;
+  const std::thread::id self = std::this_thread::get_id();
+  const size_t slot = slotOf(self);
+  if (current != ctx) {
+    forgetCurrent(slot, self);
+    check(api_.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+  }
+  noteCurrent(ordinal, slot, self);  // also when it was current already: the launch path then asks nothing
+  previous = current;
+  return current != ctx && !(current == nullptr && ordinal == 0);
+}
+
+void CudaDriver::leaveContext(cu::Context previous) {
+  const std::thread::id self = std::this_thread::get_id();
+  const size_t slot = slotOf(self);
+  forgetCurrent(slot, self);
+  // Putting a context back cannot usefully fail (it was current a moment ago); a failure leaves this
+  // thread on the launch's device, which the next makeCurrent or scope sees through cuCtxGetCurrent.
+  if (api_.ctxSetCurrent(previous) != cu::kSuccess) return;
+  for (size_t d = 0; d < contexts_.size(); ++d)
+    if (previous && contexts_[d].load(std::memory_order_acquire) == previous) noteCurrent(int(d), slot, self);
+}
+
+int CudaDriver::deviceOf(cu::DevicePtr address) const {
+  unsigned memoryType = 0;
+  int managed = 0, ordinal = -1;
+  int attributes[3] = {cu::kPointerAttrMemoryType, cu::kPointerAttrIsManaged, cu::kPointerAttrDeviceOrdinal};
+  void* values[3] = {&memoryType, &managed, &ordinal};
+  // Unlike cuPointerGetAttribute, this answers memory type 0 (no error) for memory the driver never saw.
+  if (api_.pointerGetAttributes(3, attributes, values, address) != cu::kSuccess) return -1;
+  if (memoryType != cu::kMemoryTypeDevice || managed || ordinal < 0 || ordinal >= deviceCount()) return -1;
+  return ordinal;
 }
 
 void CudaDriver::makeCurrentAssumed(int ordinal) {

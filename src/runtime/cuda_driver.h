@@ -66,6 +66,16 @@ class CudaDriver {
   void makeCurrentAssumed(int ordinal);
   void synchronize(int ordinal);  // cuCtxSynchronize: where asynchronous kernel faults surface
 
+  // The ordinal of the device whose memory `address` is (cuPointerGetAttributes), or -1 when it is not
+  // one device's memory as far as the driver knows: managed memory (usable on every device), pinned or
+  // registered host memory, memory no CUDA allocator gave out, or a failed query.
+  int deviceOf(cu::DevicePtr address) const;
+
+  // ContextScope's halves. enterContext makes ordinal's context current and says whether it switched
+  // (then `previous` is what was current, possibly none); leaveContext puts `previous` back.
+  bool enterContext(int ordinal, cu::Context& previous);
+  void leaveContext(cu::Context previous);
+
   // Throws CudaError::callFailed(call, result, ...) unless result is CUDA_SUCCESS.
   void check(cu::Result result, const char* call, const std::string& kernel = {}) const;
   std::string errorName(cu::Result result) const;         // "CUDA_ERROR_INVALID_VALUE"
@@ -79,6 +89,9 @@ class CudaDriver {
   std::vector<DeviceInfo> devices_;
   std::vector<cu::Device> handles_;
   cu::Context context(int ordinal);  // the retained primary context (retained on first use)
+  // The calling thread's notes (madeCurrent_ below): forget every one, or note that ordinal's is current.
+  void forgetCurrent(size_t slot, std::thread::id self);
+  void noteCurrent(int ordinal, size_t slot, std::thread::id self);
 
   std::mutex contextsMutex_;  // serialises retaining; reads of a retained context take no lock
   std::vector<std::atomic<cu::Context>> contexts_;  // null until retained, then fixed
@@ -89,6 +102,30 @@ class CudaDriver {
   static constexpr size_t kThreadSlots = 16;
   static size_t slotOf(std::thread::id thread);
   std::vector<std::atomic<std::thread::id>> madeCurrent_;  // [device * kThreadSlots + slot]
+};
+
+// Makes one device's primary context current on the calling thread for the scope's life, then puts back
+// whatever was current before. The CUDA runtime's current device (cudaGetDevice, and so PyTorch's
+// torch.cuda.current_device()) is the device of the thread's current context, so a launch on cuda:1
+// must not leave device 1's context current behind a caller whose device is cuda:0. Costs one
+// cuCtxGetCurrent when the context is already current (PyTorch made it so, or an earlier scope did),
+// two cuCtxSetCurrent more when it was not. With no context current at all, device 0's is made current
+// and left so: that is the device the runtime would pick for the thread anyway (its default), and a
+// thread that never chose a device keeps launching on device 0 without switching every time.
+class ContextScope {
+ public:
+  ContextScope(CudaDriver& driver, int ordinal) : driver_(&driver) {
+    if (!driver.enterContext(ordinal, previous_)) driver_ = nullptr;
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+  ~ContextScope() {
+    if (driver_) driver_->leaveContext(previous_);
+  }
+
+ private:
+  CudaDriver* driver_;  // null: nothing to put back
+  cu::Context previous_ = nullptr;
 };
 
 // An RAII stream on one device (cuStreamCreate / cuStreamDestroy).

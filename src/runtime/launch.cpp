@@ -2,6 +2,7 @@
 #include "runtime/launch.h"
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 namespace kiln::runtime {
@@ -88,8 +89,11 @@ void LoadedKernel::load(const void* image) {
 
 LoadedKernel::~LoadedKernel() {
   if (!module_) return;
+  // Unloaded in its own context, with the thread's current context put back afterwards: a kernel freed
+  // wherever its last owner goes (a Python garbage collection) must not change the thread's device.
+  std::optional<ContextScope> scope;
   try {
-    driver_->makeCurrent(device_);
+    scope.emplace(*driver_, device_);
   } catch (const CudaError&) {
   }
   driver_->api().moduleUnload(module_);

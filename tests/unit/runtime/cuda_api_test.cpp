@@ -132,6 +132,11 @@ static_assert(cu::kLaunchAttrClusterDimension == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIM
 static_assert(cu::kLaunchAttrCooperative == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
 static_assert(cu::kLaunchAttrProgrammaticStreamSerialization == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
 static_assert(cu::kErrorCooperativeLaunchTooLarge == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+static_assert(cu::kPointerAttrMemoryType == CU_POINTER_ATTRIBUTE_MEMORY_TYPE);
+static_assert(cu::kPointerAttrIsManaged == CU_POINTER_ATTRIBUTE_IS_MANAGED);
+static_assert(cu::kPointerAttrDeviceOrdinal == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL);
+static_assert(cu::kMemoryTypeDevice == CU_MEMORYTYPE_DEVICE);
+static_assert(sizeof(CUpointer_attribute) == sizeof(int));
 static_assert(cu::kTensorMapDataTypeUint8 == CU_TENSOR_MAP_DATA_TYPE_UINT8);
 static_assert(cu::kTensorMapDataTypeUint16 == CU_TENSOR_MAP_DATA_TYPE_UINT16);
 static_assert(cu::kTensorMapDataTypeUint32 == CU_TENSOR_MAP_DATA_TYPE_UINT32);
