@@ -218,7 +218,9 @@ Result<std::vector<uint8_t>> assembleCubin(const Kernel& kernel, const std::stri
 // primary context, and the kernels compiled and loaded for it. Cheap to copy (shared).
 class Gpu {
  public:
-  // Opens device `ordinal`. An Error (never a crash) when there is no driver or no such device.
+  // Opens device `ordinal`. An Error (never a crash) when there is no driver or no such device. Each
+  // device is a Gpu of its own; run leaves the calling thread's current CUDA context as it found it.
+  // (Asynchronous launches on a chosen device and stream: kiln::JitFunction, include/kiln/launcher.h.)
   static Result<Gpu> open(int ordinal = 0);
 
   const std::string& name() const;  // "NVIDIA H200"

@@ -166,7 +166,10 @@ struct LaunchOptions {
   // launch, sm_90 and later); every program resident at once, or the launch fails (cooperative).
   bool launch_pdl = false;
   bool launch_cooperative_grid = false;
-  int device = 0;           // CUDA ordinal, when no pointer argument names one
+  // The CUDA ordinal of a launch none of whose pointers names one (LaunchArg::device -1, or no pointer);
+  // a pointer's own device wins (JitFunction::launch). The Python binding sets it to the tensors' device,
+  // else PyTorch's current device.
+  int device = 0;
   void* stream = nullptr;   // a CUstream of the device's primary context (nullptr: the legacy default stream)
   bool interpret = false;   // run on the interpreter (every pointer must be a host buffer)
   // Interpreter runs: asked between programs whether to stop (kiln::interpret's `stop`); the caller's
@@ -243,6 +246,10 @@ class Runtime {
   int deviceCount() const;  // 0 without a driver or device
   std::string arch(int device) const;  // "sm_90a"; empty without that device
   std::optional<DeviceProperties> properties(int device) const;
+  // The device whose memory `address` is, as the driver knows it (cuPointerGetAttributes), or -1: no GPU,
+  // or not one device's memory (managed memory, pinned host memory, memory no CUDA allocator gave out).
+  // For pointers that come without a device (LaunchArg::device -1): a __cuda_array_interface__ object.
+  int deviceOf(uint64_t address) const;
 
   struct Impl;
   const std::shared_ptr<Impl>& impl() const { return impl_; }
@@ -252,7 +259,9 @@ class Runtime {
 };
 
 // A @jit function: its source module, its parameters, and its specializations compiled so far, by key.
-// Cheap to copy (shared); safe to use from several threads.
+// Cheap to copy (shared); safe to use from several threads at once, on one device or several: a
+// specialization is compiled once (whatever the device), its code generated and assembled once per
+// architecture, and loaded once per device.
 class JitFunction {
  public:
   // `doNotSpecialize`: names of parameters whose integer values / pointer alignment stay out of the key.
@@ -273,7 +282,11 @@ class JitFunction {
 
   // Launches on the GPU (device pointers; asynchronous on options.stream) or, when every pointer is a
   // host buffer or options.interpret is set, runs on the interpreter (synchronous, in place). Compiles
-  // on the first use of a specialization. `used` receives the specialization that ran.
+  // on the first use of a specialization. `used` receives the specialization that ran. The GPU is the
+  // one the pointers name (LaunchArg::device), else options.device; pointers on two devices, or host
+  // buffers among device pointers, are an Argument error naming both, before anything is compiled. The
+  // device's context is current during the launch, and the caller's current context is current again
+  // afterwards (runtime::ContextScope).
   LaunchStatus launch(Grid grid, std::span<const LaunchArg> args, const LaunchOptions& options,
                       std::shared_ptr<const CompiledKernel>* used = nullptr);
 

@@ -116,6 +116,8 @@ Result<std::string> Gpu::ptx(const Kernel& kernel) {
 
 Status Gpu::run(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
   Result<bool> r = guardedGpu<bool>([&] {
+    // The device's context is current for the run; the caller's is current again afterwards.
+    runtime::ContextScope scope(*impl_->driver, impl_->ordinal);
     lower::EntryInfo entry;
     Impl::Loaded loaded = load(*impl_, kernel, entry);
     const std::vector<Param>& params = kernel.params();

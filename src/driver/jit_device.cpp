@@ -129,6 +129,25 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
   }
 }
 
+LaunchStatus JitFunction::Impl::onDevice(Variant& v, int device, const Grid* grid, std::span<const LaunchArg> args,
+                                         const LaunchOptions& o, std::shared_ptr<const CompiledKernel>* used) {
+  Runtime::Impl& rt = *runtime.impl();
+  runtime::CudaDriver* driver = rt.open();
+  if (!driver) return failure(LaunchErrorKind::Device, "kernel '" + name + "' cannot run on the GPU: " + rt.whyNot);
+  try {
+    // Loading and launching need the device's context current; the caller's is current again afterwards.
+    runtime::ContextScope scope(*driver, device);
+    const Loaded* l = nullptr;
+    if (LaunchStatus s = load(v, device, l); !s) return s;
+    if (used) *used = l->compiled;
+    // An empty grid launches nothing, as in Triton.
+    if (!grid || grid->x == 0 || grid->y == 0 || grid->z == 0) return {};
+    return run(*l, v, *grid, args, o);
+  } catch (const runtime::CudaError& e) {
+    return failure(LaunchErrorKind::Device, "kernel '" + name + "': " + e.what());
+  }
+}
+
 LaunchStatus JitFunction::Impl::checkWritable(const Variant& v, std::span<const LaunchArg> launchArgs,
                                               bool interp) const {
   std::vector<LaunchArg> flat;
@@ -242,43 +261,45 @@ LaunchStatus JitFunction::Impl::runWithTensorMaps(const Loaded& l, const Variant
 
 LaunchStatus JitFunction::Impl::placement(std::span<const LaunchArg> args, const LaunchOptions& o, bool& interp,
                                           int& device) {
-  int firstHost = -1, firstDevice = -1;
-  device = -1;
-  std::optional<LaunchStatus> mismatch;
-  const LaunchArg* hostArg = nullptr;
-  // A tuple's pointers count as arguments of their own (its elements are the kernel's parameters).
-  auto visit = [&](size_t i, const LaunchArg& a) {
-    if (a.kind != LaunchArg::Kind::Pointer) return;
-    if (a.host) {
-      if (firstHost < 0) firstHost = int(i), hostArg = &a;
-      return;
-    }
-    if (firstDevice < 0) firstDevice = int(i);
-    if (a.device >= 0) {
-      if (device >= 0 && a.device != device && !mismatch)
-        mismatch = failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(i) + " is on device " +
-                                                          std::to_string(a.device) +
-                                                          " but earlier arguments are on device " +
-                                                          std::to_string(device));
-      device = a.device;
-    }
+  // The first host buffer, the first device pointer, and the first device pointer whose device is known:
+  // where each is among the arguments (a tuple's pointers count as arguments of their own, its elements
+  // being the kernel's parameters). Nothing is written out unless a message needs it.
+  struct Seen {
+    const LaunchArg* arg = nullptr;
+    size_t index = 0;
+    std::string path;  // within a tuple argument: "[1][0]"
   };
-  for (size_t i = 0; i < args.size(); ++i) {
+  Seen host, onDevice, known, mismatch;  // mismatch: the first one on another device than `known`
+  auto visit = [&](size_t i, const LaunchArg& a, const std::string& path) {
+    if (a.kind != LaunchArg::Kind::Pointer || mismatch.arg) return;
+    Seen& first = a.host ? host : onDevice;
+    if (!first.arg) first = Seen{&a, i, path};
+    if (a.host || a.device < 0) return;
+    if (!known.arg) known = Seen{&a, i, path};
+    else if (a.device != known.arg->device) mismatch = Seen{&a, i, path};
+  };
+  for (size_t i = 0; i < args.size() && !mismatch.arg; ++i) {
     if (args[i].kind == LaunchArg::Kind::Tuple)
-      forEachLeaf(args[i], "", [&](const LaunchArg& a, const std::string&) { visit(i, a); });
+      forEachLeaf(args[i], "", [&](const LaunchArg& a, const std::string& path) { visit(i, a, path); });
     else
-      visit(i, args[i]);
-    if (mismatch) return *mismatch;
+      visit(i, args[i], std::string());
   }
-  if (firstHost >= 0 && firstDevice >= 0)
+  auto where = [&](const Seen& s) { return argName(s.index) + (s.path.empty() ? "" : ", element " + s.path); };
+  if (mismatch.arg)
     return failure(LaunchErrorKind::Argument,
-                   "kernel '" + name + "': " + argName(size_t(firstHost)) + " is " + describeArgument(*hostArg) +
-                       " in host memory, but " + argName(size_t(firstDevice)) + " is on the GPU: move it to the "
-                       "GPU (.cuda()), or run everything on the interpreter with host arrays (KILN_INTERPRET=1)");
-  if (device < 0) device = o.device;
-  interp = o.interpret || firstHost >= 0 || (firstDevice < 0 && !runtime.hasGpu());
-  if (interp && firstDevice >= 0)
-    return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + argName(size_t(firstDevice)) +
+                   "kernel '" + name + "': " + where(known) + " is on cuda:" + std::to_string(known.arg->device) +
+                       " but " + where(mismatch) + " is on cuda:" + std::to_string(mismatch.arg->device) +
+                       ": a launch runs on one device, so every tensor it takes must live there (move one with "
+                       ".to(device))");
+  if (host.arg && onDevice.arg)
+    return failure(LaunchErrorKind::Argument,
+                   "kernel '" + name + "': " + where(host) + " is " + describeArgument(*host.arg) +
+                       " in host memory, but " + where(onDevice) + " is on the GPU: move it to the GPU (.cuda()), "
+                       "or run everything on the interpreter with host arrays (KILN_INTERPRET=1)");
+  device = known.arg ? known.arg->device : o.device;
+  interp = o.interpret || host.arg || (!onDevice.arg && !runtime.hasGpu());
+  if (interp && onDevice.arg)
+    return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + where(onDevice) +
                                                   " is on the GPU, but the interpreter needs host arrays "
                                                   "(NumPy arrays or CPU tensors)");
   return {};

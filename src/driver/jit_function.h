@@ -89,6 +89,12 @@ struct JitFunction::Impl {
   // v loaded on device: generates and assembles the code on first use (the cubin cached on disk too).
   LaunchStatus load(Variant& v, int device, const Loaded*& out);
 
+  // v on `device`: loaded (load), then with a grid launched (run), with the device's context current
+  // meanwhile and the caller's current again afterwards (runtime::ContextScope); `used` receives the
+  // kernel as loaded there. No grid: load only (warmup).
+  LaunchStatus onDevice(Variant& v, int device, const Grid* grid, std::span<const LaunchArg> args,
+                        const LaunchOptions& o, std::shared_ptr<const CompiledKernel>* used);
+
   // A read-only buffer for a parameter the kernel stores through: refused before anything runs, rather
   // than a write into memory its owner declared immutable (LaunchArg::readOnly) or a SIGSEGV on a
   // read-only mapping (`interp`: host memory the interpreter will write, asked of the OS).

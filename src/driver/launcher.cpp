@@ -185,16 +185,10 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
   }
   if (!v->written.empty())
     if (LaunchStatus s = f.checkWritable(*v, args, interp); !s) return s;
-  // An empty grid launches nothing, as in Triton.
-  const bool empty = grid.x == 0 || grid.y == 0 || grid.z == 0;
-  if (interp) {
-    if (used) *used = v->compiled;
-    return empty ? LaunchStatus{} : f.interpret(*v, grid, args, options);
-  }
-  const Loaded* l = nullptr;
-  if (LaunchStatus s = f.load(*v, device, l); !s) return s;
-  if (used) *used = l->compiled;
-  return empty ? LaunchStatus{} : f.run(*l, *v, grid, args, options);
+  if (!interp) return f.onDevice(*v, device, &grid, args, options, used);
+  if (used) *used = v->compiled;
+  // An empty grid runs nothing, as in Triton.
+  return grid.x == 0 || grid.y == 0 || grid.z == 0 ? LaunchStatus{} : f.interpret(*v, grid, args, options);
 }
 
 LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchOptions& options, bool gpu,
@@ -207,10 +201,7 @@ LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchO
   if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
   if (out) *out = v->compiled;
   if (!gpu) return {};
-  const Loaded* l = nullptr;
-  if (LaunchStatus s = f.load(*v, options.device, l); !s) return s;
-  if (out) *out = l->compiled;
-  return {};
+  return f.onDevice(*v, options.device, nullptr, args, options, out);
 }
 
 }  // namespace kiln

@@ -28,6 +28,11 @@ std::string Runtime::arch(int device) const {
   return d && device >= 0 && device < d->deviceCount() ? d->device(device).arch() : std::string();
 }
 
+int Runtime::deviceOf(uint64_t address) const {
+  runtime::CudaDriver* d = impl_->open();
+  return d ? d->deviceOf(address) : -1;
+}
+
 std::optional<DeviceProperties> Runtime::properties(int device) const {
   runtime::CudaDriver* d = impl_->open();
   if (!d || device < 0 || device >= d->deviceCount()) return std::nullopt;
