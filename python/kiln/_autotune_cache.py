@@ -30,11 +30,11 @@ def kernel_fingerprint(jit):
     return h.hexdigest()
 
 
-def device_tag(on_gpu, args):
-    """The device the timings were taken on: its name and architecture, or the interpreter."""
-    if not on_gpu:
+def device_tag(device):
+    """The device the timings were taken on (a CUDA ordinal, None for the interpreter): its name and
+    architecture, so that a second GPU of the same kind reads the first one's choices."""
+    if device is None:
         return "interpreter"
-    device = next((a.get_device() for a in args if hasattr(a, "get_device") and getattr(a, "is_cuda", False)), 0)
     props = _kiln.device_properties(device) or {}
     return f"{props.get('name', 'cuda')}:{props.get('arch', '?')}"
 

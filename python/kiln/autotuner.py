@@ -14,6 +14,7 @@ import time
 
 from . import _autotune_cache
 from . import _kiln
+from . import _launch_device
 from .jit import KernelInterface, _env_flag
 
 
@@ -116,8 +117,7 @@ class Autotuner(KernelInterface):
                                                   quantiles=quantiles)
 
     def _on_gpu(self, full):
-        return not getattr(self._jit(), "interpreted", False) and any(
-            getattr(a, "is_cuda", False) or hasattr(a, "__cuda_array_interface__") for a in full.values())
+        return not getattr(self._jit(), "interpreted", False) and _launch_device.on_gpu(full.values())
 
     def _timer(self, full):
         """The benchmark function: do_bench (CUDA events) for GPU launches; the wall clock when the kernel
@@ -138,13 +138,15 @@ class Autotuner(KernelInterface):
         key += [str(a.dtype) for a in all_args.values() if hasattr(a, "dtype")]
         return tuple(key)
 
+    def _device(self, all_args):
+        """The CUDA device a launch with these arguments runs on (None: the interpreter)."""
+        return _launch_device.of(all_args.values()) if self._on_gpu(all_args) else None
+
     @staticmethod
-    def _slot(key, all_args):
-        """The in-memory cache's key: `key`, and for GPU arguments their device ("cuda:1"), since two
-        GPUs of one process may differ (the disk cache, keyed by the device's name and architecture,
-        still serves a second one of the same kind without timing again)."""
-        device = next((a.get_device() for a in all_args.values()
-                       if getattr(a, "is_cuda", False) and hasattr(a, "get_device")), None)
+    def _slot(key, device):
+        """The in-memory cache's key: `key`, and for a GPU launch its device ("cuda:1"), since two GPUs
+        of one process may differ (the disk cache, keyed by the device's name and architecture, still
+        serves a second one of the same kind without timing again)."""
         return key if device is None else key + (f"cuda:{device}",)
 
     def prune_configs(self, kwargs, nargs=None):
@@ -191,9 +193,13 @@ class Autotuner(KernelInterface):
         nargs = dict(zip(self.arg_names, args))
         all_args = {**nargs, **kwargs}
         key = self._key(all_args)
-        slot = self._slot(key, all_args)
+        device = self._device(all_args)
+        slot = self._slot(key, device)
         if slot not in self.cache:
-            self.cache[slot] = self._tune(key, args, nargs, all_args, grid, kwargs)
+            # Timed with the launch's device current: do_bench's events, L2 flush and synchronize are
+            # then that device's, and so is the current stream the launches go to.
+            with _launch_device.current(device):
+                self.cache[slot] = self._tune(key, args, nargs, all_args, grid, kwargs, device)
         config = self.cache[slot]
         self.best_config = config
         if config.pre_hook:
@@ -203,11 +209,11 @@ class Autotuner(KernelInterface):
     def warmup(self, *args, **kwargs):
         return [self.fn.warmup(*args, **kwargs, **c.all_kwargs()) for c in self.prune_configs(kwargs)]
 
-    def _tune(self, key, args, nargs, all_args, grid, kwargs):
+    def _tune(self, key, args, nargs, all_args, grid, kwargs, device):
         """The best config for `key`: read from the disk cache when it is on and has it, else timed."""
         self._last_failure = None
         pruned = self.prune_configs(kwargs, nargs)
-        path = self._cache_path(key, pruned, all_args) if len(pruned) > 1 else None
+        path = self._cache_path(key, pruned, device) if len(pruned) > 1 else None
         cached = _autotune_cache.load(path, pruned) if path else None
         started = time.perf_counter()
         if cached is not None:
@@ -231,7 +237,7 @@ class Autotuner(KernelInterface):
             self._print_choice(key, best, timings, from_disk=cached is not None)
         return best
 
-    def _cache_path(self, key, pruned, all_args):
+    def _cache_path(self, key, pruned, device):
         if not (self.cache_results or _either_flag("CACHE_AUTOTUNING")):
             return None
         if _autotune_cache._cache_dir() is None:
@@ -242,8 +248,7 @@ class Autotuner(KernelInterface):
             return None
         if self._fingerprint is None:
             self._fingerprint = _autotune_cache.kernel_fingerprint(self._jit())
-        device = _autotune_cache.device_tag(self._on_gpu(all_args), all_args.values())
-        return _autotune_cache.entry_path(self._fingerprint, key, pruned, device)
+        return _autotune_cache.entry_path(self._fingerprint, key, pruned, _autotune_cache.device_tag(device))
 
     def _print_choice(self, key, best, timings, from_disk):
         how = "read from the disk cache" if from_disk else f"tuned in {self.bench_time:.2f}s"

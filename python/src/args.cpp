@@ -102,14 +102,26 @@ void findTorch(ModuleState& s) {
         s.currentRawStreamFn = PyCFunction_GET_FUNCTION(f);
         s.currentRawStreamSelf = PyCFunction_GET_SELF(f);
       }
+      if (py::hasattr(t, "cuda")) s.currentDevice = py::object(t.attr("cuda").attr("current_device")).release().ptr();
     }
   } catch (const py::error_already_set&) {
   }
   s.torchTensorType = tensor.release().ptr();
 }
 
+int currentDevice() {
+  ModuleState& s = state();
+  if (!s.torchTensorType) findTorch(s);
+  if (!s.currentDevice) return 0;
+  py::object d = check(PyObject_CallNoArgs(s.currentDevice));
+  long device = PyLong_AsLong(d.ptr());
+  if (device == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return int(device);
+}
+
 void* currentStream(int device) {
   ModuleState& s = state();
+  if (!s.torchTensorType) findTorch(s);
   if (!s.currentRawStream) return nullptr;
   py::object d = check(PyLong_FromLong(device));
   py::object r = check(s.currentRawStreamFn ? s.currentRawStreamFn(s.currentRawStreamSelf, d.ptr())
@@ -314,6 +326,14 @@ LaunchArg convert(PyObject* obj, const ArgSite& site, std::vector<py::object>& k
 
 LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object>& keep, bool signatureStrings) {
   return convert(obj, site, keep, true, signatureStrings);
+}
+
+int knownDevice(const LaunchArg& a) {
+  if (a.kind == LaunchArg::Kind::Pointer) return a.host ? -1 : a.device;
+  if (a.kind != LaunchArg::Kind::Tuple) return -1;
+  for (uint32_t i = 0; i < a.count; ++i)
+    if (int d = knownDevice(a.elems[i]); d >= 0) return d;
+  return -1;
 }
 
 const LaunchArg* firstDevicePointer(const LaunchArg& a) {

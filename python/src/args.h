@@ -36,6 +36,7 @@ struct ModuleState {
   PyObject* currentRawStream = nullptr;  // torch._C._cuda_getCurrentRawStream(device) -> int
   PyCFunction currentRawStreamFn = nullptr;  // its C function when it is a METH_O builtin, and its self
   PyObject* currentRawStreamSelf = nullptr;
+  PyObject* currentDevice = nullptr;  // torch.cuda.current_device, with currentRawStream (a CUDA build of torch)
   std::vector<std::pair<PyObject*, const char*>> torchDtypes;  // torch.float32 -> "fp32", commonest first
   unsigned tensorTypeVersion = 0;  // torch.Tensor's tp_version_tag when the accessors below were found
   TensorAttr tensorDtype, tensorDataPtr, tensorGetDevice;
@@ -86,7 +87,12 @@ LaunchArg toLaunchArg(PyObject* obj, const ArgSite& site, std::vector<py::object
 
 // The first device pointer among `a` and, for a tuple, its elements; null when there is none.
 const LaunchArg* firstDevicePointer(const LaunchArg& a);
+// The device of the first device pointer among `a` and its elements whose device is known; -1 if none is.
+int knownDevice(const LaunchArg& a);
 
+// PyTorch's current CUDA device (torch.cuda.current_device(): torch.cuda.set_device, `with
+// torch.cuda.device(n)`), or 0 without a CUDA build of torch imported.
+int currentDevice();
 // The CUstream PyTorch launches on for `device` (its current stream), or 0 without torch.
 void* currentStream(int device);
 

@@ -103,7 +103,9 @@ LaunchArg fromInterface(PyObject* obj, PyObject* interface, bool cuda, const Arg
   const Layout layout = layoutOf(d);
   checkStrides(layout, itemsize, site);
   uint64_t address = data[0].is_none() ? 0 : data[0].cast<uint64_t>();
-  LaunchArg a = cuda ? LaunchArg::devicePointer(address, dtype, -1)
+  // The protocol does not say which GPU the memory is on; the driver knows for memory of one device (-1:
+  // it does not, as for managed memory: the launch then runs on PyTorch's current device).
+  LaunchArg a = cuda ? LaunchArg::devicePointer(address, dtype, state().runtime.deviceOf(address))
                      : LaunchArg::hostBuffer(reinterpret_cast<void*>(address), extent(layout, itemsize), dtype);
   // data[1]: the protocol's read-only flag (a read-only NumPy array, np.frombuffer of bytes, a memmap
   // opened with mode 'r'). A launch refuses it only where the kernel stores through the parameter.

@@ -343,8 +343,6 @@ py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, co
   SmallVector<LaunchArg, kInlineArgs> la;
   std::vector<py::object> keep;
   convert(self, b, la, keep, /*signatureStrings=*/true);
-  for (const LaunchArg& a : la)
-    if (const LaunchArg* p = firstDevicePointer(a); p && p->device >= 0) b.options.device = p->device;
   std::shared_ptr<const CompiledKernel> out;
   LaunchStatus s = fn_->compile(la.span(), b.options, gpu, &out);
   if (!s) raise(s);
@@ -378,29 +376,33 @@ void PyJit::convert(PyObject* self, Bound& b, SmallVector<LaunchArg, kInlineArgs
   const std::vector<KernelParameter>& params = fn_->parameters();
   state().functionArguments.clear();
   la.assign(params.size(), LaunchArg{});
-  bool device = false;
+  bool device = false, host = false;
+  int known = -1;  // the first device a pointer argument (a tuple's too) is known to be on
   for (size_t i = 0; i < params.size(); ++i) {
     LaunchArg a = toLaunchArg(b.values[i], ArgSite{fn_->name(), params[i].name, i}, keep,
                               signatureStrings && !params[i].isConstexpr);
     // warmup("*fp32:16", ...): a string for a runtime parameter is its signature entry.
     if (signatureStrings && a.kind == LaunchArg::Kind::String && !params[i].isConstexpr)
       a.kind = LaunchArg::Kind::Signature;
-    if (a.kind == LaunchArg::Kind::Pointer && !a.host && !device) {
-      device = true;
-      if (a.device >= 0) b.options.device = a.device;
-    } else if (a.kind == LaunchArg::Kind::Tuple && !device) {  // a tuple's tensors pick the device too
-      if (const LaunchArg* p = firstDevicePointer(a)) {
-        device = true;
-        if (p->device >= 0) b.options.device = p->device;
-      }
+    if (a.kind == LaunchArg::Kind::Pointer) {
+      (a.host ? host : device) = true;
+      if (!a.host && known < 0) known = a.device;
+    } else if (a.kind == LaunchArg::Kind::Tuple) {  // a tuple's tensors pick the device too
+      if (firstDevicePointer(a)) device = true;
+      if (known < 0) known = knownDevice(a);
     }
     la[i] = a;
   }
   if (!state().functionArguments.empty()) linkFunctionArguments(self);
   b.devicePointers = device;
-  // Without a usable GPU there is no stream to ask torch for (a CUDA build of torch raises then): the
-  // launch says why it cannot run, or that host and device arguments are mixed.
-  if (device && !b.options.interpret && state().runtime.hasGpu()) {
+  // The device: the one the arguments live on; when none says (only __cuda_array_interface__ memory
+  // the driver does not place, or no array at all), PyTorch's current device, as Triton launches on it.
+  // The stream: PyTorch's current stream of that device. A launch with host arrays runs on the
+  // interpreter (or is refused for mixing them with device pointers): nothing to ask. Without a usable GPU
+  // there is no stream to ask torch for (a CUDA build of torch raises then): the launch says why it
+  // cannot run.
+  if (!host && !b.options.interpret && state().runtime.hasGpu()) {
+    b.options.device = known >= 0 ? known : currentDevice();
     b.options.stream = currentStream(b.options.device);
     if (PyErr_Occurred()) throw py::error_already_set();
   }

@@ -60,6 +60,9 @@ PYBIND11_MODULE(_kiln, m) {
         "The GPU targets kiln compiles for here: from sm_80 up, those the installed ptxas knows.");
   m.def("device_count", [] { return state().runtime.deviceCount(); });
   m.def("device_arch", [](int device) { return state().runtime.arch(device); });
+  m.def("device_of", [](uint64_t address) { return state().runtime.deviceOf(address); },
+        "The CUDA device whose memory `address` is, as the driver knows it; -1 when it is not one device's "
+        "memory (managed or host memory, or memory no CUDA allocator gave out) or there is no GPU.");
   m.def("device_properties", [](int device) -> py::object {
     std::optional<DeviceProperties> p = state().runtime.properties(device);
     if (!p) return py::none();

@@ -99,6 +99,7 @@ def test_results_are_kept_per_gpu():
     class OnGpu:
         is_cuda = True
         dtype = "torch.float16"
+        shape = (4,)
 
         def __init__(self, device):
             self.device = device
@@ -107,9 +108,16 @@ def test_results_are_kept_per_gpu():
             return self.device
 
     key = tuned_add._key({"n": 64})
-    assert tuned_add._slot(key, {"x": OnGpu(0), "n": 64}) == key + ("cuda:0",)
-    assert tuned_add._slot(key, {"x": OnGpu(1), "n": 64}) == key + ("cuda:1",)
-    assert tuned_add._slot(key, {"x": np.ones(4), "n": 64}) == key
+
+    def slot(args):
+        return tuned_add._slot(key, tuned_add._device(args))
+
+    assert slot({"x": OnGpu(0), "n": 64}) == key + ("cuda:0",)
+    assert slot({"x": OnGpu(1), "n": 64}) == key + ("cuda:1",)
+    assert slot({"x": np.ones(4), "n": 64}) == key
+    # A tuple's tensors and a wrapper's base say where the launch runs, as they do for the launch itself.
+    assert slot({"x": (np.ones(4), OnGpu(1)), "n": 64}) == key + ("cuda:1",)
+    assert slot({"x": kiln.TensorWrapper(OnGpu(1), tl.int32), "n": 64}) == key + ("cuda:1",)
 
 
 def test_prune_configs_by():
