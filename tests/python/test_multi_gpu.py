@@ -50,16 +50,32 @@ def test_examples_interleaved_on_two_devices():
                 assert add_kernel.cache_size == specializations
 
 
+@kiln.jit
+def offset(x_ptr, out_ptr, n, delta, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + delta, mask=offs < n)
+
+
 def test_two_threads_on_two_devices_at_once():
+    # The example modules are imported here (importing is not what is tested); `offset` has not run yet,
+    # so the two threads' first launches compile and load it at once, one on each device.
+    for name in ("vector_add", "softmax", "layernorm", "matmul"):
+        load_example(name)
     start = threading.Barrier(2)
     errors = []
 
     def work(device):
         try:
             start.wait()
+            x = torch.randn(10000, device=device)
+            out = torch.empty_like(x)
+            offset[(kiln.cdiv(10000, 512),)](x, out, 10000, 0.5, BLOCK=512)
+            _check(out, x + 0.5, f"offset on {device}", atol=1e-6)
             for round_ in range(10):
                 run_examples(device, seed=100 + round_)
             torch.cuda.synchronize(device)
+            # A new thread's current device is 0; launching on cuda:1 from it leaves it so.
+            assert torch.cuda.current_device() == 0, f"{device}'s thread now has device {torch.cuda.current_device()}"
         except BaseException as e:  # reported by the main thread
             errors.append(f"{device}: {e!r}")
 
