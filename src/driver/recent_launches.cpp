@@ -55,7 +55,8 @@ bool printArgs(std::span<const LaunchArg> args, ArgPrint* out) {
 
 bool LaunchPrint::operator==(const LaunchPrint& o) const {
   return printed && o.printed && numArgs == o.numArgs && numWarps == o.numWarps && numStages == o.numStages &&
-         fpFusion == o.fpFusion && maxNReg == o.maxNReg && std::equal(args, args + numArgs, o.args);
+         fpFusion == o.fpFusion && warpSpecialize == o.warpSpecialize && maxNReg == o.maxNReg &&
+         std::equal(args, args + numArgs, o.args);
 }
 
 LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o) {
@@ -63,6 +64,7 @@ LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o)
   p.numWarps = o.num_warps;
   p.numStages = o.num_stages;
   p.fpFusion = o.enable_fp_fusion;
+  p.warpSpecialize = o.warp_specialize;
   p.maxNReg = o.maxnreg;
   size_t n = 0;
   p.printed = true;
@@ -81,7 +83,8 @@ namespace {
 // be compared word by word through atomics. Returns how many words it wrote.
 size_t encode(const LaunchPrint& p, uint64_t* out) {
   size_t n = 0;
-  out[n++] = uint64_t(p.numArgs) | uint64_t(p.fpFusion) << 8 | uint64_t(uint32_t(p.maxNReg)) << 32;  // numArgs <= 16
+  out[n++] = uint64_t(p.numArgs) | uint64_t(p.fpFusion) << 8 | uint64_t(p.warpSpecialize) << 9 |
+             uint64_t(uint32_t(p.maxNReg)) << 32;  // numArgs <= 16
   out[n++] = uint64_t(uint32_t(p.numWarps)) | uint64_t(uint32_t(p.numStages)) << 32;
   for (size_t i = 0; i < p.numArgs; ++i) {
     out[n++] = p.args[i].bits;

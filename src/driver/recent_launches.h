@@ -35,6 +35,7 @@ struct LaunchPrint {
   size_t numArgs = 0;  // prints in args (a tuple takes one more than its elements)
   int numWarps = 0, numStages = 0;
   bool fpFusion = true;
+  bool warpSpecialize = false;
   int maxNReg = 0;
   ArgPrint args[kPrintedArgs];
   bool operator==(const LaunchPrint& o) const;

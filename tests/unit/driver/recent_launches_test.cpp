@@ -98,8 +98,20 @@ TEST(RecentLaunch, OptionsAndFunctionsDoNotShareEntries) {
     ASSERT_TRUE(f.launch(kiln::Grid{1, 1, 1}, args, o, &used));
     EXPECT_EQ(used->key.find("|nofma") != std::string::npos, true);
     o.enable_fp_fusion = true;
+    // Every compile option the key holds is in the print: launches that differ only in warp_specialize
+    // (or maxnreg) after one another each get their own variant.
+    o.warp_specialize = true;
+    ASSERT_TRUE(f.launch(kiln::Grid{1, 1, 1}, args, o, &used));
+    EXPECT_NE(used->key.find("|ws"), std::string::npos);
+    o.warp_specialize = false;
+    o.maxnreg = 128;
+    ASSERT_TRUE(f.launch(kiln::Grid{1, 1, 1}, args, o, &used));
+    EXPECT_NE(used->key.find("|r128"), std::string::npos);
+    o.maxnreg = 0;
+    ASSERT_TRUE(f.launch(kiln::Grid{1, 1, 1}, args, o, &used));
+    EXPECT_EQ(used->key.find('|', used->key.find("|w") + 1), std::string::npos);
   }
-  EXPECT_EQ(f.cacheSize(), 3u);
+  EXPECT_EQ(f.cacheSize(), 5u);
   EXPECT_EQ(g.cacheSize(), 2u);
   // Another thread finds the variants through the key, then through its own recent launches.
   std::thread t([&] {
@@ -108,7 +120,7 @@ TEST(RecentLaunch, OptionsAndFunctionsDoNotShareEntries) {
     EXPECT_EQ(mine->numWarps, 4);
   });
   t.join();
-  EXPECT_EQ(f.cacheSize(), 3u);
+  EXPECT_EQ(f.cacheSize(), 5u);
 }
 
 TEST(RecentLaunch, PrintsTellApartWhatTheKeyTellsApart) {
