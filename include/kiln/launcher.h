@@ -155,6 +155,20 @@ struct ModuleImports {
   bool empty() const { return names.empty(); }
 };
 
+// Around the parts of a launch that may block for long: compiling a new variant, and assembling and
+// loading it on a device (its first launch there). kiln calls enter() on the launching thread before it
+// takes any lock for that work and leave() after releasing them, so a binding can let its other threads
+// run meanwhile (the Python binding releases the GIL: two threads' first launches compile at once).
+// Launches of a variant already loaded call neither.
+class BlockingHooks {
+ public:
+  virtual void enter() = 0;
+  virtual void leave() = 0;
+
+ protected:
+  ~BlockingHooks() = default;
+};
+
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;
@@ -178,6 +192,9 @@ struct LaunchOptions {
   OverflowCheck check_overflow = OverflowCheck::Off;  // interpreter runs (InterpretOptions::check_overflow)
   // Interpreter runs: InterpretOptions::on_long_run; the caller's object, which must outlive the launch.
   const std::function<bool(const std::string&)>* on_long_run = nullptr;
+  // The caller's hooks around compiling and loading (BlockingHooks), which must outlive the launch; null:
+  // none. JitFunction::compile (a warmup) calls them around all of its work.
+  BlockingHooks* blocking = nullptr;
 };
 
 // Why a launch failed: the binding raises a different exception for each.

@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "errors.h"
+#include "release_gil.h"
 
 namespace kiln::python {
 
@@ -83,56 +84,7 @@ bool warnLongLaunch(const std::string& message) {
   return raised;
 }
 
-// One entry of JITFunction._imports()'s names (kiln/_link.py): (file, name, kind, value, defined_in).
-ModuleImports::Name importedName(const py::tuple& t) {
-  using K = ModuleImports::Name::Kind;
-  ModuleImports::Name n;
-  n.file = t[0].cast<std::string>();
-  n.name = t[1].cast<std::string>();
-  const std::string kind = t[2].cast<std::string>();
-  py::handle v = t[3];
-  if (kind == "function") {
-    n.kind = K::Function;
-    n.text = v.cast<std::string>();
-    n.definedIn = t[4].cast<std::string>();
-  } else if (kind == "int") {
-    n.kind = K::Int;
-    n.i = v.cast<int64_t>();
-  } else if (kind == "float") {
-    n.kind = K::Float;
-    n.f = v.cast<double>();
-  } else if (kind == "bool") {
-    n.kind = K::Bool;
-    n.i = v.cast<bool>();
-  } else if (kind == "str" || kind == "alias" || kind == "expr" || kind == "unsupported") {
-    n.kind = kind == "str" ? K::String : kind == "alias" ? K::Alias : kind == "expr" ? K::Expr : K::Unsupported;
-    n.text = v.cast<std::string>();
-  } else if (kind == "none") {
-    n.kind = K::None;
-  } else {
-    throw std::runtime_error("kiln: unknown kind of imported name '" + kind + "'");
-  }
-  return n;
-}
-
 }  // namespace
-
-// (modules, names) from kiln/_resolve.py: modules [(module name, path, text, unit id, block)], names
-// [(unit id, name as written, kind, value, defined in)].
-ModuleImports importsOf(py::handle r) {
-  ModuleImports imports;
-  if (r.is_none()) return imports;
-  py::tuple t = r.cast<py::tuple>();
-  for (py::handle m : t[0]) {
-    py::tuple mt = m.cast<py::tuple>();
-    Source source = Source::fromString(mt[2].cast<std::string>(), mt[1].cast<std::string>());
-    source.block = mt[4].cast<bool>();
-    imports.modules.push_back(ModuleImports::Module{mt[0].cast<std::string>(), std::move(source),
-                                                    mt[3].cast<std::string>()});
-  }
-  for (py::handle n : t[1]) imports.names.push_back(importedName(n.cast<py::tuple>()));
-  return imports;
-}
 
 void PyJit::define(const std::string& text, const std::string& file, bool block, const std::string& kernel,
                    std::vector<std::string> doNotSpecialize, py::dict defaults, py::object imports) {
@@ -302,7 +254,11 @@ py::object PyJit::launch(PyObject* self, PyObject* g, PyObject* const* args, siz
     py::gil_scoped_release release;
     s = fn_->launch(gr, la.span(), b.options, &used);
   } else {
-    s = fn_->launch(gr, la.span(), b.options, &used);  // a GPU launch returns in microseconds
+    // A GPU launch returns in microseconds, but its first one compiles and loads the kernel: other
+    // Python threads run meanwhile.
+    ReleaseGilWhileBlocked release;
+    b.options.blocking = &release;
+    s = fn_->launch(gr, la.span(), b.options, &used);
   }
   if (!s && s.kind == LaunchErrorKind::Interrupted) raise(s);  // its Python error is pending
   // Also when the run failed (a warning may say why); a kernel launched again is not looked at again.
@@ -331,6 +287,8 @@ py::object PyJit::bindOnly(PyObject* self, PyObject* g, PyObject* const* args, s
   convert(self, b, la, keep);
   grid(g, b);
   std::shared_ptr<const CompiledKernel> used;
+  ReleaseGilWhileBlocked release;
+  b.options.blocking = &release;
   LaunchStatus s = fn_->compile(la.span(), b.options, false, &used);
   if (!s) raise(s);
   return compiledObject(used);
@@ -344,6 +302,8 @@ py::object PyJit::warmup(PyObject* self, PyObject* const* args, size_t nargs, co
   std::vector<py::object> keep;
   convert(self, b, la, keep, /*signatureStrings=*/true);
   std::shared_ptr<const CompiledKernel> out;
+  ReleaseGilWhileBlocked release;
+  b.options.blocking = &release;
   LaunchStatus s = fn_->compile(la.span(), b.options, gpu, &out);
   if (!s) raise(s);
   warnOnce(*out);

@@ -1,6 +1,8 @@
 // Where a JitFunction's variant runs (driver/jit_function.h): loaded on a device on first use (code
 // generated, assembled, cached on disk) and launched on the caller's stream without synchronising,
 // or run on the interpreter for host buffers; and which of the two a launch's arguments ask for.
+#include <optional>
+
 #include "driver/compile.h"
 #include "driver/errors.h"
 #include "driver/jit_function.h"
@@ -49,12 +51,16 @@ LaunchStatus launchPrepared(const Loaded& l, Grid grid, void* const* kernelParam
 
 }  // namespace
 
+const Loaded* JitFunction::Impl::loadedFast(const Variant& v, int device) {
+  return device >= 0 && size_t(device) < kFastDevices ? v.byDevice[size_t(device)].load(std::memory_order_acquire)
+                                                      : nullptr;
+}
+
 LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out) {
-  if (device >= 0 && size_t(device) < kFastDevices)
-    if (const Loaded* l = v.byDevice[size_t(device)].load(std::memory_order_acquire)) {
-      out = l;
-      return {};
-    }
+  if (const Loaded* l = loadedFast(v, device)) {
+    out = l;
+    return {};
+  }
   std::lock_guard<std::mutex> lock(v.loadMutex);
   for (const Loaded& l : v.loaded)
     if (l.device == device) {
@@ -131,6 +137,10 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
 
 LaunchStatus JitFunction::Impl::onDevice(Variant& v, int device, const Grid* grid, std::span<const LaunchArg> args,
                                          const LaunchOptions& o, std::shared_ptr<const CompiledKernel>* used) {
+  // A first launch on this device assembles and loads the kernel (and may open the driver and retain
+  // the device's context): the caller's blocking hooks around it all.
+  std::optional<BlockingScope> blocking;
+  if (!loadedFast(v, device)) blocking.emplace(o.blocking);
   Runtime::Impl& rt = *runtime.impl();
   runtime::CudaDriver* driver = rt.open();
   if (!driver) return failure(LaunchErrorKind::Device, "kernel '" + name + "' cannot run on the GPU: " + rt.whyNot);

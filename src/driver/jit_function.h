@@ -61,6 +61,22 @@ void forEachLeaf(const LaunchArg& a, const std::string& path, F&& f) {
   for (uint32_t i = 0; i < a.count; ++i) forEachLeaf(a.elems[i], path + "[" + std::to_string(i) + "]", f);
 }
 
+// LaunchOptions::blocking's enter() for the scope's life, then leave() (nothing without hooks).
+class BlockingScope {
+ public:
+  explicit BlockingScope(BlockingHooks* hooks) : hooks_(hooks) {
+    if (hooks_) hooks_->enter();
+  }
+  BlockingScope(const BlockingScope&) = delete;
+  BlockingScope& operator=(const BlockingScope&) = delete;
+  ~BlockingScope() {
+    if (hooks_) hooks_->leave();
+  }
+
+ private:
+  BlockingHooks* hooks_;
+};
+
 struct JitFunction::Impl {
   Runtime runtime;
   Source source;
@@ -88,6 +104,8 @@ struct JitFunction::Impl {
 
   // v loaded on device: generates and assembles the code on first use (the cubin cached on disk too).
   LaunchStatus load(Variant& v, int device, const Loaded*& out);
+  // v as loaded on device, found without a lock; null when not loaded there yet (or device >= kFastDevices).
+  static const Loaded* loadedFast(const Variant& v, int device);
 
   // v on `device`: loaded (load), then with a grid launched (run), with the device's context current
   // meanwhile and the caller's current again afterwards (runtime::ContextScope); `used` receives the

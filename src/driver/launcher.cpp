@@ -176,7 +176,9 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
   auto* v = static_cast<Variant*>(f.recent.find(print));
   if (!v) {
     // A local key, not a buffer kept between launches: launches that miss the recent table build
-    // and hash a key anyway, which costs far more than this allocation.
+    // and hash a key anyway, which costs far more than this allocation. The variant may be compiled
+    // here: the caller's blocking hooks around it.
+    BlockingScope blocking(options.blocking);
     std::string key;
     size_t signatureEnd = 0;
     if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
@@ -194,6 +196,9 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
 LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchOptions& options, bool gpu,
                                   std::shared_ptr<const CompiledKernel>* out) {
   Impl& f = *impl_;
+  BlockingScope blocking(options.blocking);
+  LaunchOptions inner = options;  // onDevice below must not call the hooks a second time
+  inner.blocking = nullptr;
   std::string key;
   size_t signatureEnd = 0;
   if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
@@ -201,7 +206,7 @@ LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchO
   if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
   if (out) *out = v->compiled;
   if (!gpu) return {};
-  return f.onDevice(*v, options.device, nullptr, args, options, out);
+  return f.onDevice(*v, options.device, nullptr, args, inner, out);
 }
 
 }  // namespace kiln

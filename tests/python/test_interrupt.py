@@ -1,5 +1,6 @@
-"""Interpreter launches release the GIL and stop on Ctrl-C (issue 17, item 4): a long grid used to hold
-the GIL to the end and ignore SIGINT (2^31 programs ran for a quarter of an hour)."""
+"""Interpreter launches release the GIL and stop on Ctrl-C: a long grid used to hold
+the GIL to the end and ignore SIGINT (2^31 programs ran for a quarter of an hour). Compiling releases the
+GIL too (warmups, and the first GPU launch of a specialization)."""
 import os
 import pathlib
 import signal
@@ -81,3 +82,36 @@ def test_other_threads_run_during_an_interpreter_launch():
     launcher.join()
     # Holding the GIL, the launch froze this loop for its whole length (one gap of over a second).
     assert len(gaps) > 50 and max(gaps) < 0.4, (len(gaps), max(gaps, default=0))
+
+
+@kiln.jit
+def slow_to_compile(p, out, N: tl.constexpr):
+    acc = tl.load(p)
+    for i in tl.static_range(N):
+        acc = acc * 1.0001 + tl.load(p + i)
+    tl.store(out, acc)
+
+
+def test_other_threads_run_while_a_kernel_compiles():
+    # A warmup (and a GPU launch's first run) compiles with the GIL released: here 4,000 unrolled steps,
+    # most of a second of compiling, during which this thread keeps running.
+    spent = []
+
+    def warm():
+        t0 = time.perf_counter()
+        slow_to_compile.warmup("*fp32", "*fp32", 4000, grid=(1,))
+        spent.append(time.perf_counter() - t0)
+
+    launcher = threading.Thread(target=warm)
+    gaps, last = [], None
+    launcher.start()
+    while launcher.is_alive():
+        now = time.perf_counter()
+        if last is not None:
+            gaps.append(now - last)
+        last = now
+        time.sleep(0.001)
+    launcher.join()
+    assert spent and spent[0] > 0.2, spent  # long enough to tell a held GIL from a released one
+    # Holding the GIL, the compile froze this loop for its whole length.
+    assert max(gaps, default=0) < spent[0] / 2, (len(gaps), max(gaps, default=0), spent[0])
