@@ -62,15 +62,10 @@ def test_ctrl_c_stops_a_long_interpreter_launch(tmp_path):
     assert stopped - sent < 2.0, f"the launch went on {stopped - sent:.2f} s after SIGINT"
 
 
-def test_other_threads_run_during_an_interpreter_launch():
-    out = np.zeros(4, np.int32)
-    touch[(1,)](out)
-    grid = 50_000
-    t0 = time.perf_counter()
-    touch[(grid,)](out)
-    per_program = (time.perf_counter() - t0) / grid
-    grid = max(grid, int(1.5 / per_program))  # a second and a half of interpreting
-    launcher = threading.Thread(target=lambda: touch[(grid,)](out))
+def _gaps_while(work):
+    """Runs `work` on another thread; returns the gaps between this thread's turns of a 1 ms sleep loop
+    meanwhile (a call that holds the GIL shows as one long gap)."""
+    launcher = threading.Thread(target=work)
     gaps, last = [], None
     launcher.start()
     while launcher.is_alive():
@@ -80,6 +75,18 @@ def test_other_threads_run_during_an_interpreter_launch():
         last = now
         time.sleep(0.001)
     launcher.join()
+    return gaps
+
+
+def test_other_threads_run_during_an_interpreter_launch():
+    out = np.zeros(4, np.int32)
+    touch[(1,)](out)
+    grid = 50_000
+    t0 = time.perf_counter()
+    touch[(grid,)](out)
+    per_program = (time.perf_counter() - t0) / grid
+    grid = max(grid, int(1.5 / per_program))  # a second and a half of interpreting
+    gaps = _gaps_while(lambda: touch[(grid,)](out))
     # Holding the GIL, the launch froze this loop for its whole length (one gap of over a second).
     assert len(gaps) > 50 and max(gaps) < 0.4, (len(gaps), max(gaps, default=0))
 
@@ -102,16 +109,7 @@ def test_other_threads_run_while_a_kernel_compiles():
         slow_to_compile.warmup("*fp32", "*fp32", 4000, grid=(1,))
         spent.append(time.perf_counter() - t0)
 
-    launcher = threading.Thread(target=warm)
-    gaps, last = [], None
-    launcher.start()
-    while launcher.is_alive():
-        now = time.perf_counter()
-        if last is not None:
-            gaps.append(now - last)
-        last = now
-        time.sleep(0.001)
-    launcher.join()
+    gaps = _gaps_while(warm)
     assert spent and spent[0] > 0.2, spent  # long enough to tell a held GIL from a released one
     # Holding the GIL, the compile froze this loop for its whole length.
     assert max(gaps, default=0) < spent[0] / 2, (len(gaps), max(gaps, default=0), spent[0])

@@ -49,13 +49,19 @@ kiln::JitFunction make(const char* name) {
   return f.value();
 }
 
+// Interpreter launches with the hooks.
+kiln::LaunchOptions withHooks(CountingHooks& hooks) {
+  kiln::LaunchOptions o;
+  o.interpret = true;
+  o.blocking = &hooks;
+  return o;
+}
+
 TEST(BlockingHooks, AroundCompilingOnlyAndBalanced) {
   kiln::JitFunction f = make("twice");
   std::vector<float> x(16, 1.0f);
   CountingHooks hooks;
-  kiln::LaunchOptions o;
-  o.interpret = true;
-  o.blocking = &hooks;
+  const kiln::LaunchOptions o = withHooks(hooks);
   auto args = [&](int64_t block) {
     return std::vector<LaunchArg>{LaunchArg::hostBuffer(x.data(), x.size() * sizeof(float), "fp32"),
                                   LaunchArg::integer(16), LaunchArg::integer(block)};
@@ -80,9 +86,7 @@ TEST(BlockingHooks, BalancedWhenTheCompileFails) {
   kiln::JitFunction f = make("broken");
   std::vector<float> x(16, 1.0f);
   CountingHooks hooks;
-  kiln::LaunchOptions o;
-  o.interpret = true;
-  o.blocking = &hooks;
+  const kiln::LaunchOptions o = withHooks(hooks);
   std::vector<LaunchArg> args{LaunchArg::hostBuffer(x.data(), x.size() * sizeof(float), "fp32"),
                               LaunchArg::integer(16)};
   kiln::LaunchStatus s = f.launch(kiln::Grid{1, 1, 1}, args, o);
