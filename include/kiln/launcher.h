@@ -193,7 +193,8 @@ struct LaunchOptions {
   // Interpreter runs: InterpretOptions::on_long_run; the caller's object, which must outlive the launch.
   const std::function<bool(const std::string&)>* on_long_run = nullptr;
   // The caller's hooks around compiling and loading (BlockingHooks), which must outlive the launch; null:
-  // none. JitFunction::compile (a warmup) calls them around all of its work.
+  // none. JitFunction::compile (a warmup) calls them around finding or compiling its variant, and again
+  // around a first load on the device.
   BlockingHooks* blocking = nullptr;
 };
 

@@ -196,17 +196,17 @@ LaunchStatus JitFunction::launch(Grid grid, std::span<const LaunchArg> args, con
 LaunchStatus JitFunction::compile(std::span<const LaunchArg> args, const LaunchOptions& options, bool gpu,
                                   std::shared_ptr<const CompiledKernel>* out) {
   Impl& f = *impl_;
-  BlockingScope blocking(options.blocking);
-  LaunchOptions inner = options;  // onDevice below must not call the hooks a second time
-  inner.blocking = nullptr;
-  std::string key;
-  size_t signatureEnd = 0;
-  if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
   Variant* v = nullptr;
-  if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
+  {
+    BlockingScope blocking(options.blocking);  // as in launch: around finding or compiling the variant
+    std::string key;
+    size_t signatureEnd = 0;
+    if (LaunchStatus s = f.buildKey(args, options, key, signatureEnd); !s) return s;
+    if (LaunchStatus s = f.variant(key, signatureEnd, options, args, v); !s) return s;
+  }
   if (out) *out = v->compiled;
   if (!gpu) return {};
-  return f.onDevice(*v, options.device, nullptr, args, inner, out);
+  return f.onDevice(*v, options.device, nullptr, args, options, out);  // its own hooks around a first load
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "interp/machine.h"
 #include "interp/overflow_oracle.h"
+#include "ir/dot_precision.h"
 #include "support/diagnostic.h"
 
 namespace kiln::interp {
@@ -124,7 +125,7 @@ void Machine::prepare(const ir::Block& b, Region& r, int depth) {
         if (p != "tf32" && p != "tf32x3" && p != "ieee" && p != "bf16x3" && p != "bf16x6")
           throw InternalError(op.loc, "unknown dot input_precision '" + p + "'");
         // The split precisions mean the dots split_dots rewrites them into, before anything runs.
-        if ((p == "tf32x3" || p == "bf16x3" || p == "bf16x6") && op.operand(0)->type.elem == ir::Scalar::F32)
+        if (ir::awaitsSplit(op))
           throw InternalError(op.loc, "an f32 dot with input_precision '" + p + "' reached the interpreter "
                                       "(split_dots rewrites it)");
         break;

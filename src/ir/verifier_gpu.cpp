@@ -4,6 +4,7 @@
 // IR, where tiles have none.
 #include <string>
 
+#include "ir/dot_precision.h"
 #include "ir/text.h"
 #include "ir/verifier_rules.h"
 
@@ -89,7 +90,7 @@ void mma(const Op& op) {
     const std::string* s = std::get_if<std::string>(p);
     require(s && (*s == "tf32" || *s == "tf32x3" || *s == "ieee" || *s == "bf16x3" || *s == "bf16x6"), op,
             [&] { return std::string("input_precision must be tf32, tf32x3, ieee, bf16x3 or bf16x6"); });
-    require(a.elem != ir::Scalar::F32 || *s == "tf32" || *s == "ieee", op, [&] {
+    require(!awaitsSplit(op), op, [&] {
       return std::string("an f32 mma must be tf32 or ieee (split_dots rewrites tf32x3, bf16x3 and bf16x6)");
     });
   }

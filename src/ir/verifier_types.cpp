@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "ir/dot_precision.h"
 #include "ir/scalar_eval.h"
 #include "ir/verifier_rules.h"
 
@@ -366,9 +367,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
       require(R() == acc, op, [&] { return "produces the accumulator type " + acc.str() + ", got " + R().str(); });
       stringIn(op, "input_precision", {"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"}, true);
       // split_dots rewrites the split precisions of f32 dots in the Tile IR (passes/split_dots.cpp).
-      require(!a.layout || a.elem != Scalar::F32 || op.strAttrOr("input_precision", "tf32") == "tf32" ||
-                  op.strAttr("input_precision") == "ieee",
-              op, [&] { return "an f32 dot in GPU IR must be tf32 or ieee (split_dots rewrites the others)"; });
+      require(!a.layout || !awaitsSplit(op), op, [&] { return "an f32 dot in GPU IR must be tf32 or ieee (split_dots rewrites the others)"; });
       return;
     }
     case Opcode::Gather:

@@ -13,6 +13,7 @@
 // x_small = inf - inf = NaN, which must not spoil the big product's infinity. The rewrite happens in
 // the Tile IR, before anything runs, so the interpreter and the GPU compute the same dots, and it runs
 // without `optimize` too: no later stage knows the split precisions.
+#include "ir/dot_precision.h"
 #include "passes/passes.h"
 
 namespace kiln::passes {
@@ -29,7 +30,7 @@ class SplitDots {
     for (size_t i = 0; i < b.ops.size(); ++i) {
       ir::Op& op = *b.ops[i];
       for (auto& r : op.regions) runBlock(*r);
-      if (op.opcode != Opcode::Dot || !splits(op)) continue;
+      if (op.opcode != Opcode::Dot || !ir::awaitsSplit(op)) continue;
       ir::Builder at(b, i);
       Value* r = split(at, op);
       i = at.position();  // op now stands here
@@ -41,12 +42,6 @@ class SplitDots {
 
  private:
   std::vector<std::unique_ptr<ir::Op>> removed_;  // the replaced dots, freed when the pass ends
-
-  static bool splits(const ir::Op& dot) {
-    const std::string p = dot.strAttrOr("input_precision", "tf32");
-    return (p == "tf32x3" || p == "bf16x3" || p == "bf16x6") && dot.operand(0)->type.elem == Scalar::F32 &&
-           dot.operand(1)->type.elem == Scalar::F32;
-  }
 
   struct Emit {
     ir::Builder& at;
