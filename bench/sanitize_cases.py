@@ -22,6 +22,7 @@ SMALL = {
                   ("attention", (1, 2, 200, 128, True))],
     "grouped_gemm": [("grouped_gemm", ((256, 128, 128, 128), ))],
     "matmul_persistent": [("matmul_persistent", (333, 264, 200))],
+    "matmul_split": [("matmul_split", (200, 136, 264, p)) for p in ("tf32x3", "bf16x3", "bf16x6", "ieee")],
 }
 
 

@@ -173,6 +173,32 @@ def matmul(m, n, k, dtype, quick=False):
                 quick=quick)
 
 
+# f32 matmul at a split precision (bench/kernels/matmul_f32.py), not a suite row: the workload
+# tools/device-sanitize checks the split dots with. configs are the (BLOCK_M, BLOCK_N, BLOCK_K, warps,
+# stages) it runs at; the reference is the exact f32 product, which every split precision promises.
+SPLIT_CONFIGS = [(128, 128, 16, 8, 4), (128, 64, 16, 4, 4), (64, 64, 32, 4, 3)]
+
+
+def matmul_split(m, n, k, precision, quick=False):
+    def setup(g):
+        return types.SimpleNamespace(a=randn(g, m, k), b=randn(g, k, n))
+
+    def reference(t):
+        return fp32_product(t.a, t.b)
+
+    def kernel(mod, t):
+        c = torch.full((m, n), float("nan"), device="cuda")
+        configs = [types.SimpleNamespace(kwargs=dict(BLOCK=(bm, bn, bk)), num_warps=w, num_stages=s, block=(bm, bn, bk))
+                   for bm, bn, bk, w, s in SPLIT_CONFIGS]
+        run = lambda cfg: mod.matmul_f32(t.a, t.b, c, precision, block=cfg.block, num_warps=cfg.num_warps,
+                                         num_stages=cfg.num_stages)
+        return Launch(c, lambda: run(configs[0]), configs=configs, launch_config=run)
+
+    peers = lambda t: [("torch.matmul (cuBLAS, fp32)", lambda: fp32_product(t.a, t.b))]
+    return Case("matmul_split", f"matmul f32 {precision} {m}x{n}x{k}", setup, reference, kernel, peers,
+                flops=2.0 * m * n * k, quick=quick)
+
+
 # ---- grouped matmul (tutorial 08's problem)
 
 def grouped_gemm(sizes, quick=False):
@@ -281,7 +307,8 @@ def matmul_persistent(m, n, k, quick=False):
 
 # The kernel file of each family (bench/kernels/FILE.py).
 KERNEL_FILES = {"vector_add": "vector_add", "softmax": "softmax", "layernorm": "layernorm", "matmul": "matmul",
-                "attention": "attention", "grouped_gemm": "grouped_gemm", "matmul_persistent": "matmul_persistent"}
+                "attention": "attention", "grouped_gemm": "grouped_gemm", "matmul_persistent": "matmul_persistent",
+                "matmul_split": "matmul_f32"}
 
 
 def all_cases(smoke=False):
