@@ -1,8 +1,11 @@
 """Times kiln's matmul (bench/kernels/matmul.py) with every config of its list, at a few shapes, beside
 cuBLAS (torch.matmul), for tuning the code generator rather than for the record (bench/suite.py is the
-record). Each result is checked against cuBLAS.
+record). Each result is checked against cuBLAS. --kernel persistent times tutorial 09's persistent
+kernel (bench/kernels/matmul_persistent.py: B K-major, one program per SM) instead, persistent-ws the
+same with its tile loop warp-specialized.
 
     PYTHONPATH=BUILD/python python3 bench/matmul_configs.py [--shapes 4096,4096,4096 3000,3000,3000] [--dtype fp16]
+        [--kernel matmul|persistent|persistent-ws] [--configs BM,BN,BK,warps,stages ...]
 """
 import argparse
 import os
@@ -17,6 +20,7 @@ sys.path.insert(0, here)
 from timing import do_bench  # noqa: E402
 
 mm = kiln.compat.import_as_triton(os.path.join(here, "kernels", "matmul.py"))
+persistent = kiln.compat.import_as_triton(os.path.join(here, "kernels", "matmul_persistent.py"))
 
 
 def main():
@@ -24,6 +28,7 @@ def main():
     ap.add_argument("--shapes", nargs="+", default=["4096,4096,4096", "8192,8192,8192", "3000,3000,3000"])
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16"])
     ap.add_argument("--label", default="kiln")
+    ap.add_argument("--kernel", default="matmul", choices=["matmul", "persistent", "persistent-ws"])
     ap.add_argument("--configs", nargs="*", help="BM,BN,BK,warps,stages instead of the kernel's list")
     args = ap.parse_args()
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
@@ -32,12 +37,19 @@ def main():
         m, n, k = (int(x) for x in shape.split(","))
         a = torch.randn(m, k, device="cuda", dtype=dtype)
         b = torch.randn(k, n, device="cuda", dtype=dtype)
+        if args.kernel != "matmul":  # the persistent kernel reads B through a descriptor of its transpose
+            b = b.t().contiguous().t()
         c = torch.empty(m, n, device="cuda", dtype=dtype)
         ref = torch.matmul(a, b)
         flop = 2.0 * m * n * k
         t = do_bench(lambda: torch.matmul(a, b)).median
         print(f"{args.label} {args.dtype} {m}x{n}x{k} cuBLAS {flop / t / 1e9:7.1f} TFLOP/s", flush=True)
-        configs = mm.get_configs()
+        configs = mm.get_configs() if args.kernel == "matmul" else persistent.get_configs()
+        if args.kernel == "matmul":
+            launch = mm.matmul_with_config
+        else:
+            ws = args.kernel == "persistent-ws"
+            launch = lambda a, b, c, cfg: persistent.matmul_persistent_with_config(a, b, c, cfg, warp_specialize=ws)
         if args.configs:
             configs = []
             for spec in args.configs:
@@ -49,13 +61,13 @@ def main():
             name = (f"{kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} w{cfg.num_warps} "
                     f"s{cfg.num_stages}")
             try:
-                mm.matmul_with_config(a, b, c, cfg)
+                launch(a, b, c, cfg)
                 err = ((c.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
-                t = do_bench(lambda: mm.matmul_with_config(a, b, c, cfg)).median
-                print(f"{args.label} {args.dtype} {m}x{n}x{k} {name:22s} {flop / t / 1e9:7.1f} TFLOP/s"
+                t = do_bench(lambda: launch(a, b, c, cfg)).median
+                print(f"{args.label} {args.kernel} {args.dtype} {m}x{n}x{k} {name:22s} {flop / t / 1e9:7.1f} TFLOP/s"
                       f"  err {err:.1e}", flush=True)
             except Exception as ex:  # noqa: BLE001  (a config that does not compile or fit: report it)
-                print(f"{args.label} {args.dtype} {m}x{n}x{k} {name:22s} failed: {str(ex).splitlines()[0]}",
+                print(f"{args.label} {args.kernel} {args.dtype} {m}x{n}x{k} {name:22s} failed: {str(ex).splitlines()[0]}",
                       flush=True)
 
 
