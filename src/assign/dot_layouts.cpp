@@ -33,8 +33,8 @@ std::vector<int32_t> mmaWarpsPerCTA(int64_t m, int64_t n, int numWarps) {
 
 namespace {
 
-// Every op nested in the function (or top-level block) that holds `op`.
-std::vector<const ir::Op*> opsAround(const ir::Op& op) {
+// The dots and mmas nested in the function (or top-level block) that holds `op`, but `op`.
+std::vector<const ir::Op*> otherDotsAround(const ir::Op& op) {
   const ir::Block* root = op.parent;
   while (root && root->parentOp && root->parentOp->parent) root = root->parentOp->parent;
   std::vector<const ir::Op*> out;
@@ -44,24 +44,24 @@ std::vector<const ir::Op*> opsAround(const ir::Op& op) {
     const ir::Block* b = blocks.back();
     blocks.pop_back();
     for (const auto& o : b->ops) {
-      out.push_back(o.get());
+      if (o.get() != &op && (o->opcode == ir::Opcode::Dot || o->opcode == ir::Opcode::Mma)) out.push_back(o.get());
       for (const auto& r : o->regions) blocks.push_back(r.get());
     }
   }
   return out;
 }
 
-// Whether `target`'s result flows (through any ops, not through loop-carried block arguments) into
-// operand a or b of `from`.
-bool feeds(const ir::Op& target, const ir::Op& from) {
-  std::vector<const ir::Value*> work{from.operand(0), from.operand(1)};
-  std::unordered_set<const ir::Op*> seen;
+// Whether an op of `targets` is reached walking back from `from`'s operands through the ops that define
+// them (not through loop-carried block arguments). `seen` holds the ops already walked: a walk that
+// found no target leaves them there, and none of them reaches a target, so later walks skip them.
+bool reachesBack(std::vector<const ir::Value*> work, const std::vector<const ir::Op*>& targets,
+                 std::unordered_set<const ir::Op*>& seen) {
   while (!work.empty()) {
     const ir::Value* v = work.back();
     work.pop_back();
     const ir::Op* d = v->def;
     if (!d || !seen.insert(d).second) continue;
-    if (d == &target) return true;
+    if (std::find(targets.begin(), targets.end(), d) != targets.end()) return true;
     for (const ir::Value* o : d->operands) work.push_back(o);
   }
   return false;
@@ -72,11 +72,18 @@ bool feeds(const ir::Op& target, const ir::Op& from) {
 bool isChainedDot(const ir::Op& dot) {
   // GPU IR's mmas count as dots: once the schedule split one dot of a chain into k-slice mmas, the other
   // (an f16 accumulator's, which stays whole) is still chained, and keeps the layouts it was given.
-  for (const ir::Op* other : opsAround(dot))
-    if (other != &dot && (other->opcode == ir::Opcode::Dot || other->opcode == ir::Opcode::Mma) &&
-        (feeds(*other, dot) || feeds(dot, *other)))
-      return true;
-  return false;
+  const std::vector<const ir::Op*> others = otherDotsAround(dot);
+  if (others.empty()) return false;
+  // Another dot feeds this one's a or b, or this one feeds another's: two walks, each op visited once.
+  std::unordered_set<const ir::Op*> seen;
+  if (reachesBack({dot.operand(0), dot.operand(1)}, others, seen)) return true;
+  seen.clear();
+  std::vector<const ir::Value*> fromOthers;
+  for (const ir::Op* other : others) {
+    fromOthers.push_back(other->operand(0));
+    fromOthers.push_back(other->operand(1));
+  }
+  return reachesBack(std::move(fromOthers), {&dot}, seen);
 }
 
 std::optional<ptx::WgmmaInput> wgmmaInput(Scalar elem) {
