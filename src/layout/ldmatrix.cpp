@@ -3,6 +3,8 @@
 #include "layout/ldmatrix.h"
 
 #include <bit>
+#include <optional>
+#include <span>
 
 #include "layout/conversions.h"
 #include "layout/gf2.h"
@@ -50,14 +52,15 @@ int numIndex(int numMatrices) { return numMatrices == 4 ? 2 : numMatrices == 2 ?
 // lane) -> offset) without building the composed layout, so that the shared layouts a search rejects
 // cost no allocation: col bases 1, 2, 4, .. (a row's 16 contiguous bytes), matrix and row bases 16-byte
 // aligned.
-bool rowsFit(const LinearLayout& inverted, const InDim& instrRegs, const InDim& instrLanes, int rowBits) {
+bool rowsFit(const LinearLayout& inverted, std::span<const Basis> instrRegs, std::span<const Basis> instrLanes,
+             int rowBits) {
   const int regOut = inverted.outDimIndex(kRegister), laneOut = inverted.outDimIndex(kLane);
   auto offsetOf = [&](const Basis& b) {
     int32_t o = 0;
-    for (size_t k = 0; k < instrRegs.bases.size(); ++k)
-      if (b[size_t(regOut)] >> k & 1) o ^= instrRegs.bases[k][0];
-    for (size_t k = 0; k < instrLanes.bases.size(); ++k)
-      if (b[size_t(laneOut)] >> k & 1) o ^= instrLanes.bases[k][0];
+    for (size_t k = 0; k < instrRegs.size(); ++k)
+      if (b[size_t(regOut)] >> k & 1) o ^= instrRegs[k][0];
+    for (size_t k = 0; k < instrLanes.size(); ++k)
+      if (b[size_t(laneOut)] >> k & 1) o ^= instrLanes[k][0];
     return o;
   };
   const int32_t rowMask = (1 << rowBits) - 1;
@@ -99,16 +102,22 @@ std::optional<LdmatrixPlan> LdmatrixPlanner::plan(const LinearLayout& offsets) c
   for (int num : {4, 2, 1}) {
     int consumed = perRegBits + std::countr_zero(unsigned(num));
     if (int(regBases.size()) < consumed) continue;
-    // The part of `offsets` one instruction covers: its registers and all lanes.
-    std::vector<Basis> first(regBases.begin(), regBases.begin() + consumed);
-    L instr({InDim{std::string(kRegister), first}, offsets.ins()[offsets.inDimIndex(kLane)]}, offsets.outs());
+    // The part of `offsets` one instruction covers: its registers and all lanes (built once a shared layout
+    // passes rowsFit, which reads the bases where they are).
+    const std::span<const Basis> instrRegs(regBases.data(), size_t(consumed));
+    const std::vector<Basis>& laneBases = offsets.ins()[offsets.inDimIndex(kLane)].bases;
+    std::optional<L> instr;
     for (bool trans : {false, true}) {
       if (trans && elemBits_ != 16) continue;
       if (offsets.outs().size() == 1 &&
-          !rowsFit(invertedTiles_[size_t(numIndex(num) * 2 + trans)], instr.ins()[0], instr.ins()[1], rowBits))
+          !rowsFit(invertedTiles_[size_t(numIndex(num) * 2 + trans)], instrRegs, laneBases, rowBits))
         continue;
+      if (!instr)
+        instr.emplace(std::vector<InDim>{InDim{std::string(kRegister), {instrRegs.begin(), instrRegs.end()}},
+                                         offsets.ins()[offsets.inDimIndex(kLane)]},
+                      offsets.outs());
       // (matrix, row, col) -> offset
-      L rowsToOffsets = invertedTiles_[size_t(numIndex(num) * 2 + trans)].compose(instr);
+      L rowsToOffsets = invertedTiles_[size_t(numIndex(num) * 2 + trans)].compose(*instr);
       bool ok = true;
       for (int b = 0; b < rowBits; ++b) ok = ok && rowsToOffsets.basis(kCol, b) == Basis{int32_t(1) << b};
       for (std::string_view d : {kMatrix, kRow})
