@@ -51,16 +51,16 @@ int numIndex(int numMatrices) { return numMatrices == 4 ? 2 : numMatrices == 2 ?
 // plan()'s first test of rowsToOffsets = inverted.compose(instr), on a one-dim `instr` ((register,
 // lane) -> offset) without building the composed layout, so that the shared layouts a search rejects
 // cost no allocation: col bases 1, 2, 4, .. (a row's 16 contiguous bytes), matrix and row bases 16-byte
-// aligned.
-bool rowsFit(const LinearLayout& inverted, std::span<const Basis> instrRegs, std::span<const Basis> instrLanes,
-             int rowBits) {
+// aligned. regAt(k) and laneAt(k) are the offsets of the instruction's register and lane bits.
+template <class RegAt, class LaneAt>
+bool rowsFit(const LinearLayout& inverted, size_t numRegs, RegAt regAt, size_t numLanes, LaneAt laneAt, int rowBits) {
   const int regOut = inverted.outDimIndex(kRegister), laneOut = inverted.outDimIndex(kLane);
   auto offsetOf = [&](const Basis& b) {
     int32_t o = 0;
-    for (size_t k = 0; k < instrRegs.size(); ++k)
-      if (b[size_t(regOut)] >> k & 1) o ^= instrRegs[k][0];
-    for (size_t k = 0; k < instrLanes.size(); ++k)
-      if (b[size_t(laneOut)] >> k & 1) o ^= instrLanes[k][0];
+    for (size_t k = 0; k < numRegs; ++k)
+      if (b[size_t(regOut)] >> k & 1) o ^= regAt(k);
+    for (size_t k = 0; k < numLanes; ++k)
+      if (b[size_t(laneOut)] >> k & 1) o ^= laneAt(k);
     return o;
   };
   const int32_t rowMask = (1 << rowBits) - 1;
@@ -110,7 +110,9 @@ std::optional<LdmatrixPlan> LdmatrixPlanner::plan(const LinearLayout& offsets) c
     for (bool trans : {false, true}) {
       if (trans && elemBits_ != 16) continue;
       if (offsets.outs().size() == 1 &&
-          !rowsFit(invertedTiles_[size_t(numIndex(num) * 2 + trans)], instrRegs, laneBases, rowBits))
+          !rowsFit(invertedTiles_[size_t(numIndex(num) * 2 + trans)], instrRegs.size(),
+                   [&](size_t k) { return instrRegs[k][0]; }, laneBases.size(),
+                   [&](size_t k) { return laneBases[k][0]; }, rowBits))
         continue;
       if (!instr)
         instr.emplace(std::vector<InDim>{InDim{std::string(kRegister), {instrRegs.begin(), instrRegs.end()}},
@@ -134,6 +136,24 @@ std::optional<LdmatrixPlan> LdmatrixPlanner::plan(const LinearLayout& offsets) c
     }
   }
   return std::nullopt;
+}
+
+bool LdmatrixPlanner::mayPlan(std::span<const int64_t> registerOffsets, std::span<const int64_t> laneOffsets) const {
+  if (laneOffsets.size() != 5) return false;  // 32 lanes
+  const int rowBits = std::countr_zero(unsigned(128 / elemBits_));
+  const int perRegBits = std::countr_zero(unsigned(32 / elemBits_));
+  for (int num : {4, 2, 1}) {
+    const int consumed = perRegBits + std::countr_zero(unsigned(num));
+    if (int(registerOffsets.size()) < consumed) continue;
+    for (bool trans : {false, true}) {
+      if (trans && elemBits_ != 16) continue;
+      if (rowsFit(invertedTiles_[size_t(numIndex(num) * 2 + trans)], size_t(consumed),
+                  [&](size_t k) { return int32_t(registerOffsets[k]); }, laneOffsets.size(),
+                  [&](size_t k) { return int32_t(laneOffsets[k]); }, rowBits))
+        return true;
+    }
+  }
+  return false;
 }
 
 std::optional<LdmatrixPlan> planLdmatrix(const LinearLayout& regs, const LinearLayout& shared, int elemBits) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "layout/linear_layout.h"
@@ -45,6 +46,9 @@ class LdmatrixPlanner {
   // The planner of 8-, 16- or 32-bit elements, built once per process (its tiles are constants).
   static const LdmatrixPlanner& of(int elemBits);
   std::optional<LdmatrixPlan> plan(const LinearLayout& offsets) const;
+  // Whether plan() may succeed on a one-out-dim offsets layout whose register and lane bits reach these
+  // offsets (its first test, without building the layout): false means it returns nothing.
+  bool mayPlan(std::span<const int64_t> registerOffsets, std::span<const int64_t> laneOffsets) const;
 
  private:
   int elemBits_;

@@ -264,7 +264,7 @@ StoreScore scoreStores(const Conversion& c, const TileOffsets& tile, const layou
   st.vec = std::min(std::max(1, 16 / c.elemBytes), stores.vectorWidth());
   st.wavefronts = stores.wavefronts(st.vec, c.elemBytes);
   st.instructions = numRegisters(c.src) / st.vec;
-  if (c.stmatrix)
+  if (c.stmatrix && c.stmatrix->mayPlan(stores.of(stores.reg), stores.of(stores.lane)))
     if (std::optional<layout::LdmatrixPlan> sm = c.stmatrix->plan(stores.layout(c.src, offset))) {
       const int64_t w = matrixWavefronts(*sm, c.elemBytes), instructions = numRegisters(c.src) / sm->elemsPerInstr;
       if (w < st.wavefronts || (w == st.wavefronts && instructions < st.instructions)) {
@@ -297,7 +297,7 @@ std::optional<Scored> score(const Conversion& c, const TileOffsets& tile, const 
   // in all.
   const int64_t fewestLoad = c.ldmatrix ? std::min<int64_t>(load, int64_t(numRegisters(c.dst)) * elemBytes / 4) : load;
   if (store + fewestLoad > bound) return std::nullopt;
-  if (c.ldmatrix) {
+  if (c.ldmatrix && c.ldmatrix->mayPlan(loads.of(loads.reg), loads.of(loads.lane))) {
     if (std::optional<layout::LdmatrixPlan> lm = c.ldmatrix->plan(loads.layout(c.dst, offset))) {
       int64_t w = matrixWavefronts(*lm, elemBytes);
       int64_t instructions = numRegisters(c.dst) / lm->elemsPerInstr;

@@ -124,5 +124,41 @@ TEST(Ldmatrix, NoPlanWhenRowsAreNotContiguous) {
   EXPECT_FALSE(planLdmatrix(mmaV2Operand(0, {64, 64}, {2, 2}, 16), sharedSwizzled({64, 64}, 4, 1, 8, {1, 0}), 16).has_value());
 }
 
+// mayPlan is plan()'s first test on the register and lane offsets alone: whenever plan() finds a plan it
+// says yes, and it already says no where rows are not contiguous.
+TEST(Ldmatrix, MayPlanPrecedesEveryPlan) {
+  auto offsetsOf = [](const L& offsets, const char* dim) {
+    std::vector<int64_t> out;
+    for (const Basis& b : offsets.ins()[size_t(offsets.inDimIndex(dim))].bases) out.push_back(b[0]);
+    return out;
+  };
+  struct Case {
+    L regs, shared;
+    int bits;
+    bool plans;
+  };
+  std::vector<int32_t> wpc = {2, 2};
+  std::vector<Case> cases = {
+      {mmaV2Operand(0, {64, 64}, wpc, 16), sharedSwizzled({64, 64}, 8, 1, 8, {1, 0}), 16, true},
+      {mmaV2Operand(0, {64, 32}, wpc, 16), sharedSwizzled({64, 32}, 8, 1, 8, {0, 1}), 16, true},  // .trans
+      {mmaV2Operand(1, {32, 64}, wpc, 16), sharedSwizzled({32, 64}, 8, 1, 8, {0, 1}), 16, true},
+      {mmaV2Operand(0, {64, 32}, wpc, 32), sharedSwizzled({64, 32}, 4, 1, 8, {1, 0}), 32, true},
+      {mmaV2Operand(1, {64, 32}, {2, 2}, 8), sharedPlain({64, 32}, {1, 0}), 8, false},
+      {blocked({64, 64}, {1, 8}, {8, 4}, {4, 1}, {1, 0}), sharedPlain({64, 64}, {1, 0}), 16, false},
+      {mmaV2Operand(0, {64, 64}, {2, 2}, 16), sharedSwizzled({64, 64}, 4, 1, 8, {1, 0}), 16, false},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    const Case& c = cases[i];
+    const L offsets = sharedOffsets(c.regs, c.shared);
+    const LdmatrixPlanner& planner = LdmatrixPlanner::of(c.bits);
+    const bool may = planner.mayPlan(offsetsOf(offsets, "register"), offsetsOf(offsets, "lane"));
+    EXPECT_EQ(planner.plan(offsets).has_value(), c.plans);
+    if (c.plans) EXPECT_TRUE(may);
+    if (i + 1 == cases.size()) EXPECT_FALSE(may);  // a swizzle finer than 16 bytes: rowsFit already fails
+  }
+  EXPECT_FALSE(LdmatrixPlanner::of(16).mayPlan(std::vector<int64_t>{1, 2, 4}, std::vector<int64_t>{8, 16}));  // 4 lanes
+}
+
 }  // namespace
 }  // namespace kiln::layout::test
