@@ -40,7 +40,9 @@ def main():
         path = os.path.join(HERE, "kernels", workloads.KERNEL_FILES[family] + ".py")
         mod = kiln.compat.import_as_triton(path, module_name=f"sanitize_{family}")
         for ctor, ctor_args in SMALL[family]:
-            ctor_args = tuple(getattr(torch, a) if isinstance(a, str) else a for a in ctor_args)
+            # dtype names ("float16") become torch dtypes; other strings (a precision) stay
+            ctor_args = tuple(getattr(torch, a) if isinstance(getattr(torch, str(a), None), torch.dtype) else a
+                              for a in ctor_args)
             case = getattr(workloads, ctor)(*ctor_args)
             g = torch.Generator(device="cuda").manual_seed(case.seed)
             inputs = case.setup(g)

@@ -14,7 +14,9 @@ def _config(bm, bn, bk, w, s):
 
 def get_configs():
     # 128x256x64 / 128x128x64 at 8 warps are the usual Hopper winners for large squares; the 64-row
-    # and 64-column tiles cover skinny M (127 rows) and short K (512) where big tiles leave SMs idle.
+    # and 64-column tiles cover skinny M (127 rows) and short K (512) where big tiles leave SMs idle;
+    # at 6 stages they keep enough of B in flight for a skinny M's long K loop, which streams B from
+    # memory on as few as 128 programs; 128x128x64 at 3 stages fits two programs on a multiprocessor.
     c = _config
     return [
         c(128, 256, 64, 8, 3),
@@ -22,9 +24,12 @@ def get_configs():
         c(256, 128, 64, 8, 3),
         c(128, 256, 32, 8, 5),
         c(128, 128, 64, 8, 4),
+        c(128, 128, 64, 8, 3),
         c(128, 128, 64, 4, 4),
         c(64, 128, 64, 4, 4),
+        c(64, 128, 64, 4, 6),
         c(128, 64, 64, 4, 4),
+        c(128, 64, 64, 4, 6),
         c(64, 256, 64, 4, 3),
     ]
 
