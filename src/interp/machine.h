@@ -90,6 +90,7 @@ class Machine {
   void print(const Inst& in);        // print.cpp: device_print's lines on stdout
 
  private:
+  // The constructor's work, prepare to bindArgs (prepare.cpp): number values, decode ops, bind arguments.
   void prepare(const ir::Block& b, Region& r, int depth);
   uint32_t newSlot(const ir::Type& t);
   uint32_t newValue(const ir::Value* v);

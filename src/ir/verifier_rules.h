@@ -1,5 +1,6 @@
 // Internal to the verifier: how a rule reports a failure, and the per-op type rules
-// (verifier_types.cpp) that verifier.cpp calls after the structural checks of an op passed.
+// (verifier_types.cpp and the verifier_*.cpp of op families) that verifier.cpp calls after the
+// structural checks of an op passed.
 #pragma once
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vec
 // The type rule of `op`, and where it may stand (`parent` holds it; `last`: it ends `parent`).
 // Assumes operand, result and region counts match ops.def and operands are non-null.
 void checkTypeRule(const Op& op, const Block& parent, bool last);
+// The same for ptr_add, load and store, with a load's or store's TMA description (verifier_memory.cpp).
+void checkMemoryTypeRule(const Op& op);
+// The same for for, if and while, and the terminators yield, condition and return (verifier_control.cpp).
+void checkControlTypeRule(const Op& op, const Block& parent, bool last);
 // The same for the GPU schedule ops (verifier_gpu.cpp).
 void checkGpuTypeRule(const Op& op);
 // The same for reduce_combine and scan, their combine region included (verifier_combine.cpp).

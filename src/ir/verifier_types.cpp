@@ -1,5 +1,5 @@
-// The type rule of every Tile IR op, and where terminators may stand: one switch over ops.def with
-// no `default:`, so adding an op breaks the build until its rule is written here.
+// The type rule of every Tile IR op: one switch over ops.def with no `default:`, so adding an op breaks
+// the build until its rule is written here or in its family's verifier_*.cpp; and the helpers they share.
 #include <algorithm>
 #include <bit>
 
@@ -48,34 +48,6 @@ void elementwise(const Op& op, bool intsOnly, bool floatsOnly) {
   require(!floatsOnly || t.isFloat(), op, [&] { return "takes floats, got " + t.str(); });
 }
 
-bool isScalarBool(const Type& t) { return !t.isTensor() && t.isBool(); }
-
-// A tensor-descriptor load's or store's TMA description (attribute `tma`): after its three leading
-// operands (`lead` names them), rank i32 coordinates, the base pointer, rank dims and rank strides. A
-// load's map may have up to 5 dims, more than the tile (dims it does not span, before the tile's).
-void tmaDescription(const Op& op, const char* lead) {
-  auto T = [&](unsigned i) -> const Type& { return op.operands[i]->type; };
-  const int64_t tileRank = T(0).rank(), tma = op.intAttr("tma");
-  const bool load = op.opcode == Opcode::Load;
-  require(load ? tma >= tileRank && tma <= 5 : tma == tileRank, op, [&] {
-    return "tma must be " + (load ? "from the tile's rank (" + std::to_string(tileRank) + ") to 5" : std::to_string(tileRank)) +
-           ", got " + std::to_string(tma);
-  });
-  const size_t rank = size_t(tma);
-  require(op.numOperands() == 3 + 3 * rank + 1, op, [&] {
-    return "with tma = " + std::to_string(rank) + ", takes " + lead + ", " + std::to_string(rank) +
-           " coordinates, the base, " + std::to_string(rank) + " dims and " + std::to_string(rank) + " strides";
-  });
-  for (unsigned i = 3; i < op.numOperands(); ++i) {
-    const bool coord = i < 3 + rank, base = i == 3 + rank;
-    const bool ok = !T(i).isTensor() && (coord ? T(i).elem == Scalar::I32 : base ? T(i).isPtr() : T(i).isInt() && !T(i).isBool());
-    require(ok, op, [&] {
-      return "operand #" + std::to_string(i) + " must be " + (coord ? "an i32 coordinate" : base ? "the base pointer" : "an integer") +
-             ", got " + T(i).str();
-    });
-  }
-}
-
 }  // namespace
 
 std::string typeList(const std::vector<Type>& ts) {
@@ -111,7 +83,6 @@ void terminatedBy(const Op& op, const Block& region, Opcode term, const std::vec
 void checkTypeRule(const Op& op, const Block& parent, bool last) {
   auto T = [&](unsigned i) -> const Type& { return op.operands[i]->type; };
   auto R = [&]() -> const Type& { return op.results.at(0)->type; };
-  const Op* parentOp = parent.parentOp;
 
   switch (op.opcode) {
     case Opcode::Constant: {
@@ -265,45 +236,8 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
                                                            typeList(typesOf(op.operands, 1)) + " -> " + R().str(); });
       return;
 
-    case Opcode::PtrAdd:
-      require(T(0).isPtr(), op, [&] { return "takes a pointer first, got " + T(0).str(); });
-      require(T(1).isInt() && T(1).shape == T(0).shape, op,
-              [&] { return "needs an integer offset of the pointer's shape, got " + T(1).str(); });
-      require(R() == T(0), op, [&] { return "produces the pointer type " + T(0).str() + ", got " + R().str(); });
-      return;
-    case Opcode::Load: {
-      require(T(0).isPtr(), op, [&] { return "takes a pointer, got " + T(0).str(); });
-      Type want = T(0).withElem(T(0).pointee);
-      require(R() == want, op,
-              [&] { return "through " + T(0).str() + " produces " + want.str() + ", got " + R().str(); });
-      if (op.numOperands() > 1)
-        require(T(1) == T(0).withElem(Scalar::I1), op,
-                [&] { return "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(1).str(); });
-      if (op.numOperands() > 2) require(T(2) == R(), op,
-                                        [&] { return "other must be " + R().str() + ", got " + T(2).str(); });
-      // guarded = 1: a pointer load's description, exact where the check before its loop holds
-      require(!op.hasAttr("guarded") || (op.hasAttr("tma") && op.intAttr("guarded") == 1), op,
-              [] { return std::string("guarded = 1 goes with a tma description"); });
-      if (!op.hasAttr("tma")) {
-        require(op.numOperands() <= 3, op, [] { return std::string("takes a pointer, a mask and other, no more"); });
-        return;
-      }
-      return tmaDescription(op, "pointer, mask, other");
-    }
-    case Opcode::Store: {
-      require(T(0).isPtr(), op, [&] { return "takes a pointer, got " + T(0).str(); });
-      Type want = T(0).withElem(T(0).pointee);
-      require(T(1) == want, op,
-              [&] { return "through " + T(0).str() + " needs a value of type " + want.str() + ", got " + T(1).str(); });
-      if (op.numOperands() > 2)
-        require(T(2) == T(0).withElem(Scalar::I1), op,
-                [&] { return "mask must be " + T(0).withElem(Scalar::I1).str() + ", got " + T(2).str(); });
-      if (!op.hasAttr("tma")) {
-        require(op.numOperands() <= 3, op, [] { return std::string("takes a pointer, a value and a mask, no more"); });
-        return;
-      }
-      return tmaDescription(op, "pointer, value, mask");
-    }
+    case Opcode::PtrAdd: case Opcode::Load: case Opcode::Store:
+      return checkMemoryTypeRule(op);  // verifier_memory.cpp
 
     case Opcode::Reduce: {
       stringIn(op, "kind", {"sum", "max", "min", "argmax", "argmin"});
@@ -390,85 +324,9 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
               });
       return;
 
-    case Opcode::For: {
-      const Type& lb = T(0);
-      require(!lb.isTensor() && lb.isInt() && !lb.isBool(), op,
-              [&] { return "bounds must be scalar integers, got " + lb.str(); });
-      require(T(1) == lb && T(2) == lb, op, [&] { return "lower bound, upper bound and step need one type, got " +
-                                                         typeList({T(0), T(1), T(2)}); });
-      std::vector<Type> inits = typesOf(op.operands, 3);
-      std::vector<Type> results;
-      for (const auto& r : op.results) results.push_back(r->type);
-      require(results == inits, op,
-              [&] { return "results " + typeList(results) + " must match the initial values " + typeList(inits); });
-      std::vector<Type> args = inits;
-      args.insert(args.begin(), lb);
-      require(argTypes(op.region(0)) == args, op,
-              [&] { return "body arguments must be (induction variable, iteration values) " +
-                           typeList(args) + ", got " + typeList(argTypes(op.region(0))); });
-      terminatedBy(op, op.region(0), Opcode::Yield, inits, "the body");
-      return;
-    }
-    case Opcode::If: {
-      require(isScalarBool(T(0)), op, [&] { return "condition must be a scalar i1, got " + T(0).str(); });
-      std::vector<Type> results;
-      for (const auto& r : op.results) results.push_back(r->type);
-      require(op.region(0).args.empty() && op.region(1).args.empty(), op, [&] { return "regions take no arguments"; });
-      terminatedBy(op, op.region(0), Opcode::Yield, results, "the then region");
-      terminatedBy(op, op.region(1), Opcode::Yield, results, "the else region");
-      return;
-    }
-    case Opcode::While: {
-      std::vector<Type> inits = typesOf(op.operands);
-      require(argTypes(op.region(0)) == inits, op,
-              [&] {
-                return "before region arguments must match the initial values " + typeList(inits) + ", got " +
-                       typeList(argTypes(op.region(0)));
-              });
-      const Op* cond = op.region(0).terminator();
-      if (!cond || cond->opcode != Opcode::Condition) verifyFail(op, "the before region must end with 'condition'");
-      if (cond->operands.empty() || !cond->operands[0]) verifyFail(*cond, "needs a condition operand");
-      std::vector<Type> vals;
-      for (size_t i = 1; i < cond->operands.size(); ++i) {
-        if (!cond->operands[i]) verifyFail(*cond, "has a null operand");
-        vals.push_back(cond->operands[i]->type);
-      }
-      std::vector<Type> results;
-      for (const auto& r : op.results) results.push_back(r->type);
-      require(results == vals, op,
-              [&] { return "results " + typeList(results) + " must match the values passed by 'condition' " +
-                           typeList(vals); });
-      require(argTypes(op.region(1)) == vals, op,
-              [&] { return "after region arguments must match the values passed by 'condition' " +
-                           typeList(vals) + ", got " + typeList(argTypes(op.region(1))); });
-      terminatedBy(op, op.region(1), Opcode::Yield, inits, "the after region");
-      return;
-    }
-    case Opcode::Yield: {
-      bool ok = parentOp && (parentOp->opcode == Opcode::For || parentOp->opcode == Opcode::If ||
-                             parentOp->opcode == Opcode::WarpPartition || parentOp->opcode == Opcode::ReduceCombine ||
-                             parentOp->opcode == Opcode::Scan ||
-                             (parentOp->opcode == Opcode::While && parentOp->regions.size() == 2 &&
-                              &parentOp->region(1) == &parent));
-      require(ok, op, [&] {
-        return "must end the body of 'for', a region of 'if', 'warp_partition', 'reduce_combine' or 'scan', or the "
-               "after region of 'while'";
-      });
-      require(last, op, [&] { return "must be the last op of its region"; });
-      return;
-    }
-    case Opcode::Condition:
-      require(parentOp && parentOp->opcode == Opcode::While && !parentOp->regions.empty() &&
-                  &parentOp->region(0) == &parent,
-              op, [&] { return "must end the before region of 'while'"; });
-      require(last, op, [&] { return "must be the last op of its region"; });
-      require(isScalarBool(T(0)), op, [&] { return "condition must be a scalar i1, got " + T(0).str(); });
-      return;
+    case Opcode::For: case Opcode::If: case Opcode::While: case Opcode::Yield: case Opcode::Condition:
     case Opcode::Return:
-      require(!parentOp && parent.parentFunc, op,
-              [&] { return "must be the last op of the function body, not inside a region"; });
-      require(last, op, [&] { return "must be the last op of the function body"; });
-      return;
+      return checkControlTypeRule(op, parent, last);  // verifier_control.cpp
     case Opcode::Assert:
       require(T(0).isBool(), op, [&] { return "condition must be i1, got " + T(0).str(); });
       return;
