@@ -17,10 +17,7 @@ DEVICE = os.environ.get("DOT_TYPES_DEVICE", "cuda")  # "cpu" with KILN_INTERPRET
 CONFIGS = {  # (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
     "tf32": [(128, 128, 32, 8, 3), (128, 256, 32, 8, 3), (128, 64, 32, 4, 4)],
     "fp8": [(128, 256, 64, 8, 4), (128, 128, 64, 8, 4), (128, 128, 128, 8, 3)],
-    # f32 inputs at the split precisions and ieee (bench/kernels/matmul_f32.py); spill-free on sm_90a for
-    # every precision (tf32x3 at BLOCK_K 32 spills from 128x64 up: four operand parts and two accumulators)
-    "split": [(128, 128, 16, 8, 4), (128, 64, 16, 4, 4), (64, 64, 32, 4, 3)],
-}
+}  # f32 inputs at the split precisions and ieee run at workloads.SPLIT_CONFIGS
 SPLIT_PRECISIONS = ("tf32x3", "bf16x3", "bf16x6", "ieee")
 
 
@@ -63,8 +60,9 @@ def child(side, size, out):
     b = torch.randn(size, size, device=DEVICE, generator=g)
     c = torch.empty(size, size, device=DEVICE)
     ref = a.double() @ b.double()
+    from workloads import SPLIT_CONFIGS
     for precision in SPLIT_PRECISIONS:
-        for bm, bn, bk, w, s in CONFIGS["split"]:
+        for bm, bn, bk, w, s in SPLIT_CONFIGS:
             row = {"side": side, "case": f"f32 {precision} B N-major {size}^3", "config": f"{bm}x{bn}x{bk} w{w} s{s}"}
             try:
                 run = lambda: f32.matmul_f32(a, b, c, precision, block=(bm, bn, bk), num_warps=w, num_stages=s)

@@ -342,7 +342,7 @@ void checkTypeRule(const Op& op, const Block& parent, bool last) {
     case Opcode::MbarrierWait: case Opcode::Mma: case Opcode::MmaWait: case Opcode::WarpPartition:
       return checkGpuTypeRule(op);  // verifier_gpu.cpp
     case Opcode::TensorMap: case Opcode::TmaLoad: case Opcode::TmaStore: case Opcode::TmaStoreWait:
-      return checkTmaTypeRule(op, parent);  // verifier_tma.cpp  // verifier_gpu.cpp
+      return checkTmaTypeRule(op, parent);  // verifier_tma.cpp
   }
   verifyFail(op, "has an opcode outside ops.def");
 }
