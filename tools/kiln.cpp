@@ -36,6 +36,8 @@ const char* const kUsage =
     "  --maxnreg N         at most N registers per thread, 24 to 255 (PTX .maxnreg; default: no limit)\n"
     "  --warp-specialize   warp-specialize the first loop nest that can take it (sm_90a TMA matmul loops), as\n"
     "                      if it said tl.range(..., warp_specialize=True)\n"
+    "  --persistent        run persistently: each launched program loops over the logical grid's programs\n"
+    "                      (the launcher passes the grid after the kernel's parameters)\n"
     "  --no-tma-pointer-loads  copy pointer-built wgmma tiles with cp.async only (as AOT launchers do)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
@@ -92,6 +94,8 @@ int compileCommand(const std::vector<std::string>& args) {
       options.maxnreg = n;
     } else if (arg == "--warp-specialize") {
       options.warp_specialize = true;
+    } else if (arg == "--persistent") {
+      options.persistent = true;
     } else if (arg == "--no-tma-pointer-loads") {
       options.tma_pointer_loads = false;
     } else if (arg == "--dump-after") {

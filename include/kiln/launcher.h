@@ -175,6 +175,7 @@ struct LaunchOptions {
   bool enable_fp_fusion = true;  // CompileOptions::enable_fp_fusion (Triton's launch option)
   int maxnreg = 0;               // CompileOptions::maxnreg: registers per thread, 0 for no limit
   bool warp_specialize = false;  // CompileOptions::warp_specialize
+  bool persistent = false;       // CompileOptions::persistent: at most one wave of programs walks the grid
   // GPU launches (Triton's launch options of these names): the kernel may start before the previous one
   // on the stream has finished, overlapping up to its tl.extra.cuda.gdc_wait (programmatic dependent
   // launch, sm_90 and later); every program resident at once, or the launch fails (cooperative).

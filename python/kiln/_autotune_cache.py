@@ -42,7 +42,8 @@ def device_tag(device):
 def _config_json(c):
     return {"kwargs": {k: repr(v) for k, v in c.kwargs.items()}, "num_warps": c.num_warps,
             "num_stages": c.num_stages, "num_ctas": c.num_ctas, "maxnreg": c.maxnreg,
-            "warp_specialize": bool(getattr(c, "warp_specialize", None))}
+            "warp_specialize": bool(getattr(c, "warp_specialize", None)),
+            "persistent": bool(getattr(c, "persistent", None))}
 
 
 def entry_path(fingerprint, key, configs, device):

@@ -27,10 +27,14 @@ class Config:
 
     warp_specialize (kiln's; Triton's Config has no such option) compiles the config as if the first loop
     nest that can be warp-specialized said tl.range(..., warp_specialize=True): on sm_90a, a loop whose
-    TMA copies feed one accumulating wgmma dot (docs/hopper.md). None or False: only loops that ask."""
+    TMA copies feed one accumulating wgmma dot (docs/hopper.md). None or False: only loops that ask.
+
+    persistent (kiln's too) runs a kernel written one tile per program persistently: the launch starts at
+    most one wave of programs, each walking the grid's programs p, p + n, p + 2n, ...; with
+    warp_specialize the next tile's copies overlap this tile's epilogue (docs/hopper.md)."""
 
     def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None,
-                 warp_specialize=None):
+                 warp_specialize=None, persistent=None):
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
@@ -38,10 +42,12 @@ class Config:
         self.maxnreg = maxnreg
         self.pre_hook = pre_hook
         self.warp_specialize = warp_specialize
+        self.persistent = persistent
 
     def all_kwargs(self):
         options = {"num_warps": self.num_warps, "num_stages": self.num_stages, "num_ctas": self.num_ctas,
-                   "maxnreg": self.maxnreg, "warp_specialize": self.warp_specialize or None}
+                   "maxnreg": self.maxnreg, "warp_specialize": self.warp_specialize or None,
+                   "persistent": self.persistent or None}
         return {**self.kwargs, **{k: v for k, v in options.items() if v is not None}}
 
     def __str__(self):
@@ -50,6 +56,8 @@ class Config:
                   f"maxnreg: {self.maxnreg}"]
         if self.warp_specialize:
             parts.append("warp_specialize: True")
+        if self.persistent:
+            parts.append("persistent: True")
         return ", ".join(parts)
 
     __repr__ = __str__

@@ -17,11 +17,12 @@ namespace {
 // be 1 and sanitize_overflow false (both checked where they are read); debug changes nothing, since kiln
 // checks device_assert always; extern_libs names libdevice bitcode, which kiln does not link (its
 // libdevice functions are its own code). Triton refuses stream, device and device_type; so does kiln.
-// warp_specialize is kiln's own (CompileOptions::warp_specialize, kiln.Config(warp_specialize=True)).
+// warp_specialize and persistent are kiln's own (CompileOptions, kiln.Config(warp_specialize=True,
+// persistent=True)).
 bool isLaunchOption(std::string_view k) {
   return k == "num_warps" || k == "num_stages" || k == "num_ctas" || k == "maxnreg" || k == "enable_fp_fusion" ||
          k == "launch_cooperative_grid" || k == "launch_pdl" || k == "debug" || k == "sanitize_overflow" ||
-         k == "extern_libs" || k == "warp_specialize";
+         k == "extern_libs" || k == "warp_specialize" || k == "persistent";
 }
 
 int64_t optionInt(PyObject* v, const char* name) {
@@ -157,6 +158,8 @@ void PyJit::bind(PyObject* const* args, size_t nargs, const Keywords& kw, Bound&
           raiseArgumentError("kernel '" + fn_->name() + "': " + *why);
       } else if (name == "warp_specialize") {
         b.options.warp_specialize = truth(value);
+      } else if (name == "persistent") {
+        b.options.persistent = truth(value);
       } else if (name == "launch_pdl") {
         b.options.launch_pdl = truth(value);
       } else if (name == "launch_cooperative_grid") {

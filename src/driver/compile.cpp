@@ -30,7 +30,7 @@ const char* const kPassPipeline[] = {"canonicalize", "cse", "licm", "unroll", "c
                                     "split_dots", "contract", "dce", "remat"};
 bool lowersTileIr(std::string_view pass) { return pass == "split_dots"; }
 // The schedule: GPU IR passes after layout assignment, in order (src/schedule).
-const char* const kGpuPassPipeline[] = {"overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "pingpong", "tma_stores", "allocate_shared",
+const char* const kGpuPassPipeline[] = {"persistent", "overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "pingpong", "tma_stores", "allocate_shared",
                                              "insert_barriers"};
 
 // Checked builds (without NDEBUG) verify the IR after every pass, so a broken pass is named where it
@@ -109,7 +109,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
   // b. the schedule: loops pipelined, dots split into k-slice mmas, shared buffers placed, barriers where
   //    threads share them
   const schedule::GpuContext ctx{*target, numWarps, options.num_stages, options.warp_specialize,
-                                 options.tma_pointer_loads};
+                                 options.tma_pointer_loads, options.persistent};
   for (const char* pass : kGpuPassPipeline) {
     {
       StepTimes::Scope t(times, "schedule", pass);
@@ -133,6 +133,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
 
   // c. PTX: per-thread code for every op
   code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, options.maxnreg, times);
+  code.entry.persistent = fn->body.numArgs() == tileIr.body.numArgs() + 3;  // the grid parameters
   code.gpuFunction = std::move(fn);
   return code;
 }

@@ -1,6 +1,8 @@
 // Where a JitFunction's variant runs (driver/jit_function.h): loaded on a device on first use (code
 // generated, assembled, cached on disk) and launched on the caller's stream without synchronising,
 // or run on the interpreter for host buffers; and which of the two a launch's arguments ask for.
+#include <algorithm>
+#include <climits>
 #include <optional>
 
 #include "driver/compile.h"
@@ -84,6 +86,7 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
     std::unique_ptr<TensorMapArgs> tensorMaps = TensorMapArgs::bind(code->tensorMaps, kernel.params(), mapProblem);
     if (!mapProblem.empty()) return failure(LaunchErrorKind::Compile, "kernel '" + name + "': " + mapProblem);
     const size_t mapCount = tensorMaps ? tensorMaps->size() : 0;
+    const size_t gridCount = code->entry.persistent ? 3 : 0;  // the logical grid, after the parameters
     runtime::CubinOptions options;
     options.kernelName = kernel.name();
     // The tag names the assembler (ptxas and its version, nvJitLink or the driver): their cubins differ.
@@ -92,7 +95,7 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
     runtime::Bytes cubin = rt.cache.getOrBuild(
         key, [&] { return runtime::compileToCubin(code->ptx, arch, options, driver, device).image; });
     std::shared_ptr<runtime::LoadedKernel> lk = runtime::LoadedKernel::fromImage(
-        rt.driver, device, cubin, code->entry.name, int(kernel.params().size() + mapCount));
+        rt.driver, device, cubin, code->entry.name, int(kernel.params().size() + gridCount + mapCount));
     const runtime::KernelAttributes& attrs = lk->attributes();
     Loaded l;
     l.device = device;
@@ -121,7 +124,9 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
                          " threads per block fit on " + info.name + ", but it needs " +
                          std::to_string(l.blockThreads) + ": use fewer warps or smaller blocks");
     // The rest of what a launch would fail with (the device's limits), checked once here.
-    l.prepared.emplace(*lk, l.blockThreads, l.dynamicShared, v.slots.size() + mapCount);
+    l.prepared.emplace(*lk, l.blockThreads, l.dynamicShared, v.slots.size() + gridCount + mapCount);
+    if (code->entry.persistent)
+      l.persistentPrograms = unsigned(lk->residentBlocksPerSm(l.blockThreads, l.dynamicShared) * info.smCount);
     l.tensorMaps = std::move(tensorMaps);
     v.loaded.push_back(std::move(l));
     out = &v.loaded.back();
@@ -212,6 +217,7 @@ LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid
   std::vector<LaunchArg> flat;  // stays empty (no allocation) unless a tuple was passed
   std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
   const size_t n = v.argIndex.size();
+  const size_t extra = l.persistentPrograms ? 3 : 0;  // a persistent entry's logical grid
   // On the stack for the usual few parameters: the cached path allocates nothing.
   constexpr size_t kInline = 24;
   uint64_t inlineSlots[kInline];
@@ -220,9 +226,9 @@ LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid
   std::vector<void*> heapPointers;
   uint64_t* slots = inlineSlots;
   void** pointers = inlinePointers;
-  if (n > kInline) {
-    heapSlots.resize(n);
-    heapPointers.resize(n);
+  if (n + extra > kInline) {
+    heapSlots.resize(n + extra);
+    heapPointers.resize(n + extra);
     slots = heapSlots.data();
     pointers = heapPointers.data();
   }
@@ -233,14 +239,27 @@ LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid
       return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + v.where[k] + " " + *why);
     pointers[k] = &slots[k];
   }
-  if (l.tensorMaps) return runWithTensorMaps(l, v, grid, pointers, o);
+  if (extra) {
+    // The logical grid as parameters; the launch starts at most one wave of programs, which walk it.
+    const uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
+    if (programs > uint64_t(INT32_MAX))
+      return failure(LaunchErrorKind::Argument, "kernel '" + name + "': the grid has " + std::to_string(programs) +
+                                                    " programs, but a persistent kernel takes at most 2^31 - 1");
+    const uint32_t dims[3] = {grid.x, grid.y, grid.z};
+    for (size_t a = 0; a < 3; ++a) {
+      slots[n + a] = dims[a];
+      pointers[n + a] = &slots[n + a];
+    }
+    grid = Grid{unsigned(std::min<uint64_t>(programs, l.persistentPrograms)), 1, 1};
+  }
+  if (l.tensorMaps) return runWithTensorMaps(l, v, grid, pointers, n + extra, o);
   return launchPrepared(l, grid, pointers, o);
 }
 
 LaunchStatus JitFunction::Impl::runWithTensorMaps(const Loaded& l, const Variant& v, Grid grid, void* const* params,
-                                                  const LaunchOptions& o) {
+                                                  size_t n, const LaunchOptions& o) {
   TensorMapArgs& maps = *l.tensorMaps;
-  const size_t n = v.argIndex.size(), m = maps.size();
+  const size_t m = maps.size();
   // On the stack for a few parameters and maps; the driver copies them during the launch call.
   constexpr size_t kInlinePointers = 32, kInlineMaps = 4;
   runtime::cu::TensorMap inlineMaps[kInlineMaps];  // 128-byte aligned, as the type says

@@ -31,6 +31,10 @@ struct Loaded {
   std::optional<runtime::PreparedLaunch> prepared;  // block, shared memory and arguments checked at load
   // The TMA tensor maps the entry takes after its runtime parameters; null when it takes none.
   std::unique_ptr<TensorMapArgs> tensorMaps;
+  // A persistent entry (CompileOptions::persistent): the most programs a launch starts, one wave of the
+  // device (multiprocessors x resident CTAs each); the logical grid goes after the parameters. 0: not
+  // persistent.
+  unsigned persistentPrograms = 0;
 };
 
 // Devices whose loaded kernels a launch finds without taking a lock (higher ordinals take it).
@@ -127,9 +131,10 @@ struct JitFunction::Impl {
   LaunchStatus run(const Loaded& l, const Variant& v, Grid grid, std::span<const LaunchArg> launchArgs,
                    const LaunchOptions& o);
 
-  // run's tail for a kernel with tensor maps: `params` (v's packed runtime parameters) followed by the
-  // maps this launch's values give (encoded, or reused from the last launch with the same values).
-  LaunchStatus runWithTensorMaps(const Loaded& l, const Variant& v, Grid grid, void* const* params,
+  // run's tail for a kernel with tensor maps: the n `params` (v's packed runtime parameters, and a
+  // persistent entry's grid) followed by the maps this launch's values give (encoded, or reused from the
+  // last launch with the same values).
+  LaunchStatus runWithTensorMaps(const Loaded& l, const Variant& v, Grid grid, void* const* params, size_t n,
                                  const LaunchOptions& o);
 
   // Where a launch runs: the interpreter (true) or the GPU (false, on `device`).

@@ -52,6 +52,7 @@ LaunchStatus JitFunction::Impl::buildKey(std::span<const LaunchArg> args, const 
   if (!o.enable_fp_fusion) key += "|nofma";
   if (o.maxnreg) key += "|r" + std::to_string(o.maxnreg);
   if (o.warp_specialize) key += "|ws";
+  if (o.persistent) key += "|persistent";
   return {};
 }
 
@@ -74,6 +75,7 @@ LaunchStatus JitFunction::Impl::variant(const std::string& key, size_t signature
   options.enable_fp_fusion = o.enable_fp_fusion;
   options.maxnreg = o.maxnreg;
   options.warp_specialize = o.warp_specialize;
+  options.persistent = o.persistent;
   const char* timePasses = std::getenv("KILN_TIME_PASSES");
   options.time_passes = timePasses && std::string_view(timePasses) == "1";
   std::string signature = key.substr(0, signatureEnd);

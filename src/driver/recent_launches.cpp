@@ -55,7 +55,7 @@ bool printArgs(std::span<const LaunchArg> args, ArgPrint* out) {
 
 bool LaunchPrint::operator==(const LaunchPrint& o) const {
   return printed && o.printed && numArgs == o.numArgs && numWarps == o.numWarps && numStages == o.numStages &&
-         fpFusion == o.fpFusion && warpSpecialize == o.warpSpecialize && maxNReg == o.maxNReg &&
+         fpFusion == o.fpFusion && warpSpecialize == o.warpSpecialize && persistent == o.persistent && maxNReg == o.maxNReg &&
          std::equal(args, args + numArgs, o.args);
 }
 
@@ -65,6 +65,7 @@ LaunchPrint printLaunch(std::span<const LaunchArg> args, const LaunchOptions& o)
   p.numStages = o.num_stages;
   p.fpFusion = o.enable_fp_fusion;
   p.warpSpecialize = o.warp_specialize;
+  p.persistent = o.persistent;
   p.maxNReg = o.maxnreg;
   size_t n = 0;
   p.printed = true;
@@ -84,6 +85,7 @@ namespace {
 size_t encode(const LaunchPrint& p, uint64_t* out) {
   size_t n = 0;
   out[n++] = uint64_t(p.numArgs) | uint64_t(p.fpFusion) << 8 | uint64_t(p.warpSpecialize) << 9 |
+             uint64_t(p.persistent) << 10 |
              uint64_t(uint32_t(p.maxNReg)) << 32;  // numArgs <= 16
   out[n++] = uint64_t(uint32_t(p.numWarps)) | uint64_t(uint32_t(p.numStages)) << 32;
   for (size_t i = 0; i < p.numArgs; ++i) {

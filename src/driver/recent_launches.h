@@ -36,6 +36,7 @@ struct LaunchPrint {
   int numWarps = 0, numStages = 0;
   bool fpFusion = true;
   bool warpSpecialize = false;
+  bool persistent = false;
   int maxNReg = 0;
   ArgPrint args[kPrintedArgs];
   bool operator==(const LaunchPrint& o) const;

@@ -27,6 +27,9 @@ struct EntryInfo {
   std::string name;
   int numWarps = 4;
   int64_t sharedBytes = 0;  // dynamic shared memory the launch must provide
+  // Runs persistently (schedule/persistent.cpp): takes the logical grid (three u32) after its parameters
+  // and before its tensor maps, and may be launched on fewer programs than the grid has.
+  bool persistent = false;
 };
 
 class Codegen;

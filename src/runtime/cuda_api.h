@@ -184,6 +184,8 @@ struct LaunchConfig {  // CUlaunchConfig
   X(moduleGetFunction, cuModuleGetFunction, cuModuleGetFunction, Result, (Function*, Module, const char*))  \
   X(funcGetAttribute, cuFuncGetAttribute, cuFuncGetAttribute, Result, (int*, int, Function))                \
   X(funcSetAttribute, cuFuncSetAttribute, cuFuncSetAttribute, Result, (Function, int, int))                 \
+  X(occupancyMaxActiveBlocks, cuOccupancyMaxActiveBlocksPerMultiprocessor,                                  \
+    cuOccupancyMaxActiveBlocksPerMultiprocessor, Result, (int*, Function, int, size_t))                     \
   X(launchKernel, cuLaunchKernel, cuLaunchKernel, Result,                                                   \
     (Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream, void**, void**)) \
   X(launchKernelEx, cuLaunchKernelEx, cuLaunchKernelEx, Result,                                             \

@@ -110,6 +110,15 @@ void LoadedKernel::ensureDynamicShared(size_t bytes) {
   dynamicSharedLimit_.store(int(bytes), std::memory_order_release);
 }
 
+int LoadedKernel::residentBlocksPerSm(unsigned blockThreads, size_t dynamicSharedBytes) {
+  ensureDynamicShared(dynamicSharedBytes);
+  driver_->makeCurrent(device_);
+  int blocks = 0;
+  driver_->check(driver_->api().occupancyMaxActiveBlocks(&blocks, function_, int(blockThreads), dynamicSharedBytes),
+                 "cuOccupancyMaxActiveBlocksPerMultiprocessor", name_);
+  return blocks > 0 ? blocks : 1;
+}
+
 namespace {
 
 void checkGrid(const LoadedKernel& kernel, const DeviceInfo& dev, Dim3 grid) {

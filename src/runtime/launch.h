@@ -49,6 +49,10 @@ class LoadedKernel {
   cu::Function function() const { return function_; }
   CudaDriver& driver() const { return *driver_; }
   const std::string& loadLog() const { return loadLog_; }  // the driver JIT's info log (PTX loads)
+  // How many blocks of blockThreads threads and dynamicSharedBytes of dynamic shared memory fit on one
+  // multiprocessor at once (cuOccupancyMaxActiveBlocksPerMultiprocessor, after raising the function's
+  // shared-memory limit); at least 1 for a configuration that launches. Throws CudaError.
+  int residentBlocksPerSm(unsigned blockThreads, size_t dynamicSharedBytes);
 
  private:
   LoadedKernel(std::shared_ptr<CudaDriver> driver, int device, std::string name);

@@ -9,6 +9,7 @@ struct Entry {
   void (*run)(ir::Function&, const GpuContext&);
 };
 constexpr Entry kPasses[] = {
+    {"persistent", makePersistent},
     {"overlap_dots", overlapDots},
     {"pipeline", pipelineLoops},
     {"defer_mma_waits", deferMmaWaits},

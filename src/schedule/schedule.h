@@ -19,7 +19,18 @@ struct GpuContext {
   int numStages = 1;  // the pipelining depth of loops without their own num_stages (below 2: none)
   bool warpSpecialize = false;  // CompileOptions::warp_specialize: the first loop nest that can take it
   bool tmaPointerLoads = true;  // CompileOptions::tma_pointer_loads: pointer-built wgmma tiles through TMA
+  bool persistent = false;      // CompileOptions::persistent: the body loops over the launch's programs
 };
+
+// The parameters a persistent kernel takes after its own (persistent.cpp): the logical grid, which the
+// launcher passes while it launches fewer programs (a suffix is added when a parameter has the name).
+constexpr const char* kPersistentGridNames[3] = {"grid_x", "grid_y", "grid_z"};
+
+// When asked (ctx.persistent), runs the kernel's body in a loop over the programs of the logical grid,
+// passed as three parameters after the kernel's own, each launched program taking programs p, p + n,
+// p + 2n, ... of it (n launched): program_id and num_programs read the logical grid
+// (schedule/persistent.cpp). Not for a kernel that prints.
+void makePersistent(ir::Function& fn, const GpuContext& ctx);
 
 // On sm_90a, rotates a loop whose body chains two wgmma dots (attention's Q K^T, softmax, P V) by one
 // iteration, so the second dot of iteration j - 1 is issued right after the first dot of iteration j and
@@ -73,7 +84,7 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx);
 // The bytes the buffers need at once, placed as allocateShared places them (without setting offsets).
 int64_t sharedBufferBytes(const ir::Function& fn);
 
-// The GPU pass called `name` ("overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
+// The GPU pass called `name` ("persistent", "overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "tma_stores", "allocate_shared",
 // "insert_barriers"); false if
 // there is none.
 bool runGpuPass(std::string_view name, ir::Function& fn, const GpuContext& ctx);

@@ -67,6 +67,20 @@ TEST(Grid2d, TransposeFloat) {
   checkTranspose<float>(*k, 32, 16, 64, 16, rng.f32(64 * 16));
 }
 
+// Compiled persistent (CompileOptions::persistent): on the GPU at most one wave of programs walks the
+// 2-D grid, program_id(1) read from the logical grid Gpu::run passes; the interpreter runs it as written.
+TEST(Grid2d, TransposePersistent) {
+  kiln::CompileOptions persistent;
+  persistent.persistent = true;
+  auto k = compileExample("grid2d.py", "transpose_kernel", "*fp32, *fp32, i32, i32, i32, i32, i32, i32, 8, 16",
+                          persistent);
+  ASSERT_TRUE(k);
+  KT_RNG(rng);
+  checkTranspose<float>(*k, 8, 16, 1, 1, rng.f32(1));
+  checkTranspose<float>(*k, 8, 16, 1000, 70, rng.f32(1000 * 70));   // 125 x 5 programs
+  checkTranspose<float>(*k, 8, 16, 4100, 900, rng.f32(4100 * 900));  // 513 x 57: many waves
+}
+
 TEST(Grid2d, TransposeInt) {
   auto k = compileExample("grid2d.py", "transpose_kernel", "*i32, *i32, i32, i32, i32, i32, i32, i32, 8, 64");
   ASSERT_TRUE(k);

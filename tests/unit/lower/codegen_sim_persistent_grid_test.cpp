@@ -1,0 +1,83 @@
+// CompileOptions::persistent end to end in the CTA simulator: the descriptor matmul, written one tile per
+// program (bench/kernels/matmul_descriptor.py), compiled persistent, runs on fewer CTAs than its grid
+// has programs. Each launched CTA walks programs p, p + n, p + 2n, ... of the logical grid, which the
+// launcher passes as the parameters grid_x, grid_y and grid_z. With the kernel's k loop asking for warp
+// specialization the tile loop takes it over: one producer warpgroup runs on across tiles. Sizes no tile
+// divides, M = 1 included; C has a row past M that must stay NaN, and every tile is checked against a
+// double-precision product (a tile computed twice with a stale accumulator, or skipped, shows).
+#include <cmath>
+
+#include "codegen_sim_util.h"
+#include "ir/scalar_eval.h"
+
+namespace kiln::lower::test {
+namespace {
+
+constexpr int kBm = 64, kBn = 64;  // matmul_descriptor_ws_64's C tile (BLOCK_SIZE_K 32), 4 consumer warps
+
+uint16_t half(float x) { return uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(x))); }
+double value(uint16_t h) { return ir::fromBits(ir::Scalar::F16, h).f; }
+
+// Runs `launched` CTAs over the grid of (M / 64) x (N / 64) programs and checks C.
+void runAndCheck(const Kernel& k, int m, int n, int kk, uint64_t launched) {
+  SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk) + " on " +
+               std::to_string(launched) + " CTAs");
+  SimRun r(k);
+  r.sim.setStepLimit(16000000);
+  std::vector<float> af = randomFloats(size_t(m) * kk, 61), bf = randomFloats(size_t(kk) * n, 62);
+  std::vector<uint16_t> a(af.size()), b(bf.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = half(af[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = half(bf[i]);
+  const uint16_t nan = 0x7e00;
+  r.buffer("a_ptr", a);
+  r.buffer("b_ptr", b);
+  const uint64_t cb = r.buffer("c_ptr", std::vector<uint16_t>(size_t(m + 1) * n, nan));
+  r.param("M", uint64_t(m));
+  r.param("N", uint64_t(n));
+  r.param("K", uint64_t(kk));
+  const uint64_t programs = uint64_t((m + kBm - 1) / kBm) * uint64_t((n + kBn - 1) / kBn);
+  r.param("grid_x", programs);
+  r.param("grid_y", 1);
+  r.param("grid_z", 1);
+  r.encodeTensorMaps();
+  for (uint64_t cta = 0; cta < launched; ++cta) ASSERT_EQ(r.sim.run({cta, 0, 0}, {launched, 1, 1}), "") << "CTA " << cta;
+  const std::vector<uint16_t> got = r.read<uint16_t>(cb);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double want = 0;
+      for (int x = 0; x < kk; ++x) want += value(a[size_t(i * kk + x)]) * value(b[size_t(x * n + j)]);
+      ASSERT_NEAR(value(got[size_t(i * n + j)]), want, 1e-2 + 2e-3 * std::fabs(want)) << i << ", " << j;
+    }
+  for (int j = 0; j < n; ++j) EXPECT_EQ(got[size_t(m * n + j)], nan) << "column " << j << " past the last row";
+}
+
+TEST(CodegenSimPersistentGrid, FewerCtasThanProgramsComputeEveryTile) {
+  for (int stages : {1, 3}) {
+    SCOPED_TRACE("stages " + std::to_string(stages));
+    Kernel k = lowerText("matmul_descriptor_ws_64", inputText("matmul_descriptor_ws_64"), 4, stages, ptx::kSm90a,
+                         /*persistent=*/true);
+    ASSERT_GE(k.params.size(), 3u);
+    EXPECT_EQ(k.params[k.params.size() - 3], "grid_x");
+    EXPECT_EQ(k.params.back(), "grid_z");
+    if (stages > 1) EXPECT_EQ(k.info.numWarps, 8) << "the tile loop warp-specialized: a producer warpgroup";
+    runAndCheck(k, 150, 136, 200, 2);  // 3 x 3 programs on 2 CTAs: 5 and 4 tiles
+    runAndCheck(k, 1, 136, 200, 1);    // 1 x 3 programs on 1 CTA
+    runAndCheck(k, 150, 136, 72, 9);   // as many CTAs as programs: one tile each
+  }
+}
+
+// sm_80 (mma.sync, cp.async): the same loop over the grid, no partitions.
+TEST(CodegenSimPersistentGrid, Sm80) {
+  Kernel k = lowerText("matmul_descriptor_ws_64", inputText("matmul_descriptor_ws_64"), 4, 3, ptx::kSm80, true);
+  EXPECT_EQ(k.info.numWarps, 4);
+  runAndCheck(k, 150, 136, 200, 4);
+}
+
+// Without the option the kernel keeps its parameters and one program per tile.
+TEST(CodegenSimPersistentGrid, OffByDefault) {
+  Kernel k = lowerText("matmul_descriptor_ws_64", inputText("matmul_descriptor_ws_64"), 4, 3, ptx::kSm90a);
+  EXPECT_EQ(k.params.back(), "K");
+}
+
+}  // namespace
+}  // namespace kiln::lower::test
