@@ -25,7 +25,7 @@ std::optional<AttrKind> attrKind(std::string_view name) {
       {"volatile", AttrKind::Int}, {"kind", AttrKind::String}, {"input_precision", AttrKind::String},
       {"values", AttrKind::List}, {"num_stages", AttrKind::Int}, {"loop_unroll_factor", AttrKind::Int},
       {"disallow_acc_multi_buffer", AttrKind::Int}, {"flatten", AttrKind::Int}, {"warp_specialize", AttrKind::Int},
-      {"disable_licm", AttrKind::Int},
+      {"disable_licm", AttrKind::Int}, {"persistent", AttrKind::Int},
       {"message", AttrKind::String}, {"contract", AttrKind::Int}, {"offset", AttrKind::Int},
       {"pending", AttrKind::Int}, {"id", AttrKind::Int}, {"threads", AttrKind::Int}, {"count", AttrKind::Int},
       {"bytes", AttrKind::Int}, {"warps", AttrKind::List}, {"registers", AttrKind::List}, {"lead_warp", AttrKind::List},

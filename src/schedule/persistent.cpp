@@ -113,7 +113,8 @@ void makePersistent(ir::Function& fn, const GpuContext& ctx) {
   Value* launched = b.create1(Opcode::NumPrograms, {}, i32(), {ir::Attr{"axis", int64_t(0)}}, loc);
   Value* plane = b.create1(Opcode::Mul, {grid[0], grid[1]}, i32(), {}, loc);
   Value* total = b.create1(Opcode::Mul, {plane, grid[2]}, i32(), {}, loc);
-  Op* loop = b.create(Opcode::For, {first, total, launched}, {}, {}, loc);
+  // (`persistent`: its iterations are different programs, which the schedule may overlap: tma_versioning.h)
+  Op* loop = b.create(Opcode::For, {first, total, launched}, {}, {ir::Attr{"persistent", int64_t(1)}}, loc);
   ir::Block& body = loop->region(0);
   Value* t = body.addArg(i32());
   for (Op* op : moving) {

@@ -32,14 +32,16 @@ ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bo
   if (!tmaCopies || !asyncDot || !warpSpecializable(ctx)) return nullptr;
   ir::Op* root = &forOp;
   ir::Op* around = forOp.parentOp();
-  const bool checked = around && around->opcode == Opcode::If && around->parent->parentFunc &&
-                       forOp.parent == &around->region(0);  // the TMA version of a pointer-built loop
+  // The TMA version of a pointer-built loop: in the then-region of its check's `if`, at the top level or
+  // directly in the body of a top-level loop (a persistent kernel's loop over programs).
+  const bool checked = around && around->opcode == Opcode::If && forOp.parent == &around->region(0);
   // Its slots then go before the check's `if` (the producer copies into them), live beside the
   // cp.async version's instead of sharing their bytes: only where both fit.
   if (checked && 2 * slotBytes > maxSharedPerBlock(ctx.target)) return nullptr;
-  if (!forOp.parent->parentFunc && !checked) {  // nested: directly in the body of a top-level loop
-    root = around;
-    if (!root || root->opcode != Opcode::For || !root->parent->parentFunc || forOp.parent != &root->region(0))
+  ir::Op* holder = checked ? around : &forOp;  // what sits at the top level or in the root loop's body
+  if (!holder->parent->parentFunc) {  // nested: directly in the body of a top-level loop
+    root = holder->parentOp();
+    if (!root || root->opcode != Opcode::For || !root->parent->parentFunc || holder->parent != &root->region(0))
       return nullptr;
   }
   if (root->intAttrOr("warp_specialize", 0)) return root;
@@ -74,15 +76,27 @@ void LoopRewrite::carrySlotAcrossRoot() {
   // The root carries them from one of its iterations to the next: the loop starts where the last left off.
   ir::Block& rootBody = wsRoot_->region(0);
   const unsigned first = for_.numResults();
+  Value* carried[2];
   for (int k = 0; k < 2; ++k) {
     wsRoot_->operands.push_back(i32(0));
     wsRoot_->addResult(i32t);
-    for_.operands.push_back(rootBody.addArg(i32t));
+    carried[k] = rootBody.addArg(i32t);
+    for_.operands.push_back(carried[k]);
     for_.addResult(i32t);
   }
+  Value* after[2] = {for_.result(first), for_.result(first + 1)};
+  if (ir::Op* check = for_.parentOp(); check != wsRoot_) {
+    // In the then-region of a pointer-built loop's check: the `if` passes them on, the cp.async version
+    // (else) leaving them as they were.
+    for (int k = 0; k < 2; ++k) {
+      check->region(0).terminator()->operands.push_back(after[k]);
+      check->region(1).terminator()->operands.push_back(carried[k]);
+      after[k] = check->addResult(i32t);
+    }
+  }
   ir::Op* yield = rootBody.terminator();
-  yield->operands.push_back(for_.result(first));
-  yield->operands.push_back(for_.result(first + 1));
+  yield->operands.push_back(after[0]);
+  yield->operands.push_back(after[1]);
 }
 
 void LoopRewrite::issueSpecializedCopies() {

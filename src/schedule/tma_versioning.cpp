@@ -157,7 +157,7 @@ bool writesGlobal(const ir::Op& op) {
 bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp) {
   std::vector<const ir::Block*> around;  // the bodies of the loop and of every loop around it
   for (const ir::Op* o = &forOp; o; o = o->parentOp())
-    if (o->opcode == Opcode::For || o->opcode == Opcode::While)
+    if ((o->opcode == Opcode::For && !o->intAttrOr("persistent", 0)) || o->opcode == Opcode::While)
       for (const auto& r : o->regions) around.push_back(r.get());
   auto inAround = [&](const ir::Op& op) {
     for (const ir::Block* b = op.parent; b; b = b->parentOp ? b->parentOp->parent : nullptr)

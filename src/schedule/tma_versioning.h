@@ -43,7 +43,9 @@ bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scala
 // Whether a global write of the program may come before `forOp`'s loads: a store or atomic (or an
 // inline_asm not marked pure) before the loop in program order, in it, or in a loop around it. TMA reads
 // through the async proxy, which sees the generic proxy's writes only after a proxy fence (PTX ISA,
-// "Proxies"), so such a loop keeps its ordinary loads (the written tensor may be the one read).
+// "Proxies"), so such a loop keeps its ordinary loads (the written tensor may be the one read). A
+// persistent kernel's loop over programs (persistent.cpp) is not such a loop: the writes of its earlier
+// iterations are other programs', which the loads need not see (programs are not ordered).
 bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp);
 
 // Wraps `forOp` in `if (check) { copy } else { forOp }` (the header's drawing) and gives the copy's

@@ -109,6 +109,8 @@ struct Plan {
   std::set<const Op*> producer;                 // tma_load and the waits for empty slots
   std::set<const Op*> slice;                    // the scalar ops they need, in the nest's loop bodies
   std::map<const Op*, std::set<unsigned>> loops;  // the nest's loops holding producer ops: body args carried
+  // The nest's `if`s holding producer ops (a pointer-built loop's check inside the root): results kept.
+  std::map<const Op*, std::set<unsigned>> branches;
   std::set<const Op*> outside;                  // ops before the root that stay before the partitions
 };
 
@@ -151,7 +153,12 @@ std::optional<Plan> plan(ir::Function& fn, Op& root) {
       const bool holds = std::any_of(op->regions.begin(), op->regions.end(),
                                      [&](const auto& r) { return holdsProducerOps(*r, p.producer); });
       if (!holds) continue;
-      if (op->opcode != Opcode::For) return std::nullopt;  // under an if or a while: not a skeleton
+      if (op->opcode == Opcode::If) {
+        p.branches[op.get()];
+        for (const auto& r : op->regions) work.push_back(r.get());
+        continue;
+      }
+      if (op->opcode != Opcode::For) return std::nullopt;  // under a while: not a skeleton
       p.loops[op.get()];
       work.push_back(&op->region(0));
     }
@@ -162,14 +169,20 @@ std::optional<Plan> plan(ir::Function& fn, Op& root) {
   auto loopOfBody = [&](const ir::Block* b) -> const Op* {
     return b->parentOp && p.loops.count(b->parentOp) ? b->parentOp : nullptr;
   };
+  auto inNest = [&](const ir::Block* b) { return loopOfBody(b) || (b->parentOp && p.branches.count(b->parentOp)); };
   std::vector<const Value*> values;
   for (const Op* op : p.producer) values.insert(values.end(), op->operands.begin(), op->operands.end());
   for (const auto& [loop, carried] : p.loops) values.insert(values.end(), loop->operands.begin(), loop->operands.begin() + 3);
+  for (const auto& [branch, kept] : p.branches) values.push_back(branch->operand(0));
   std::set<const Value*> seen;
   auto carry = [&](const Op* loop, unsigned arg) {  // body argument `arg` (>= 1): its init and what the body yields
     if (!p.loops.at(loop).insert(arg).second) return;
     values.push_back(loop->operand(3 + arg - 1));
     values.push_back(loop->region(0).terminator()->operand(arg - 1));
+  };
+  auto keep = [&](const Op* branch, unsigned result) {  // what both regions yield for it
+    if (!p.branches.at(branch).insert(result).second) return;
+    for (const auto& r : branch->regions) values.push_back(r->terminator()->operand(result));
   };
   while (!values.empty()) {
     const Value* v = values.back();
@@ -186,7 +199,11 @@ std::optional<Plan> plan(ir::Function& fn, Op& root) {
       carry(d, v->index + 1);
       continue;
     }
-    if (!loopOfBody(d->parent) || d->info().effect != ir::Effect::Pure || !d->regions.empty()) return std::nullopt;
+    if (p.branches.count(d)) {
+      keep(d, v->index);
+      continue;
+    }
+    if (!inNest(d->parent) || d->info().effect != ir::Effect::Pure || !d->regions.empty()) return std::nullopt;
     for (const auto& r : d->results)
       if (r->type.isTensor()) return std::nullopt;
     p.slice.insert(d);
@@ -273,13 +290,39 @@ class Specialize {
       map[body.arg(k)] = inner.addArg(body.arg(k)->type);
       map[loop.result(k - 1)] = copy->result(result++);
     }
-    for (const auto& op : body.ops) {
-      if (p_.loops.count(op.get())) cloneSkeleton(*op, inner, map);
-      else if (p_.producer.count(op.get()) || p_.slice.count(op.get())) ir::cloneOpInto(*op, inner, inner.ops.size(), map);
-    }
+    cloneBlock(body, inner, map);
     std::vector<Value*> next;
     for (unsigned k : carried) next.push_back(mapped(body.terminator()->operand(k - 1)));
     ir::Builder(inner).create(Opcode::Yield, next, {}, {}, loop.loc);
+  }
+
+  // The producer's part of a block of the nest, appended to `dst` (without the terminator).
+  void cloneBlock(const ir::Block& src, ir::Block& dst, std::unordered_map<const Value*, Value*>& map) {
+    for (const auto& op : src.ops) {
+      if (p_.loops.count(op.get())) cloneSkeleton(*op, dst, map);
+      else if (p_.branches.count(op.get())) cloneBranch(*op, dst, map);
+      else if (p_.producer.count(op.get()) || p_.slice.count(op.get())) ir::cloneOpInto(*op, dst, dst.ops.size(), map);
+    }
+  }
+
+  // A copy of `if` `branch` in `dst` with the results the producer reads, its regions the producer's parts.
+  void cloneBranch(const Op& branch, ir::Block& dst, std::unordered_map<const Value*, Value*>& map) {
+    auto mapped = [&](Value* v) {
+      auto it = map.find(v);
+      return it == map.end() ? v : it->second;
+    };
+    const std::set<unsigned>& kept = p_.branches.at(&branch);
+    std::vector<Type> types;
+    for (unsigned k : kept) types.push_back(branch.result(k)->type);
+    Op* copy = ir::Builder(dst).create(Opcode::If, {mapped(branch.operand(0))}, types, {}, branch.loc);
+    for (unsigned r = 0; r < 2; ++r) {
+      cloneBlock(branch.region(r), copy->region(r), map);
+      std::vector<Value*> next;
+      for (unsigned k : kept) next.push_back(mapped(branch.region(r).terminator()->operand(k)));
+      ir::Builder(copy->region(r)).create(Opcode::Yield, next, {}, {}, branch.loc);
+    }
+    unsigned result = 0;
+    for (unsigned k : kept) map[branch.result(k)] = copy->result(result++);
   }
 
   // The consumers keep everything but the producer ops, and the slices only those read.

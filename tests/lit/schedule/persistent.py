@@ -15,6 +15,8 @@
 # RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
 # RUN: kiln compile %s --kernel grid_3d --signature "*i32:16" --arch sm_90a --persistent --emit ptx --dump-after=persistent -o %t.3d.ptx 2>&1 | FileCheck %s --check-prefix=AXES
 # RUN: %ptxas -arch=sm_90a %t.3d.ptx -o %t.3d.cubin
+# RUN: kiln compile %s --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --num-warps 8 --num-stages 3 --arch sm_90a --persistent --warp-specialize --emit ptx --dump-after=warp_specialize -o %t.ptr.ptx 2>&1 | FileCheck %s --check-prefix=PTR
+# RUN: %ptxas -arch=sm_90a %t.ptr.ptx -o %t.ptr.cubin
 # RUN: kiln compile %s --kernel prints --signature "*i32:16" --arch sm_90a --persistent --emit gpu-ir 2>&1 | FileCheck %s --check-prefix=PRINTS
 # CHECK:      // ----- IR after persistent -----
 # CHECK-NEXT: func @tile_matmul({{.*}}, %K: i32, %grid_x: i32, %grid_y: i32, %grid_z: i32) {
@@ -23,7 +25,7 @@
 # CHECK-NEXT: [[LAUNCHED:%[0-9]+]] = num_programs {axis = 0} : i32
 # CHECK-NEXT: [[PLANE:%[0-9]+]] = mul %grid_x, %grid_y : i32
 # CHECK-NEXT: [[TOTAL:%[0-9]+]] = mul [[PLANE]], %grid_z : i32
-# CHECK-NEXT: for [[FIRST]], [[TOTAL]], [[LAUNCHED]] {
+# CHECK-NEXT: for [[FIRST]], [[TOTAL]], [[LAUNCHED]] {persistent = 1} {
 # CHECK-NEXT: ^([[T:%[0-9]+]]: i32):
 # CHECK-NEXT:   [[PID:%[0-9]+]] = rem [[T]], %grid_x : i32
 # CHECK-NOT:    program_id
@@ -38,7 +40,7 @@
 # PTX-NEXT:   .param .s32 tile_matmul_grid_z
 # WS:         // ----- IR after warp_specialize -----
 # WS:         warp_partition {lead_warp = [0, 1], registers = [232, 40], warps = [8, 4]} {
-# WS:           for {{.*}}{warp_specialize = 1}
+# WS:           for {{.*}}{persistent = 1, warp_specialize = 1}
 # WS:             rem %{{[0-9]+}}, %grid_x
 # WS:             mma {{.*}}wgmma = 1
 # WS:           for %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : i32, i32 {
@@ -46,6 +48,25 @@
 # WS-NEXT:        rem %{{[0-9]+}}, %grid_x
 # WS:             tma_load
 # WS:             tma_load
+# Pointer-built tiles: the writes of earlier programs (the loop's earlier iterations) do not keep the k
+# loop from TMA, so it runs in two versions inside the loop over programs, and the producer walks the
+# check's `if` per tile (the cp.async version, in its else-region, is the consumers' alone).
+# PTR:        // ----- IR after warp_specialize -----
+# PTR:        warp_partition {lead_warp = [0, 1], registers = [232, 40], warps = [8, 4]} {
+# PTR:          for {{.*}}{persistent = 1, warp_specialize = 1} : i32, i32 {
+# PTR:            = if [[COND:%[0-9]+]] : tensor<{{.*}}>, i32, i32 {
+# PTR:              mma {{.*}}wgmma = 1
+# PTR:            } {
+# PTR:              async_copy
+# PTR:          for %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : i32, i32 {
+# PTR:            %{{[0-9]+}}, %{{[0-9]+}} = if %{{[0-9]+}} : i32, i32 {
+# PTR-NEXT:         for %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : i32, i32 {
+# PTR:                mbarrier_wait
+# PTR:                tma_load
+# PTR:                tma_load
+# PTR:            } {
+# PTR-NEXT:         yield %{{[0-9]+}}, %{{[0-9]+}}
+# PTR-NEXT:       }
 # AXES:       func @grid_3d(%out: ptr<i32>, %grid_x: i32, %grid_y: i32, %grid_z: i32) {
 # AXES:       ^([[T:%[0-9]+]]: i32):
 # AXES-NEXT:    [[X:%[0-9]+]] = rem [[T]], %grid_x : i32
@@ -74,6 +95,29 @@ def tile_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr
     for k in range(tl.cdiv(K, BK)):
         acc = tl.dot(a_desc.load([pid_m * BM, k * BK]), b_desc.load([k * BK, pid_n * BN]), acc)
     c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+
+@triton.jit
+def ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_n = tl.cdiv(N, BN)
+    offs_am = ((pid // num_pid_n) * BM + tl.arange(0, BM)) % M
+    offs_bn = ((pid % num_pid_n) * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    offs_cm = (pid // num_pid_n) * BM + tl.arange(0, BM)
+    offs_cn = (pid % num_pid_n) * BN + tl.arange(0, BN)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + offs_cn[None, :]
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
 @triton.jit

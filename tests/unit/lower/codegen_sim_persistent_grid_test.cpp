@@ -73,6 +73,56 @@ TEST(CodegenSimPersistentGrid, Sm80) {
   runAndCheck(k, 150, 136, 200, 4);
 }
 
+// The tutorial matmul, its A and B pointer-built (matmul_wgmma_nmajor: 64x64x32 tiles, one warpgroup,
+// GROUP_SIZE_M 4), persistent and warp-specialized: the TMA version of its k loop, in its check's `if`
+// inside the loop over programs, gets the producer warpgroup, which walks the same `if` per tile; the
+// consumers run the cp.async version on their own where the check fails. A's tensor map is encoded over
+// -A, so the TMA version's product is -A B and the test sees which version ran: every tile the TMA one
+// with A's rows 208 apart, the cp.async one with a row stride of 0 (TMA takes none).
+void runPointerGrid(const Kernel& k, int lda, uint64_t launched) {
+  constexpr int M = 150, N = 136, K = 200, ldb = 144, ldc = 144;
+  SCOPED_TRACE("lda " + std::to_string(lda) + " on " + std::to_string(launched) + " CTAs");
+  SimRun r(k);
+  r.sim.setStepLimit(40000000);
+  std::vector<float> af = randomFloats(size_t(M) * 208, 71), bf = randomFloats(size_t(K) * ldb, 72);
+  std::vector<uint16_t> a(af.size()), b(bf.size()), negated(af.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = half(af[i]), negated[i] = uint16_t(a[i] ^ 0x8000);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = half(bf[i]);
+  const uint16_t nan = 0x7e00;
+  r.buffer("a_ptr", negated);
+  r.buffer("b_ptr", b);
+  const uint64_t cb = r.buffer("c_ptr", std::vector<uint16_t>(size_t(M + 1) * ldc, nan));
+  const uint64_t programs = uint64_t((M + 63) / 64) * uint64_t((N + 63) / 64);
+  for (auto [name, v] : std::vector<std::pair<const char*, uint64_t>>{
+           {"M", M}, {"N", N}, {"K", K}, {"stride_am", uint64_t(lda)}, {"stride_ak", 1}, {"stride_bk", ldb},
+           {"stride_bn", 1}, {"stride_cm", ldc}, {"stride_cn", 1}, {"grid_x", programs}, {"grid_y", 1}, {"grid_z", 1}})
+    r.param(name, v);
+  r.encodeTensorMaps();
+  r.buffer("a_ptr", a);  // what the pointer loads read
+  for (uint64_t cta = 0; cta < launched; ++cta) ASSERT_EQ(r.sim.run({cta, 0, 0}, {launched, 1, 1}), "") << "CTA " << cta;
+  const std::vector<uint16_t> got = r.read<uint16_t>(cb);
+  const double sign = lda > 0 ? -1 : 1;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double want = 0;
+      for (int x = 0; x < K; ++x) want += value(a[size_t(i * lda + x)]) * value(b[size_t(x * ldb + j)]);
+      ASSERT_NEAR(value(got[size_t(i * ldc + j)]), sign * want, 1e-2 + 2e-3 * std::fabs(want)) << i << ", " << j;
+    }
+  for (int j = 0; j < N; ++j) EXPECT_EQ(got[size_t(M * ldc + j)], nan) << "column " << j << " past the last row";
+}
+
+TEST(CodegenSimPersistentGrid, PointerBuiltTilesWarpSpecialized) {
+  Kernel k = lowerText("matmul_wgmma_nmajor", inputText("matmul_wgmma_nmajor"), 4, 3, ptx::kSm90a,
+                       /*persistent=*/true, /*warpSpecialize=*/true);
+  EXPECT_EQ(k.info.numWarps, 8) << "a producer warpgroup beside the 4 consumer warps";
+  EXPECT_EQ(k.tensorMaps.size(), 2u);
+  EXPECT_GE(count(k.ptx, "cp.async.bulk.tensor"), 1);
+  EXPECT_GE(count(k.ptx, "cp.async.cg.shared.global"), 1) << "the cp.async version beside it";
+  runPointerGrid(k, 208, 2);  // 9 programs on 2 CTAs, every tile through TMA
+  runPointerGrid(k, 0, 2);    // every tile through cp.async
+  runPointerGrid(k, 208, 9);  // one tile each
+}
+
 // Without the option the kernel keeps its parameters and one program per tile.
 TEST(CodegenSimPersistentGrid, OffByDefault) {
   Kernel k = lowerText("matmul_descriptor_ws_64", inputText("matmul_descriptor_ws_64"), 4, 3, ptx::kSm90a);

@@ -36,9 +36,9 @@ inline std::string inputText(const std::string& input) {
 }
 
 // Tile IR text (an input's, perhaps edited) through layouts, the GPU passes and PTX emission.
-// `persistent`: as compiled with CompileOptions::persistent (the grid parameters last).
+// `persistent`, `warpSpecialize`: as compiled with those CompileOptions (persistent: the grid parameters last).
 inline Kernel lowerText(const std::string& name, const std::string& text, int numWarps, int numStages, ptx::Target target,
-                        bool persistent = false) {
+                        bool persistent = false, bool warpSpecialize = false) {
   auto m = ir::parseModule(makeSource(name + ".tir", text));
   ir::Function& f = *m->functions.at(0);
   {
@@ -46,7 +46,7 @@ inline Kernel lowerText(const std::string& name, const std::string& text, int nu
     assignLayouts(f, axis, numWarps, target);
   }
   for (const std::string& pass : schedule::gpuPassNames())  // in the driver's order
-    schedule::runGpuPass(pass, f, schedule::GpuContext{target, numWarps, numStages, false, true, persistent});
+    schedule::runGpuPass(pass, f, schedule::GpuContext{target, numWarps, numStages, warpSpecialize, true, persistent});
   Kernel k;
   k.name = f.name;
   k.ptx = emitPtx(f, target, numWarps, k.info);
