@@ -22,6 +22,7 @@
 // insert_barriers leaves them alone.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 #include "analysis/access_plan.h"
@@ -254,10 +255,18 @@ class Pass {
         const int64_t staged = stagedOperandBytes(*op, ctx_);
         if (std::optional<LoopPlan> plan = planLoop(*op, loads, axis_, fn_, ctx_, reserved + staged)) {
           inside += plan->bytes;
-          pipeline::LoopRewrite(*op, ctx_, std::move(loads), std::move(plan->loads), plan->stages, plan->bytes).run();
+          pipeline::LoopRewrite rewrite(*op, ctx_, std::move(loads), std::move(plan->loads), plan->stages, plan->bytes);
+          rewrite.run();
+          // A warp-specialized TMA version's slots live across its check's `if`: the cp.async version in
+          // the else-region has what is left beside them.
+          if (rewrite.specialized() && op->parentOp() && op->parentOp()->opcode == Opcode::If)
+            specializedBytes_[op->parentOp()] = plan->bytes;
         }
       }
-      for (const auto& r : op->regions) block(*r, inside);
+      for (size_t r = 0; r < op->regions.size(); ++r) {
+        auto held = specializedBytes_.find(op);
+        block(*op->regions[r], inside + (r == 1 && held != specializedBytes_.end() ? held->second : 0));
+      }
     }
   }
 
@@ -265,6 +274,7 @@ class Pass {
   const ir::Function& fn_;
   const GpuContext& ctx_;
   const analysis::AxisInfoAnalysis axis_;  // of the function before any loop is rewritten
+  std::map<const ir::Op*, int64_t> specializedBytes_;  // checks' `if`s: their TMA version's slot bytes
 };
 
 }  // namespace

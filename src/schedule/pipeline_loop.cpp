@@ -82,7 +82,7 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
 }
 
 void LoopRewrite::run() {
-  wsRoot_ = specializationRoot(for_, ctx_, tma(), asyncDot_ != nullptr, bytes_);
+  wsRoot_ = specializationRoot(for_, ctx_, tma(), asyncDot_ != nullptr, bytes_, stages_);
   slot_ = body_.addArg(Type::scalar(Scalar::I32));
   if (tma()) phase_ = body_.addArg(Type::scalar(Scalar::I32));
   prologue();

@@ -136,8 +136,9 @@ class LoopRewrite {
   // ---- the warp-specialized form (pipeline_specialized.cpp)
   // The top-level loop asking for warp specialization that is this loop or directly holds it, when the
   // loop can take that form: every load by TMA, its one wgmma dot kept in flight, sm_90a, whole warpgroups.
+  // slotBytes: its `stages` slots' bytes.
   static ir::Op* specializationRoot(ir::Op& forOp, const GpuContext& ctx, bool tmaCopies, bool asyncDot,
-                                    int64_t slotBytes);
+                                    int64_t slotBytes, int stages);
   void initEmptyBarriers();            // one per slot, one arrival per warp, beside the full ones
   void carrySlotAcrossRoot();          // the slot and phase start where the root's previous iteration left them
   void issueSpecializedCopies();       // wait for the slot's previous round to be released, copy iteration i

@@ -28,7 +28,7 @@ using ir::Type;
 using ir::Value;
 
 ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bool tmaCopies, bool asyncDot,
-                                        int64_t slotBytes) {
+                                        int64_t slotBytes, int stages) {
   if (!tmaCopies || !asyncDot || !warpSpecializable(ctx)) return nullptr;
   ir::Op* root = &forOp;
   ir::Op* around = forOp.parentOp();
@@ -36,8 +36,10 @@ ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bo
   // directly in the body of a top-level loop (a persistent kernel's loop over programs).
   const bool checked = around && around->opcode == Opcode::If && forOp.parent == &around->region(0);
   // Its slots then go before the check's `if` (the producer copies into them), live beside the
-  // cp.async version's instead of sharing their bytes: only where both fit.
-  if (checked && 2 * slotBytes > maxSharedPerBlock(ctx.target)) return nullptr;
+  // cp.async version's instead of sharing their bytes: only where they leave that version room for at
+  // least one stage (the pipeline gives it as many as fit, none below two: its dots then stage their
+  // operands one k step at a time) and the pipeline's margin for scratch.
+  if (checked && slotBytes + slotBytes / stages + 16 * 1024 > maxSharedPerBlock(ctx.target)) return nullptr;
   ir::Op* holder = checked ? around : &forOp;  // what sits at the top level or in the root loop's body
   if (!holder->parent->parentFunc) {  // nested: directly in the body of a top-level loop
     root = holder->parentOp();

@@ -100,6 +100,28 @@ def test_descriptor_matmul_persistent(m, n, k, ws):
         torch.testing.assert_close(c.float(), want, rtol=2e-2, atol=5e-2)
 
 
+@gpu
+@pytest.mark.parametrize("bn, stages", [(128, 3), (256, 3)])
+@pytest.mark.parametrize("m, n, k, pad", [(1000, 520, 200, 0), (1000, 520, 200, 4), (2048, 2048, 512, 0)])
+def test_tutorial_matmul_persistent_warp_specialized(m, n, k, pad, bn, stages):
+    """The tutorial matmul (bench/kernels/matmul.py: pointer-built tiles behind a run-time check) persistent
+    and warp-specialized: with A's rows padded by 4 elements (8-byte aligned) the check fails and every
+    tile runs the consumers' cp.async version (at 128x256 unpipelined: the TMA slots leave room for no
+    more), otherwise the producer's TMA copies."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+    mm = kiln.compat.import_as_triton(os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul.py"))
+    torch.manual_seed(1)
+    a = torch.randn(m, k + pad, device="cuda", dtype=torch.float16)[:, :k]
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    mm._launch(mm.matmul_kernel, a, b, c, BLOCK_SIZE_M=128, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
+               num_warps=8, num_stages=stages, persistent=True, warp_specialize=True)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c.float(), (a.double() @ b.double()).float(), rtol=2e-2, atol=5e-2)
+
+
 def triton_cdiv(x, y):
     return (x + y - 1) // y
 

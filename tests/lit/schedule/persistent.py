@@ -17,6 +17,8 @@
 # RUN: %ptxas -arch=sm_90a %t.3d.ptx -o %t.3d.cubin
 # RUN: kiln compile %s --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64" --num-warps 8 --num-stages 3 --arch sm_90a --persistent --warp-specialize --emit ptx --dump-after=warp_specialize -o %t.ptr.ptx 2>&1 | FileCheck %s --check-prefix=PTR
 # RUN: %ptxas -arch=sm_90a %t.ptr.ptx -o %t.ptr.cubin
+# RUN: kiln compile %s --kernel ptr_matmul --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 256, 64" --num-warps 8 --num-stages 3 --arch sm_90a --persistent --warp-specialize --emit ptx --dump-after=warp_specialize -o %t.wide.ptx 2>&1 | FileCheck %s --check-prefix=WIDE
+# RUN: %ptxas -arch=sm_90a %t.wide.ptx -o %t.wide.cubin
 # RUN: kiln compile %s --kernel prints --signature "*i32:16" --arch sm_90a --persistent --emit gpu-ir 2>&1 | FileCheck %s --check-prefix=PRINTS
 # CHECK:      // ----- IR after persistent -----
 # CHECK-NEXT: func @tile_matmul({{.*}}, %K: i32, %grid_x: i32, %grid_y: i32, %grid_z: i32) {
@@ -67,6 +69,11 @@
 # PTR:            } {
 # PTR-NEXT:         yield %{{[0-9]+}}, %{{[0-9]+}}
 # PTR-NEXT:       }
+# At 128x256 twice the slots do not fit: the TMA version keeps its three, the cp.async version gets what
+# is left, too little for two stages, and runs unpipelined (its dot stages each k step's operands).
+# WIDE:       warp_partition {lead_warp = [0, 1], registers = [232, 40], warps = [8, 4]} {
+# WIDE-NOT:   async_copy
+# WIDE:       return
 # AXES:       func @grid_3d(%out: ptr<i32>, %grid_x: i32, %grid_y: i32, %grid_z: i32) {
 # AXES:       ^([[T:%[0-9]+]]: i32):
 # AXES-NEXT:    [[X:%[0-9]+]] = rem [[T]], %grid_x : i32
