@@ -58,7 +58,15 @@ LoopRewrite::LoopRewrite(ir::Op& forOp, const GpuContext& ctx, LoopLoads loads, 
       if (plan->cfg.wgmma) wgmma.push_back(op.get());
     }
   if (!wgmma.empty()) {  // no k-slices to drive the loop with: each wgmma dot is one group
-    if (wgmma.size() == 1 && accumulatesOnly(body_, *wgmma[0])) {
+    // A group stays in flight into the next iteration only when A is read from a slot: an A in registers
+    // must not be written while a wgmma reading it runs (PTX ISA, wgmma.mma_async), and the next
+    // iteration writes the registers of its own A, which ptxas may give the same physical registers.
+    auto aFromSlot = [&](const ir::Op& dot) {
+      return std::any_of(pipelined_.begin(), pipelined_.end(), [&](const PipelinedLoad& p) {
+        return p.c.convert && p.c.convert->result(0) == dot.operand(0) && p.align > 0;
+      });
+    };
+    if (wgmma.size() == 1 && accumulatesOnly(body_, *wgmma[0]) && aFromSlot(*wgmma[0])) {
       asyncDot_ = wgmma[0];
       asyncResult_ = int64_t(asyncDot_->operand(2)->index) - 1;
     }

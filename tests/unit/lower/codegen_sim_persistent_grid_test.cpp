@@ -79,12 +79,12 @@ TEST(CodegenSimPersistentGrid, Sm80) {
 // consumers run the cp.async version on their own where the check fails. A's tensor map is encoded over
 // -A, so the TMA version's product is -A B and the test sees which version ran: every tile the TMA one
 // with A's rows 208 apart, the cp.async one with a row stride of 0 (TMA takes none).
-void runPointerGrid(const Kernel& k, int lda, uint64_t launched) {
+void runPointerGrid(const Kernel& k, int lda, uint64_t launched, int bm = 64, int bn = 64) {
   constexpr int M = 150, N = 136, K = 200, ldb = 144, ldc = 144;
   SCOPED_TRACE("lda " + std::to_string(lda) + " on " + std::to_string(launched) + " CTAs");
   SimRun r(k);
   r.sim.setStepLimit(40000000);
-  std::vector<float> af = randomFloats(size_t(M) * 208, 71), bf = randomFloats(size_t(K) * ldb, 72);
+  std::vector<float> af = randomFloats(size_t(M) * std::max(lda, 208), 71), bf = randomFloats(size_t(K) * ldb, 72);
   std::vector<uint16_t> a(af.size()), b(bf.size()), negated(af.size());
   for (size_t i = 0; i < a.size(); ++i) a[i] = half(af[i]), negated[i] = uint16_t(a[i] ^ 0x8000);
   for (size_t i = 0; i < b.size(); ++i) b[i] = half(bf[i]);
@@ -92,7 +92,7 @@ void runPointerGrid(const Kernel& k, int lda, uint64_t launched) {
   r.buffer("a_ptr", negated);
   r.buffer("b_ptr", b);
   const uint64_t cb = r.buffer("c_ptr", std::vector<uint16_t>(size_t(M + 1) * ldc, nan));
-  const uint64_t programs = uint64_t((M + 63) / 64) * uint64_t((N + 63) / 64);
+  const uint64_t programs = uint64_t((M + bm - 1) / bm) * uint64_t((N + bn - 1) / bn);
   for (auto [name, v] : std::vector<std::pair<const char*, uint64_t>>{
            {"M", M}, {"N", N}, {"K", K}, {"stride_am", uint64_t(lda)}, {"stride_ak", 1}, {"stride_bk", ldb},
            {"stride_bn", 1}, {"stride_cm", ldc}, {"stride_cn", 1}, {"grid_x", programs}, {"grid_y", 1}, {"grid_z", 1}})
@@ -101,7 +101,7 @@ void runPointerGrid(const Kernel& k, int lda, uint64_t launched) {
   r.buffer("a_ptr", a);  // what the pointer loads read
   for (uint64_t cta = 0; cta < launched; ++cta) ASSERT_EQ(r.sim.run({cta, 0, 0}, {launched, 1, 1}), "") << "CTA " << cta;
   const std::vector<uint16_t> got = r.read<uint16_t>(cb);
-  const double sign = lda > 0 ? -1 : 1;
+  const double sign = lda % 8 == 0 && lda > 0 ? -1 : 1;  // (TMA needs 16-byte rows)
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double want = 0;
@@ -121,6 +121,32 @@ TEST(CodegenSimPersistentGrid, PointerBuiltTilesWarpSpecialized) {
   runPointerGrid(k, 208, 2);  // 9 programs on 2 CTAs, every tile through TMA
   runPointerGrid(k, 0, 2);    // every tile through cp.async
   runPointerGrid(k, 208, 9);  // one tile each
+}
+
+// A's row stride proven a multiple of 4 elements only: the check also tests it for 16 bytes, and A's rows
+// 212 apart (8-byte aligned) send every tile to the cp.async version, A's tile loaded through registers.
+TEST(CodegenSimPersistentGrid, PointerBuiltTilesWithARowStrideCheckedAtRunTime) {
+  std::string text = inputText("matmul_wgmma_nmajor");
+  const std::string hint = "multiple_of %stride_am {values = [16]}";
+  ASSERT_NE(text.find(hint), std::string::npos);
+  text.replace(text.find(hint), hint.size(), "multiple_of %stride_am {values = [4]}");
+  Kernel k = lowerText("matmul_wgmma_nmajor", text, 4, 3, ptx::kSm90a, /*persistent=*/true, /*warpSpecialize=*/true);
+  EXPECT_EQ(k.info.numWarps, 8);
+  runPointerGrid(k, 212, 2);
+  runPointerGrid(k, 208, 2);
+}
+
+// The same on two consumer warpgroups (128x64 tiles, 8 consumer warps, 12 in the CTA), A's row stride
+// unhinted: 212 sends every tile to the cp.async version, A's tile through registers.
+TEST(CodegenSimPersistentGrid, PointerBuiltTilesOnTwoWarpgroups) {
+  Kernel k = lowerText("matmul_wgmma_128", inputText("matmul_wgmma_128"), 8, 3, ptx::kSm90a, /*persistent=*/true,
+                       /*warpSpecialize=*/true);
+  EXPECT_EQ(k.info.numWarps, 12);
+  // The TMA version keeps a group in flight; the cp.async version, whose A is in registers, does not: the
+  // next iteration writes A's registers (PTX ISA: not while a wgmma reading them runs).
+  EXPECT_EQ(count(k.ptx, "wgmma.wait_group.sync.aligned 1;"), 1);
+  runPointerGrid(k, 212, 2, 128, 64);
+  runPointerGrid(k, 208, 2, 128, 64);
 }
 
 // Without the option the kernel keeps its parameters and one program per tile.

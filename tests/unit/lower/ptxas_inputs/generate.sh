@@ -89,6 +89,9 @@ gen matmul_wgmma_kmajor matmul.py matmul_kernel \
   "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 64, 64, 64, 4, \"\""
 gen matmul_wgmma_nmajor matmul.py matmul_kernel \
   "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32, 4, \"\""
+# 128x64 tiles for two warpgroups, A's row stride without a hint (checked for 16 bytes at run time).
+gen matmul_wgmma_128 matmul.py matmul_kernel \
+  "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32, 1, i32:16, 1, i32:16, 1, 128, 64, 32, 4, \"\""
 gen matmul_demo matmul.py matmul_kernel \
   "*fp16, *fp16, *fp16, i32, i32, i32, i32, 1, i32, 1, i32, 1, 32, 32, 32, 4, \"leaky_relu\""
 attn() {  # attn NAME D BLOCK_M BLOCK_N CAUSAL [hints [kiln options]]
