@@ -18,7 +18,7 @@ def get_configs():
     # at 6 stages they keep enough of B in flight for a skinny M's long K loop, which streams B from
     # memory on as few as 128 programs; 128x128x64 at 3 stages fits two programs on a multiprocessor.
     c = _config
-    return [
+    return _kiln_schedules() + [
         c(128, 256, 64, 8, 3),
         c(128, 256, 64, 8, 4),
         c(256, 128, 64, 8, 3),
@@ -32,6 +32,15 @@ def get_configs():
         c(128, 64, 64, 4, 6),
         c(64, 256, 64, 4, 3),
     ]
+
+
+def _kiln_schedules():
+    """Under kiln: the same kernel also run persistent and warp-specialized (kiln.Config options Triton's
+    Config lacks), so that at short K the next tile's copies overlap this tile's epilogue."""
+    if getattr(triton, "__kiln__", None) is None:
+        return []
+    return [triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+                          num_warps=8, num_stages=3, warp_specialize=True, persistent=True)]
 
 
 def get_fp8_configs():
@@ -121,5 +130,6 @@ def matmul_fp8(a, b, c):
 
 def matmul_with_config(a, b, c, config):
     """c = a @ b with one config (of get_configs() or get_fp8_configs(): for tuning outside the autotuner)."""
+    schedule = {k: True for k in ("warp_specialize", "persistent") if getattr(config, k, None)}
     return _launch(matmul_kernel, a, b, c, **config.kwargs, num_warps=config.num_warps,
-                   num_stages=config.num_stages)
+                   num_stages=config.num_stages, **schedule)
