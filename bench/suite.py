@@ -305,13 +305,15 @@ def _run(cmd):
 
 
 def _config_text(cfg):
-    """'M128 N256 K64 G8 w8 s3' for a Config (either package's), else str()."""
+    """'M128 N256 K64 G8 w8 s3' for a Config (either package's), else str(); kiln's schedule options follow
+    ('ws', 'persistent') when the config sets them."""
     kwargs = getattr(cfg, "kwargs", None)
     if kwargs is None:
         return str(cfg)
     short = lambda k: k.replace("BLOCK_SIZE_", "").replace("BLOCK_", "").replace("GROUP_SIZE_M", "G")
     parts = [f"{short(k)}{v}" for k, v in kwargs.items()]
     parts += [f"w{getattr(cfg, 'num_warps', '?')}", f"s{getattr(cfg, 'num_stages', '?')}"]
+    parts += [name for attr, name in (("warp_specialize", "ws"), ("persistent", "persistent")) if getattr(cfg, attr, None)]
     return " ".join(parts)
 
 
