@@ -94,8 +94,9 @@ struct CompileOptions {
   // and each walks the logical grid's programs p, p + n, p + 2n, ... in launch order, program_id and
   // num_programs reading the logical grid (schedule/persistent.cpp; the launcher passes the grid). With
   // warp_specialize the producer loads the next program's tiles while the consumers store this one's.
-  // Not applied to a kernel that prints (Kernel's GPU entry says whether it was). Triton has no such
-  // option: kiln's Config(persistent=). AOT launchers do not take it.
+  // Not applied to a kernel that prints, or that reads a program id in a reduction's combine region (its
+  // PTX then takes no grid parameters). Triton has no such option: kiln's Config(persistent=). AOT
+  // launchers do not take it.
   bool persistent = false;
   std::vector<std::string> dump_after;  // pass names whose output IR is kept: Kernel::stage("after-cse")
   // Print the wall time of each pipeline stage and each pass in it to stderr, as a table, when the kernel
