@@ -19,12 +19,15 @@ KERNELS = os.path.join(HERE, "kernels")
 
 
 def load_config_lists():
-    """get_configs() of the tuned kernel files, read through a minimal stand-in for triton."""
+    """get_configs() of the tuned kernel files, read through a minimal stand-in for kiln's triton (the
+    lists as kiln's side of the suite sees them, its own schedule options included: Config.flags)."""
     class Config:
-        def __init__(self, kwargs, num_warps=4, num_stages=3, **_):
+        def __init__(self, kwargs, num_warps=4, num_stages=3, warp_specialize=None, persistent=None, **_):
             self.kwargs, self.num_warps, self.num_stages = kwargs, num_warps, num_stages
+            self.flags = ["--warp-specialize"] * bool(warp_specialize) + ["--persistent"] * bool(persistent)
 
     triton = types.ModuleType("triton")
+    triton.__kiln__ = True
     tl = types.ModuleType("triton.language")
     triton.language = tl
     triton.Config = Config
@@ -61,7 +64,7 @@ def i32(v):
 
 
 def cases():
-    """(label, file, kernel, signature, num_warps, num_stages) for every launch of the full suite."""
+    """(label, file, kernel, signature, num_warps, num_stages[, CLI flags]) for every launch of the full suite."""
     configs = load_config_lists()
     yield ("vector add", "vector_add.py", "add_kernel", f"*fp32:16, *fp32:16, *fp32:16, {i32(1 << 28)}, 1024", 4, 3)
     for rows, cols in ((4096, 1024), (4096, 4096), (4096, 16384), (32768, 4096)):
@@ -87,8 +90,8 @@ def cases():
                        f"{i32(n)}, 1, {kw['BLOCK_SIZE_M']}, {kw['BLOCK_SIZE_N']}, {kw['BLOCK_SIZE_K']}, "
                        f"{kw['GROUP_SIZE_M']}")
                 label = (f"matmul {dt} {m}x{n}x{k} {kw['BLOCK_SIZE_M']}x{kw['BLOCK_SIZE_N']}x{kw['BLOCK_SIZE_K']} "
-                         f"w{c.num_warps} s{c.num_stages}")
-                yield (label, "matmul.py", "matmul_kernel", sig, c.num_warps, c.num_stages)
+                         f"w{c.num_warps} s{c.num_stages}" + "".join(" " + f.strip("-") for f in c.flags))
+                yield (label, "matmul.py", "matmul_kernel", sig, c.num_warps, c.num_stages, c.flags)
     # fp8 e4m3 with B K-major (stride_bk = 1) and an fp16 C, as workloads.matmul passes it.
     for s in (4096, 8192):
         for c in configs["matmul_fp8"]:
@@ -131,10 +134,11 @@ def main():
     failures, slowest = 0, (0.0, "")
     with tempfile.TemporaryDirectory() as tmp:
         ptx = os.path.join(tmp, "k.ptx")
-        for label, file, kernel, sig, warps, stages in cases():
+        for case in cases():
+            label, file, kernel, sig, warps, stages = case[:6]
             cmd = [args.kiln, "compile", os.path.join(KERNELS, file), "--kernel", kernel, "--signature", sig,
                    "--emit", "ptx", "--arch", args.arch, "--num-warps", str(warps), "--num-stages", str(stages),
-                   "-o", ptx]
+                   "-o", ptx] + (case[6] if len(case) > 6 else [])
             times = []
             for _ in range(max(1, args.repeat)):
                 t0 = time.perf_counter()
