@@ -15,7 +15,9 @@
 //
 // The root may also be the TMA version of a pointer-built loop, in the then-region of its check's
 // top-level `if` (tma_versioning.h): the setup before it moves before the `if`, the consumers run the
-// whole `if` and the producer's skeleton sits in an `if` on the same check.
+// whole `if` and the producer's skeleton sits in an `if` on the same check. Such an `if` may also sit
+// in the root loop's body (a persistent kernel's loop over programs, the check made per tile): the
+// producer's skeleton then holds a copy of it with the results it reads (slot and phase).
 //
 // Applies when everything the producer needs (loop bounds, coordinates, slots, phases) is scalar code in
 // the loop bodies of the nest or shared setup before the root (kernel parameters, program ids, constants,
