@@ -15,7 +15,6 @@ namespace {
 
 constexpr int kBm = 64, kBn = 64;  // matmul_descriptor_ws_64's C tile (BLOCK_SIZE_K 32), 4 consumer warps
 
-uint16_t half(float x) { return uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(x))); }
 double value(uint16_t h) { return ir::fromBits(ir::Scalar::F16, h).f; }
 
 // Runs `launched` CTAs over the grid of (M / 64) x (N / 64) programs and checks C.
@@ -24,10 +23,7 @@ void runAndCheck(const Kernel& k, int m, int n, int kk, uint64_t launched) {
                std::to_string(launched) + " CTAs");
   SimRun r(k);
   r.sim.setStepLimit(16000000);
-  std::vector<float> af = randomFloats(size_t(m) * kk, 61), bf = randomFloats(size_t(kk) * n, 62);
-  std::vector<uint16_t> a(af.size()), b(bf.size());
-  for (size_t i = 0; i < a.size(); ++i) a[i] = half(af[i]);
-  for (size_t i = 0; i < b.size(); ++i) b[i] = half(bf[i]);
+  const std::vector<uint16_t> a = randomHalves(size_t(m) * kk, 61), b = randomHalves(size_t(kk) * n, 62);
   const uint16_t nan = 0x7e00;
   r.buffer("a_ptr", a);
   r.buffer("b_ptr", b);
@@ -84,10 +80,9 @@ void runPointerGrid(const Kernel& k, int lda, uint64_t launched, int bm = 64, in
   SCOPED_TRACE("lda " + std::to_string(lda) + " on " + std::to_string(launched) + " CTAs");
   SimRun r(k);
   r.sim.setStepLimit(40000000);
-  std::vector<float> af = randomFloats(size_t(M) * std::max(lda, 208), 71), bf = randomFloats(size_t(K) * ldb, 72);
-  std::vector<uint16_t> a(af.size()), b(bf.size()), negated(af.size());
-  for (size_t i = 0; i < a.size(); ++i) a[i] = half(af[i]), negated[i] = uint16_t(a[i] ^ 0x8000);
-  for (size_t i = 0; i < b.size(); ++i) b[i] = half(bf[i]);
+  const std::vector<uint16_t> a = randomHalves(size_t(M) * std::max(lda, 208), 71), b = randomHalves(size_t(K) * ldb, 72);
+  std::vector<uint16_t> negated(a.size());
+  for (size_t i = 0; i < a.size(); ++i) negated[i] = uint16_t(a[i] ^ 0x8000);
   const uint16_t nan = 0x7e00;
   r.buffer("a_ptr", negated);
   r.buffer("b_ptr", b);

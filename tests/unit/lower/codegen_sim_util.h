@@ -14,6 +14,7 @@
 #include "codegen_test_util.h"
 #include "lower/tensor_maps.h"
 #include "ops_sim.h"
+#include "ir/scalar_eval.h"
 #include "schedule/schedule.h"
 
 namespace kiln::lower::test {
@@ -119,6 +120,13 @@ inline std::vector<float> randomFloats(size_t n, uint32_t seed) {
   std::vector<float> v(n);
   for (float& x : v) x = d(rng);
   return v;
+}
+
+// randomFloats rounded to fp16, as bits.
+inline std::vector<uint16_t> randomHalves(size_t n, uint32_t seed) {
+  std::vector<uint16_t> out;
+  for (float x : randomFloats(n, seed)) out.push_back(uint16_t(ir::toBits(ir::Scalar::F16, ir::floatElem(x))));
+  return out;
 }
 
 }  // namespace kiln::lower::test
