@@ -134,11 +134,10 @@ def main():
     failures, slowest = 0, (0.0, "")
     with tempfile.TemporaryDirectory() as tmp:
         ptx = os.path.join(tmp, "k.ptx")
-        for case in cases():
-            label, file, kernel, sig, warps, stages = case[:6]
+        for label, file, kernel, sig, warps, stages, *flags in cases():
             cmd = [args.kiln, "compile", os.path.join(KERNELS, file), "--kernel", kernel, "--signature", sig,
                    "--emit", "ptx", "--arch", args.arch, "--num-warps", str(warps), "--num-stages", str(stages),
-                   "-o", ptx] + (case[6] if len(case) > 6 else [])
+                   "-o", ptx] + (flags[0] if flags else [])
             times = []
             for _ in range(max(1, args.repeat)):
                 t0 = time.perf_counter()

@@ -3,6 +3,7 @@
 #include "driver/compile.h"
 
 #include <cstdio>
+#include <iterator>
 
 #include "analysis/axis_info.h"
 #include "analysis/offset_overflow.h"
@@ -133,7 +134,8 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
 
   // c. PTX: per-thread code for every op
   code.ptx = lower::emitPtx(*fn, *target, numWarps, code.entry, options.maxnreg, times);
-  code.entry.persistent = fn->body.numArgs() == tileIr.body.numArgs() + 3;  // the grid parameters
+  code.entry.persistent =  // the grid parameters after the kernel's own
+      fn->body.numArgs() == tileIr.body.numArgs() + std::size(schedule::kPersistentGridNames);
   code.gpuFunction = std::move(fn);
   return code;
 }

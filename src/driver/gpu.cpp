@@ -1,6 +1,4 @@
 // kiln::Gpu: one CUDA device, the kernels compiled and loaded for it, and runs with host buffers.
-#include <algorithm>
-#include <climits>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -8,6 +6,7 @@
 
 #include "driver/compile.h"
 #include "driver/errors.h"
+#include "driver/persistent_launch.h"
 #include "driver/tensor_map_args.h"
 #include "runtime/cache.h"
 #include "runtime/cubin.h"
@@ -78,14 +77,13 @@ Gpu::Impl::Loaded load(Gpu::Impl& gpu, const Kernel& kernel, lower::EntryInfo& e
   runtime::Bytes cubin = gpu.cache.getOrBuild(key, [&] {
     return runtime::compileToCubin(code->ptx, gpu.arch, options, gpu.driver.get(), gpu.ordinal).image;
   });
-  const size_t gridCount = code->entry.persistent ? 3 : 0;  // the logical grid, after the parameters
+  const size_t gridCount = code->entry.persistent ? kGridParams : 0;  // the logical grid, after the parameters
   Gpu::Impl::Loaded loaded{runtime::LoadedKernel::fromImage(gpu.driver, gpu.ordinal, cubin, code->entry.name,
                                                              int(kernel.params().size() + gridCount + mapCount)),
                            std::move(tensorMaps)};
   if (code->entry.persistent)
-    loaded.persistentPrograms = unsigned(
-        loaded.kernel->residentBlocksPerSm(unsigned(code->entry.numWarps * 32), size_t(code->entry.sharedBytes)) *
-        gpu.smCount);
+    loaded.persistentPrograms = persistentWave(*loaded.kernel, unsigned(code->entry.numWarps * 32),
+                                               size_t(code->entry.sharedBytes), gpu.smCount);
   gpu.loaded[key.hex()] = loaded;
   return loaded;
 }
@@ -174,14 +172,11 @@ Status Gpu::run(const Kernel& kernel, Grid grid, std::span<const Arg> args) {
       pointers.push_back(slots[i].data());
     }
     // A persistent entry takes the logical grid next and starts at most one wave of programs.
-    uint32_t dims[3] = {grid.x, grid.y, grid.z};
+    uint32_t dims[kGridParams];
     if (loaded.persistentPrograms) {
-      const uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
-      if (programs > uint64_t(INT32_MAX))
-        throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': the grid has " + std::to_string(programs) +
-                                            " programs, but a persistent kernel takes at most 2^31 - 1");
+      if (std::optional<std::string> why = persistentGrid(grid, loaded.persistentPrograms, dims, grid))
+        throw CompileError(SourceLoc{}, "kernel '" + kernel.name() + "': " + *why);
       for (uint32_t& d : dims) pointers.push_back(&d);
-      grid = Grid{unsigned(std::min<uint64_t>(programs, loaded.persistentPrograms)), 1, 1};
     }
     // The tensor maps follow (the driver copies them during the launch call).
     std::vector<runtime::cu::TensorMap> maps(loaded.tensorMaps ? loaded.tensorMaps->size() : 0);

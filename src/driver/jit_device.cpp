@@ -1,13 +1,12 @@
 // Where a JitFunction's variant runs (driver/jit_function.h): loaded on a device on first use (code
 // generated, assembled, cached on disk) and launched on the caller's stream without synchronising,
 // or run on the interpreter for host buffers; and which of the two a launch's arguments ask for.
-#include <algorithm>
-#include <climits>
 #include <optional>
 
 #include "driver/compile.h"
 #include "driver/errors.h"
 #include "driver/jit_function.h"
+#include "driver/persistent_launch.h"
 #include "driver/runtime_state.h"
 #include "driver/writable_memory.h"
 #include "runtime/cache.h"
@@ -86,7 +85,7 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
     std::unique_ptr<TensorMapArgs> tensorMaps = TensorMapArgs::bind(code->tensorMaps, kernel.params(), mapProblem);
     if (!mapProblem.empty()) return failure(LaunchErrorKind::Compile, "kernel '" + name + "': " + mapProblem);
     const size_t mapCount = tensorMaps ? tensorMaps->size() : 0;
-    const size_t gridCount = code->entry.persistent ? 3 : 0;  // the logical grid, after the parameters
+    const size_t gridCount = code->entry.persistent ? kGridParams : 0;  // the logical grid, after the parameters
     runtime::CubinOptions options;
     options.kernelName = kernel.name();
     // The tag names the assembler (ptxas and its version, nvJitLink or the driver): their cubins differ.
@@ -126,7 +125,7 @@ LaunchStatus JitFunction::Impl::load(Variant& v, int device, const Loaded*& out)
     // The rest of what a launch would fail with (the device's limits), checked once here.
     l.prepared.emplace(*lk, l.blockThreads, l.dynamicShared, v.slots.size() + gridCount + mapCount);
     if (code->entry.persistent)
-      l.persistentPrograms = unsigned(lk->residentBlocksPerSm(l.blockThreads, l.dynamicShared) * info.smCount);
+      l.persistentPrograms = persistentWave(*lk, l.blockThreads, l.dynamicShared, info.smCount);
     l.tensorMaps = std::move(tensorMaps);
     v.loaded.push_back(std::move(l));
     out = &v.loaded.back();
@@ -217,7 +216,7 @@ LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid
   std::vector<LaunchArg> flat;  // stays empty (no allocation) unless a tuple was passed
   std::span<const LaunchArg> args = leavesOf(v, launchArgs, flat);
   const size_t n = v.argIndex.size();
-  const size_t extra = l.persistentPrograms ? 3 : 0;  // a persistent entry's logical grid
+  const size_t extra = l.persistentPrograms ? kGridParams : 0;  // a persistent entry's logical grid
   // On the stack for the usual few parameters: the cached path allocates nothing.
   constexpr size_t kInline = 24;
   uint64_t inlineSlots[kInline];
@@ -240,17 +239,13 @@ LaunchStatus JitFunction::Impl::run(const Loaded& l, const Variant& v, Grid grid
     pointers[k] = &slots[k];
   }
   if (extra) {
-    // The logical grid as parameters; the launch starts at most one wave of programs, which walk it.
-    const uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
-    if (programs > uint64_t(INT32_MAX))
-      return failure(LaunchErrorKind::Argument, "kernel '" + name + "': the grid has " + std::to_string(programs) +
-                                                    " programs, but a persistent kernel takes at most 2^31 - 1");
-    const uint32_t dims[3] = {grid.x, grid.y, grid.z};
-    for (size_t a = 0; a < 3; ++a) {
+    uint32_t dims[kGridParams];
+    if (std::optional<std::string> why = persistentGrid(grid, l.persistentPrograms, dims, grid))
+      return failure(LaunchErrorKind::Argument, "kernel '" + name + "': " + *why);
+    for (size_t a = 0; a < kGridParams; ++a) {
       slots[n + a] = dims[a];
       pointers[n + a] = &slots[n + a];
     }
-    grid = Grid{unsigned(std::min<uint64_t>(programs, l.persistentPrograms)), 1, 1};
   }
   if (l.tensorMaps) return runWithTensorMaps(l, v, grid, pointers, n + extra, o);
   return launchPrepared(l, grid, pointers, o);

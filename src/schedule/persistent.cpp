@@ -39,12 +39,6 @@ using ir::Value;
 
 Type i32() { return Type::scalar(ir::Scalar::I32); }
 
-bool prints(ir::Function& fn) {
-  bool found = false;
-  ir::walk(fn, [&](Op& op) { found = found || op.opcode == Opcode::Print; });
-  return found;
-}
-
 // Whether `op` sits in the kernel's body or in loops and branches of it (not in a combine region, which
 // computes its own program indices).
 bool underControlOnly(const Op& op) {
@@ -80,19 +74,21 @@ bool staysBefore(const Op& op, const std::set<const Op*>& before) {
 }  // namespace
 
 void makePersistent(ir::Function& fn, const GpuContext& ctx) {
-  if (!ctx.persistent || prints(fn)) return;
+  if (!ctx.persistent) return;
   ir::Block& top = fn.body;
   const SourceLoc loc = fn.loc;
 
-  // The program ids and counts the body reads, found before anything moves.
+  // The program ids and counts the body reads, found before anything moves; none of it for a kernel that
+  // prints or reads a program id in a combine region.
   std::vector<Op*> ids, counts;
-  bool isolated = false;
+  bool refused = false;
   ir::walk(fn, [&](Op& op) {
+    refused = refused || op.opcode == Opcode::Print;
     if (op.opcode != Opcode::ProgramId && op.opcode != Opcode::NumPrograms) return;
     (op.opcode == Opcode::ProgramId ? ids : counts).push_back(&op);
-    isolated = isolated || !underControlOnly(op);
+    refused = refused || !underControlOnly(op);
   });
-  if (isolated) return;
+  if (refused) return;
   Value* grid[3];
   for (int a = 0; a < 3; ++a) grid[a] = top.addArg(i32(), freshParamName(fn, std::string(kPersistentGridNames[a])));
 

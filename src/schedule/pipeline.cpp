@@ -176,7 +176,7 @@ std::optional<LoopPlan> planLoop(const ir::Op& forOp, const LoopLoads& loads, co
   while (stages > 2 && prefetchPerStage * stages > kMaxPrefetchBytes) --stages;
   perStage += prefetchPerStage;
   // Fewer stages when the slots do not fit beside the enclosing loops' (and a little scratch).
-  const int64_t room = maxSharedPerBlock(ctx.target) - reserved - 16 * 1024;
+  const int64_t room = maxSharedPerBlock(ctx.target) - reserved - kScratchRoom;
   while (stages > 2 && perStage * stages > room) --stages;
   if (perStage * stages > room) return std::nullopt;
   plan.stages = stages;

@@ -39,7 +39,7 @@ ir::Op* LoopRewrite::specializationRoot(ir::Op& forOp, const GpuContext& ctx, bo
   // cp.async version's instead of sharing their bytes: only where they leave that version room for at
   // least one stage (the pipeline gives it as many as fit, none below two: its dots then stage their
   // operands one k step at a time) and the pipeline's margin for scratch.
-  if (checked && slotBytes + slotBytes / stages + 16 * 1024 > maxSharedPerBlock(ctx.target)) return nullptr;
+  if (checked && slotBytes + slotBytes / stages + kScratchRoom > maxSharedPerBlock(ctx.target)) return nullptr;
   ir::Op* holder = checked ? around : &forOp;  // what sits at the top level or in the root loop's body
   if (!holder->parent->parentFunc) {  // nested: directly in the body of a top-level loop
     root = holder->parentOp();

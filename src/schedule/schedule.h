@@ -92,5 +92,8 @@ std::vector<std::string> gpuPassNames();  // in the order the driver runs them
 
 // The most shared memory one block may use on `target` (the opt-in limit).
 int64_t maxSharedPerBlock(const ptx::Target& target);
+// The bytes of shared memory the schedule leaves beside its buffers for ops' scratch when it sizes them
+// (the pipeline's slots, stage_operands' buffers).
+constexpr int64_t kScratchRoom = 16 * 1024;
 
 }  // namespace kiln::schedule

@@ -93,10 +93,6 @@ int countUses(ir::Function& fn, const Value* v) {
   return uses;
 }
 
-// The bytes of shared memory a function may still take for scratch beside its buffers (as the pipeline
-// pass leaves).
-constexpr int64_t kScratchRoom = 16 * 1024;
-
 void stageLoop(ir::Function& fn, ir::Op& loop, const GpuContext& ctx) {
   for (auto& [a, users] : invariantOperands(loop, ctx)) {
     if (std::any_of(users.begin(), users.end(), [](const ir::Op* u) { return u->opcode != Opcode::Mma; }))
