@@ -41,7 +41,8 @@ constexpr const char* kUsage =
     "  --emit=ptx     after the passes (and layout assignment), print the PTX of each GPU IR function\n"
     "  --num-warps=N  the warps of --emit=ptx (default: --assign-layouts', else 4)\n"
     "  --num-stages=N the pipelining depth of --pass=pipeline for loops without num_stages (default 1: none)\n"
-    "  --no-tma-pointer-loads  --pass=pipeline copies pointer-built wgmma tiles with cp.async only\n"
+    "  --no-tma-pointer-tiles  --pass=pipeline copies pointer-built wgmma tiles with cp.async only, and\n"
+    "                      --pass=tma_stores leaves pointer stores as they are\n"
     "  -o OUT         write the output to OUT\n"
     "  --help         show this text\n";
 
@@ -56,7 +57,7 @@ struct Options {
   bool emitPtx = false;
   int numWarps = 0;  // 0: assignLayoutsWarps, else 4
   int numStages = 1;
-  bool tmaPointerLoads = true;
+  bool tmaPointerTiles = true;
 };
 
 // A positive number from `text` (at most `max`), or 0.
@@ -115,8 +116,8 @@ int parseArgs(int argc, char** argv, Options& o) {
         std::cerr << "kiln-opt: error: --num-stages needs a number from 1 to 16, got '" << a.substr(13) << "'\n";
         return 1;
       }
-    } else if (a == "--no-tma-pointer-loads") {
-      o.tmaPointerLoads = false;
+    } else if (a == "--no-tma-pointer-tiles") {
+      o.tmaPointerTiles = false;
     } else if (a.rfind("--emit=", 0) == 0) {
       std::cerr << "kiln-opt: error: unknown --emit kind '" << a.substr(7) << "' (expected ptx)\n";
       return 1;
@@ -214,7 +215,7 @@ int run(int argc, char** argv) {
     for (const std::string& pass : o.passes) {
       if (isGpuPass(pass) != gpu) continue;
       for (const auto& f : module->functions) {
-        if (gpu) kiln::schedule::runGpuPass(pass, *f, kiln::schedule::GpuContext{target, warps, o.numStages, false, o.tmaPointerLoads});
+        if (gpu) kiln::schedule::runGpuPass(pass, *f, kiln::schedule::GpuContext{target, warps, o.numStages, false, o.tmaPointerTiles});
         else kiln::passes::runPass(pass, *f);
         if (o.verifyEach)
           if (auto d = kiln::ir::verify(*f)) return brokenByPass(*d, "after pass '" + pass + "' on @" + f->name);

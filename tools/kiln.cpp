@@ -38,7 +38,8 @@ const char* const kUsage =
     "                      if it said tl.range(..., warp_specialize=True)\n"
     "  --persistent        run persistently: each launched program loops over the logical grid's programs\n"
     "                      (the launcher passes the grid after the kernel's parameters)\n"
-    "  --no-tma-pointer-loads  copy pointer-built wgmma tiles with cp.async only (as AOT launchers do)\n"
+    "  --no-tma-pointer-tiles  load pointer-built wgmma tiles with cp.async and store pointer-built results\n"
+    "                      with st.global only (as AOT launchers do)\n"
     "  --dump-after PASSES print the IR after each named pass to stderr (comma separated)\n"
     "  --no-opt            skip the Tile IR passes\n"
     "  --no-fp-fusion      keep float mul and add apart (no fma contraction)\n"
@@ -96,8 +97,8 @@ int compileCommand(const std::vector<std::string>& args) {
       options.warp_specialize = true;
     } else if (arg == "--persistent") {
       options.persistent = true;
-    } else if (arg == "--no-tma-pointer-loads") {
-      options.tma_pointer_loads = false;
+    } else if (arg == "--no-tma-pointer-tiles") {
+      options.tma_pointer_tiles = false;
     } else if (arg == "--dump-after") {
       std::string v;
       if (!takeValue(v)) return usageError("--dump-after needs pass names");

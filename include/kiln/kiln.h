@@ -86,10 +86,11 @@ struct CompileOptions {
   // `tl.range(..., warp_specialize=True)`; ignored when a loop of the kernel says so itself, and a kernel
   // with no such loop compiles as without it. Triton has no such option: kiln's Config(warp_specialize=).
   bool warp_specialize = false;
-  // Copy pointer-built tiles that feed wgmma dots with TMA on sm_90 where a run-time check shows the copy
-  // is exact (the kernel keeps a cp.async loop for launches where it is not); the launcher encodes the
-  // tensor maps. AOT launchers, which do not encode tensor maps, compile without it.
-  bool tma_pointer_loads = true;
+  // Copy pointer-built tiles with TMA on sm_90 where a run-time check shows the copy is exact: those that
+  // feed wgmma dots (the kernel keeps a cp.async loop for launches where the check fails) and a
+  // tensor-core kernel's result tile stored through pointers (the pointer store kept likewise); the
+  // launcher encodes the tensor maps. AOT launchers, which do not encode tensor maps, compile without it.
+  bool tma_pointer_tiles = true;
   // Run the kernel persistently: the launch starts at most as many programs as the device holds at once,
   // and each walks the logical grid's programs p, p + n, p + 2n, ... in launch order, program_id and
   // num_programs reading the logical grid (schedule/persistent.cpp; the launcher passes the grid). With

@@ -141,7 +141,7 @@ Result<std::vector<File>> compileVariant(const Source& source, const Options& o)
   options.num_warps = o.num_warps;
   options.num_stages = o.num_stages;
   options.maxnreg = o.maxnreg;
-  options.tma_pointer_loads = false;
+  options.tma_pointer_tiles = false;
   Result<Kernel> kernel = compile(source, o.kernel, o.signature, options);
   if (!kernel.ok()) return kernel.error();
   Result<std::vector<KernelParameter>> params = kernelParameters(source, o.kernel);

@@ -110,7 +110,7 @@ GpuCode generateGpuCode(const ir::Function& tileIr, const std::string& arch, con
   // b. the schedule: loops pipelined, dots split into k-slice mmas, shared buffers placed, barriers where
   //    threads share them
   const schedule::GpuContext ctx{*target, numWarps, options.num_stages, options.warp_specialize,
-                                 options.tma_pointer_loads, options.persistent};
+                                 options.tma_pointer_tiles, options.persistent};
   for (const char* pass : kGpuPassPipeline) {
     {
       StepTimes::Scope t(times, "schedule", pass);

@@ -31,7 +31,7 @@ std::optional<std::vector<OffsetTerm>> OffsetTerms::terms(const Value* v) {
       if (a && b && !a->isConstant() && !b->isConstant())
         if (std::optional<std::vector<OffsetTerm>> t = scaled(v->def->operand(0), v->def->operand(1))) return t;
     }
-    std::optional<ScalarForm> f = scalarForm(v, &loop_);  // (what it cannot see into is an atom)
+    std::optional<ScalarForm> f = scalarForm(v, loop_);  // (what it cannot see into is an atom)
     if (!f) return std::nullopt;
     return std::vector<OffsetTerm>{OffsetTerm{-1, 0, *f}};
   }
@@ -153,7 +153,7 @@ std::optional<std::vector<OffsetTerm>> OffsetTerms::scaled(const Value* a, const
     if (!in) return std::nullopt;
     if (in->size() == 1 && (*in)[0].dim < 0) {  // a uniform product: its own form, or times a stride
       if ((*in)[0].stride) return std::nullopt;
-      std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
+      std::optional<ScalarForm> k = s ? scalarForm(s, loop_) : ScalarForm::of(*c);
       if (!k) return std::nullopt;
       if (!k->isConstant() && !(*in)[0].start.isConstant()) {
         if (!s || !i32Param(s)) continue;  // (the other way round, the parameter may be `a`)
@@ -164,7 +164,7 @@ std::optional<std::vector<OffsetTerm>> OffsetTerms::scaled(const Value* a, const
       return in;
     }
     if (in->size() != 1 || (*in)[0].stride || (*in)[0].strideValue != 1) return std::nullopt;
-    std::optional<ScalarForm> k = s ? scalarForm(s, &loop_) : ScalarForm::of(*c);
+    std::optional<ScalarForm> k = s ? scalarForm(s, loop_) : ScalarForm::of(*c);
     if (!k) return std::nullopt;
     if (k->isConstant()) (*in)[0].strideValue = k->constant;
     else (*in)[0].stride = s;

@@ -32,12 +32,12 @@ const ir::Value* throughLayouts(const ir::Value* v);
 const ir::Value* i32Param(const ir::Value* v);
 
 // Reads the terms of offsets used in the body of `loop` (whose induction variable its forms see as
-// lower bound + step * n).
+// lower bound + step * n), or with no loop those of offsets anywhere (a store's, pointer_box.h).
 class OffsetTerms {
  public:
-  explicit OffsetTerms(const ir::Op& loop) : loop_(loop) {}
+  explicit OffsetTerms(const ir::Op* loop) : loop_(loop) {}
 
-  std::optional<ScalarForm> form(const ir::Value* v) const { return scalarForm(v, &loop_); }
+  std::optional<ScalarForm> form(const ir::Value* v) const { return scalarForm(v, loop_); }
 
   // The summands of integer tile (or scalar) `v`, or nothing.
   std::optional<std::vector<OffsetTerm>> terms(const ir::Value* v);
@@ -49,7 +49,7 @@ class OffsetTerms {
   std::optional<std::vector<OffsetTerm>> wide(const ir::Value* v);
 
  private:
-  const ir::Op& loop_;
+  const ir::Op* loop_;
 
   // The i32 kernel parameter (hinted, as the kernel computes with it) that `v` sign-extends, or null.
   static const ir::Value* extendedParam(const ir::Value* v);

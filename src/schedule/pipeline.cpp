@@ -191,7 +191,7 @@ class Versioning {
   Versioning(const ir::Function& fn, const GpuContext& ctx) : fn_(fn), ctx_(ctx) {}
 
   bool block(ir::Block& b) {
-    if (ctx_.target.sm < 90 || !ctx_.tmaPointerLoads) return false;
+    if (ctx_.target.sm < 90 || !ctx_.tmaPointerTiles) return false;
     bool changed = false;
     std::vector<ir::Op*> ops;
     for (const auto& op : b.ops) ops.push_back(op.get());

@@ -19,10 +19,10 @@ bool strideOfTile(const PointerBox& box, const Value* stride) {
   });
 }
 
-bool definedIn(const Value* v, const ir::Block& body) {
+bool definedIn(const Value* v, const ir::Block* body) {
   const ir::Block* b = v->def ? v->def->parent : v->owner;
-  for (; b; b = b->parentOp ? b->parentOp->parent : nullptr)
-    if (b == &body) return true;
+  for (; body && b; b = b->parentOp ? b->parentOp->parent : nullptr)
+    if (b == body) return true;
   return false;
 }
 
@@ -95,35 +95,40 @@ int PointerBox::contiguousDim() const {
 const ir::Value* iterationAtom(const ir::Op& forOp) { return forOp.region(0).arg(0); }
 
 std::vector<std::optional<IndexBound>> maskConjuncts(const ir::Op& loop, const ir::Value* mask) {
-  OffsetTerms dec(loop);
+  OffsetTerms dec(&loop);
   std::vector<std::optional<IndexBound>> out;
   conjuncts(dec, mask, out);
   return out;
 }
 
-std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
-  const ir::Block& body = forOp.region(0);
-  const ir::Value* n = iterationAtom(forOp);
-  const int rank = load.result(0)->type.rank();
+namespace {
+
+// The box of a tile of `shape` at `pointer` under `mask` (or null), read in the body of `forOp` (whose
+// iteration it may advance with) or, with no loop, once.
+std::optional<PointerBox> boxOf(const ir::Op* forOp, const Value* pointer, const Value* mask,
+                                const std::vector<int64_t>& shape) {
+  const ir::Block* body = forOp ? &forOp->region(0) : nullptr;
+  const ir::Value* n = forOp ? iterationAtom(*forOp) : nullptr;
+  const int rank = int(shape.size());
   OffsetTerms dec(forOp);
 
   // The pointer: base + offsets, through the advancing body argument (its initial tile, advanced by a
   // uniform step per iteration) or computed in the body.
   PointerBox box;
   std::vector<OffsetTerm> terms;
-  const Value* p = load.operand(0);
+  const Value* p = pointer;
   std::optional<ScalarForm> advance;
   for (int guard = 0; guard < 16; ++guard) {
     p = throughLayouts(p);
-    if (p->isBlockArg() && p->owner == &body) {  // a loop-carried tile: its init, advanced per iteration
-      const ir::Op* y = body.terminator();
+    if (body && p->isBlockArg() && p->owner == body) {  // a loop-carried tile: its init, advanced per iteration
+      const ir::Op* y = body->terminator();
       const Value* next = throughLayouts(y->operand(p->index - 1));
       if (advance || !next->def || next->def->opcode != Opcode::PtrAdd || throughLayouts(next->def->operand(0)) != p) return std::nullopt;
       std::optional<std::vector<OffsetTerm>> step = dec.terms(next->def->operand(1));
       if (!step || step->size() != 1 || (*step)[0].dim >= 0 || (*step)[0].stride || (*step)[0].start.coefficient(n) != 0)
         return std::nullopt;
       advance = (*step)[0].start;
-      p = forOp.operand(3 + (p->index - 1));
+      p = forOp->operand(3 + (p->index - 1));
       continue;
     }
     if (!p->def) return std::nullopt;
@@ -160,7 +165,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
       uniform.emplace_back(t.start, t.stride);
       continue;
     }
-    if (t.dim >= rank || seen[size_t(t.dim)] || t.size != load.result(0)->type.shape[size_t(t.dim)]) return std::nullopt;
+    if (t.dim >= rank || seen[size_t(t.dim)] || t.size != shape[size_t(t.dim)]) return std::nullopt;
     seen[size_t(t.dim)] = true;
     BoxDim& d = box.dims[size_t(t.dim)];
     d.size = t.size;
@@ -213,7 +218,7 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
   if (advance && !place(*advance, nullptr, true)) return std::nullopt;
 
   // The mask: a conjunction of `index < bound` along single dims, each TMA's extent for that dim.
-  if (load.numOperands() > 1 && !maskExtents(dec, load.operand(1), n, box)) return std::nullopt;
+  if (mask && !maskExtents(dec, mask, n, box)) return std::nullopt;
 
   // (the chain of adds was read from its last: the first-added offset goes outermost, as a kernel adds
   // a batch's before a head's)
@@ -230,6 +235,22 @@ std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
     for (const auto& [atom, k] : d.start.terms)
       if (atom != n && definedIn(atom, body)) return std::nullopt;
   }
+  return box;
+}
+
+}  // namespace
+
+std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load) {
+  return boxOf(&forOp, load.operand(0), load.numOperands() > 1 ? load.operand(1) : nullptr,
+               load.result(0)->type.shape);
+}
+
+std::optional<PointerBox> storeBox(const ir::Op& store) {
+  std::optional<PointerBox> box = boxOf(nullptr, store.operand(0), store.numOperands() > 2 ? store.operand(2) : nullptr,
+                                        store.operand(1)->type.shape);
+  if (!box) return std::nullopt;
+  for (const BoxDim& d : box->dims)
+    if (d.modulus) return std::nullopt;  // (a wrapped store writes where no box reaches)
   return box;
 }
 

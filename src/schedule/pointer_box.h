@@ -94,4 +94,9 @@ const ir::Value* iterationAtom(const ir::Op& forOp);
 // a dim the loop advances along is bounded by the mask (so copies past the end read zeros).
 std::optional<PointerBox> pointerBox(const ir::Op& forOp, const ir::Op& load);
 
+// The box a pointer store (`tl.store(c_ptrs, c, mask=c_mask)`, in no loop it advances with) writes:
+// the same reading with starts over values before the store, no `% M` wrap, and the mask's bounds as
+// extents, which are where a TMA store clips. Nothing when it is not one.
+std::optional<PointerBox> storeBox(const ir::Op& store);
+
 }  // namespace kiln::schedule

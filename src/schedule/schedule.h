@@ -18,7 +18,7 @@ struct GpuContext {
   int numWarps = 4;
   int numStages = 1;  // the pipelining depth of loops without their own num_stages (below 2: none)
   bool warpSpecialize = false;  // CompileOptions::warp_specialize: the first loop nest that can take it
-  bool tmaPointerLoads = true;  // CompileOptions::tma_pointer_loads: pointer-built wgmma tiles through TMA
+  bool tmaPointerTiles = true;  // CompileOptions::tma_pointer_tiles: pointer-built wgmma tiles and result stores through TMA
   bool persistent = false;      // CompileOptions::persistent: the body loops over the launch's programs
 };
 

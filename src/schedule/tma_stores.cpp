@@ -19,9 +19,18 @@
 // constants, and the buffer fits beside the others (it lives only from its local_store to its wait, so
 // it may take bytes a finished loop's slots held). Every other store keeps its pointers and drops the
 // description, so the code generator sees the plain store it always did.
+//
+// A pointer store of a tensor-core kernel (`tl.store(c_ptrs, c, mask=c_mask)`, the tutorial matmul's
+// epilogue) whose addresses and mask make a box (pointer_box.h, storeBox) is given the same form behind
+// a run-time check (tma_versioning.h): `if (check) { the TMA store } else { the pointer store }`, its
+// address and mask tiles moved into the else region. It must be the program's last global access (a
+// later load or store of the same tensor would need the copy's writes ordered before it) and stand in no
+// loop but a persistent kernel's loop over programs; and no global write may come before it (the copy
+// writes through the async proxy, which is not ordered after the generic proxy's writes).
 #include "layout/tma_shared.h"
 #include "schedule/schedule.h"
 #include "schedule/tma_maps.h"
+#include "schedule/tma_versioning.h"
 #include "schedule/value_uses.h"
 
 namespace kiln::schedule {
@@ -53,9 +62,8 @@ bool besideAllocatingPartition(const ir::Op& op) {
   return false;
 }
 
-std::optional<StorePlan> planStore(const ir::Op& store, const analysis::AxisInfoAnalysis& axis, const GpuContext& ctx) {
-  if (ctx.target.sm < 90 || besideAllocatingPartition(store)) return std::nullopt;
-  const Type& t = store.operand(1)->type;
+// The shared arrangement a TMA store of `t` copies from, or nothing when no copy takes such a tile.
+std::optional<layout::TmaTile> storeTile(const Type& t) {
   if (t.rank() != 2 || ir::bitWidth(t.elem) < 8 || t.shape[0] > 256) return std::nullopt;
   const int elemBytes = ir::bitWidth(t.elem) / 8;
   const int64_t rowBytes = t.shape[1] * elemBytes;
@@ -69,9 +77,88 @@ std::optional<StorePlan> planStore(const ir::Op& store, const analysis::AxisInfo
     return std::nullopt;
   }
   if (!tile.unsupported().empty()) return std::nullopt;
+  return tile;
+}
+
+std::optional<StorePlan> planStore(const ir::Op& store, const analysis::AxisInfoAnalysis& axis, const GpuContext& ctx) {
+  if (ctx.target.sm < 90 || besideAllocatingPartition(store)) return std::nullopt;
+  const Type& t = store.operand(1)->type;
+  std::optional<layout::TmaTile> tile = storeTile(t);
+  if (!tile) return std::nullopt;
   std::optional<std::vector<TensorPiece>> pieces = tensorPieces(store);
-  if (!pieces || !tmaEncodable(*pieces, elemBytes, axis)) return std::nullopt;
-  return StorePlan{tile, std::move(*pieces)};
+  std::vector<size_t> checked;  // (a guarded store's kernel checks the strides axis info cannot prove aligned)
+  const bool guarded = store.intAttrOr("guarded", 0) != 0;
+  if (!pieces || !tmaEncodable(*pieces, ir::bitWidth(t.elem) / 8, axis, guarded ? &checked : nullptr)) return std::nullopt;
+  return StorePlan{*tile, std::move(*pieces)};
+}
+
+// The slot a TMA store of `t` copies from.
+Type slotType(const Type& t, const layout::TmaTile& tile) {
+  return Type::shared(t.shape, t.elem, 1, std::make_shared<const layout::LinearLayout>(layout::tmaShared(tile)));
+}
+
+// Whether a slot for `store`'s tile fits beside the kernel's other buffers where the store is.
+bool slotFits(ir::Function& fn, ir::Op& store, const layout::TmaTile& tile, const GpuContext& ctx) {
+  ir::Block& block = *store.parent;
+  ir::Builder b(block, block.indexOf(&store));
+  std::vector<ir::Attr> attrs;
+  if (tile.alignment() > 128) attrs.push_back({"align", tile.alignment()});
+  Value* slot = b.create1(Opcode::SharedAlloc, {}, slotType(store.operand(1)->type, tile), std::move(attrs), store.loc);
+  ir::Op* write = b.create(Opcode::LocalStore, {slot, store.operand(1)}, {}, {}, store.loc);
+  const bool fits = sharedBufferBytes(fn) <= maxSharedPerBlock(ctx.target);
+  block.remove(write);
+  block.remove(slot->def);
+  return fits;
+}
+
+bool accessesGlobal(const ir::Op& op) {
+  switch (ir::familyOf(op.opcode)) {
+    case ir::Family::Memory: case ir::Family::Async: return true;
+    case ir::Family::Asm: return op.intAttrOr("pure", 0) == 0;
+    default: return false;
+  }
+}
+
+// Whether the program may access global memory after `store`: an op after it in program order, or
+// before it in a loop around it that is not a persistent kernel's loop over programs (whose later
+// iterations are other programs). The other regions of an `if` run instead of the store's, and those of
+// a warp_partition beside it (the producer's copies of the next tiles, other programs' too).
+bool globalAccessFollows(const ir::Op& store) {
+  bool follows = false;
+  for (const ir::Op* op = &store; op->parent && !follows; op = op->parentOp()) {
+    const ir::Block& block = *op->parent;
+    for (size_t i = block.indexOf(op) + 1; i < block.ops.size(); ++i) {
+      follows |= accessesGlobal(*block.ops[i]);
+      for (const auto& r : block.ops[i]->regions) ir::walk(*r, [&](ir::Op& o) { follows |= accessesGlobal(o); });
+    }
+    const ir::Op* p = op->parentOp();
+    if (p && ((p->opcode == Opcode::For && !p->intAttrOr("persistent", 0)) || p->opcode == Opcode::While)) return true;
+    if (!p) break;
+  }
+  return follows;
+}
+
+// Versions the pointer stores a TMA store can stand for (the header's second paragraph); returns the ifs.
+std::vector<ir::Op*> versionPointerStores(ir::Function& fn, const GpuContext& ctx) {
+  std::vector<ir::Op*> candidates;
+  bool dots = false;
+  ir::walk(fn, [&](ir::Op& op) {
+    dots |= op.opcode == Opcode::Dot || ir::familyOf(op.opcode) == ir::Family::Mma;
+    if (op.opcode == Opcode::Store && !op.hasAttr("tma") && !op.hasAttr("block")) candidates.push_back(&op);
+  });
+  std::vector<ir::Op*> branches;
+  if (ctx.target.sm < 90 || !ctx.tmaPointerTiles || !dots || candidates.empty()) return branches;
+  const analysis::AxisInfoAnalysis axis(fn);
+  for (ir::Op* store : candidates) {
+    const Type& t = store->operand(1)->type;
+    std::optional<layout::TmaTile> tile = storeTile(t);
+    if (!tile || besideAllocatingPartition(*store) || globalAccessFollows(*store) || globalWritesMayPrecede(fn, *store))
+      continue;
+    std::optional<PointerBox> box = storeBox(*store);
+    if (!box || !storeBoxFitsTma(*box, t.elem, axis) || !slotFits(fn, *store, *tile, ctx)) continue;
+    branches.push_back(versionStoreForTma(*store, *box));
+  }
+  return branches;
 }
 
 // The store without its TMA description: the plain masked store.
@@ -91,7 +178,7 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
   const int64_t align = plan.tile.alignment();
   std::vector<ir::Attr> allocAttrs;
   if (align > 128) allocAttrs.push_back({"align", align});
-  const Type slot = Type::shared(t.shape, t.elem, 1, std::make_shared<const layout::LinearLayout>(layout::tmaShared(plan.tile)));
+  const Type slot = slotType(t, plan.tile);
   Value* buffer = b.create1(Opcode::SharedAlloc, {}, slot, std::move(allocAttrs), store.loc);
   std::vector<ir::Op*> created{buffer->def};
   // local_store takes any register layout: a conversion only this store reads (to the layout the pointer
@@ -112,7 +199,7 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
     return false;
   }
   const std::vector<int64_t> box{t.shape[0], plan.tile.boxInner};
-  copy->setAttr("map", declareTensorMap(fn, plan.pieces, box, plan.tile.swizzle, false, store.loc));
+  copy->setAttr("map", declareTensorMap(fn, plan.pieces, box, plan.tile.swizzle, store.intAttrOr("guarded", 0) != 0, store.loc));
   for (Value* v : operands) uses.addRead(v);
   uses.addRead(value);
   const std::vector<Value*> old = store.operands;
@@ -124,6 +211,7 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
 }  // namespace
 
 void tmaStores(ir::Function& fn, const GpuContext& ctx) {
+  const std::vector<ir::Op*> versions = versionPointerStores(fn, ctx);
   std::vector<ir::Op*> stores;
   ir::walk(fn, [&](ir::Op& op) {
     if (op.opcode == Opcode::Store && op.hasAttr("tma")) stores.push_back(&op);
@@ -135,6 +223,15 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx) {
   ValueUses uses(fn);
   for (size_t i = 0; i < stores.size(); ++i)
     if (!plans[i] || !rewrite(fn, *stores[i], *plans[i], ctx, uses)) dropDescription(*stores[i], uses);
+  // A version whose store stayed a pointer store (it did not fit after all) is undone; the others'
+  // pointer versions take the address and mask tiles.
+  for (ir::Op* branch : versions) {
+    bool copied = false;
+    ir::walk(branch->region(0), [&](ir::Op& op) { copied |= op.opcode == Opcode::TmaStore; });
+    if (copied) sinkIntoBranch(*branch, 1);
+    else unversionStore(*branch);
+  }
 }
 
 }  // namespace kiln::schedule
+

@@ -78,11 +78,12 @@ std::vector<BoxDim> mapDims(const PointerBox& box) {
   return out;
 }
 
-Value* checkBoxes(ir::Builder& b, const ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {
-  Check check(b, forOp.loc);
-  const Value* n = iterationAtom(forOp);
-  for (const PointerTmaLoad& l : loads)
-    for (const BoxDim& d : mapDims(l.box)) {
+// The check of `boxes`, whose starts are forms over `n` (a loop's iteration atom, or null) and values
+// before `b`'s insertion point.
+Value* checkBoxes(ir::Builder& b, const SourceLoc& loc, const Value* n, const std::vector<const PointerBox*>& boxes) {
+  Check check(b, loc);
+  for (const PointerBox* box : boxes)
+    for (const BoxDim& d : mapDims(*box)) {
       const ScalarForm first = d.start.without(n);  // coordinates only grow from there
       check.atLeast(first, 0);
       if (d.modulus && !d.wrappedLanesDead) check.atMost(ScalarForm(first).add(ScalarForm::of(d.size)), d.modulus);
@@ -117,13 +118,15 @@ ir::Op* swapped(ir::Op& load) {
 // Gives `copied` (a load of the copy, whose induction variable is `iv`) the TMA description of `box`:
 // after its mask and `other` (made explicit when absent), the coordinates, computed in the body, then
 // the base, extents and strides, in the tensor's order (the load swapped first where that is not its).
-void describe(ir::Op& copied, const PointerBox& box, const ir::Op& originalLoop, Value* iv) {
+void describe(ir::Op& copied, const PointerBox& box, const ir::Op* originalLoop, Value* iv) {
   ir::Builder b(*copied.parent, copied.parent->indexOf(&copied));
   const SourceLoc& loc = copied.loc;
   const Type i32 = Type::scalar(Scalar::I32);
   const Type& ptrType = copied.operand(0)->type;
-  if (copied.numOperands() < 2) copied.operands.push_back(b.intConst(1, ptrType.withElem(Scalar::I1), loc));
-  if (copied.numOperands() < 3) {
+  const bool store = copied.opcode == Opcode::Store;
+  const unsigned maskIndex = store ? 2 : 1;
+  if (copied.numOperands() <= maskIndex) copied.operands.push_back(b.intConst(1, ptrType.withElem(Scalar::I1), loc));
+  if (!store && copied.numOperands() < 3) {
     const Type& t = copied.result(0)->type;
     copied.operands.push_back(ir::isFloat(t.elem) ? b.floatConst(0.0, t, loc) : b.intConst(0, t, loc));
   }
@@ -132,7 +135,7 @@ void describe(ir::Op& copied, const PointerBox& box, const ir::Op& originalLoop,
   std::vector<Value*> coords, extents, strides;
   const std::vector<BoxDim> dims = mapDims(box);
   for (const BoxDim& d : dims) {
-    coords.push_back(emitForm(b, d.start, &originalLoop, iv, loc));
+    coords.push_back(emitForm(b, d.start, originalLoop, iv, loc));
     extents.push_back(d.extentParam ? const_cast<Value*>(d.extentParam) : b.intConst(d.extentValue, i32, loc));
     strides.push_back(d.stride ? const_cast<Value*>(d.stride) : b.intConst(d.strideValue, i32, loc));
   }
@@ -176,10 +179,11 @@ bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp) {
   return writes;
 }
 
-bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
-                       const analysis::AxisInfoAnalysis& axis) {
-  if (box.dims.size() != 2 || tile.order[0] != box.contiguousDim() || tile.rows() > 256 || ir::bitWidth(elem) < 8)
-    return false;
+namespace {
+
+// Whether the launcher can encode a map of `box`'s tensor (tmaEncodable), strides not proven aligned
+// marked for the check.
+bool boxEncodable(PointerBox& box, ir::Scalar elem, const analysis::AxisInfoAnalysis& axis) {
   const std::vector<BoxDim> dims = mapDims(box);
   std::vector<TensorPiece> pieces{TensorPiece{unhinted(box.base), {}, box.base}};
   for (const BoxDim& d : dims)
@@ -198,10 +202,76 @@ bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scala
   return true;
 }
 
+}  // namespace
+
+bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
+                       const analysis::AxisInfoAnalysis& axis) {
+  if (box.dims.size() != 2 || tile.order[0] != box.contiguousDim() || tile.rows() > 256 || ir::bitWidth(elem) < 8)
+    return false;
+  return boxEncodable(box, elem, axis);
+}
+
+bool storeBoxFitsTma(PointerBox& box, ir::Scalar elem, const analysis::AxisInfoAnalysis& axis) {
+  if (box.dims.size() != 2 || !box.outer.empty() || box.contiguousDim() != 1 || ir::bitWidth(elem) < 8) return false;
+  return boxEncodable(box, elem, axis);
+}
+
+ir::Op* versionStoreForTma(ir::Op& store, const PointerBox& box) {
+  ir::Block& block = *store.parent;
+  ir::Builder b(block, block.indexOf(&store));
+  Value* check = checkBoxes(b, store.loc, nullptr, {&box});
+  ir::Op* branch = b.create(Opcode::If, {check}, {}, {}, store.loc);
+  std::unordered_map<const Value*, Value*> map;
+  ir::Op* copy = ir::cloneOpInto(store, branch->region(0), 0, map);
+  branch->region(1).append(block.remove(&store));
+  for (unsigned r = 0; r < 2; ++r) ir::Builder(branch->region(r)).create(Opcode::Yield, {}, {}, {}, store.loc);
+  // (the registers go to shared memory as they are: local_store takes any layout)
+  if (const Value* v = copy->operand(1); v->def && v->def->opcode == Opcode::ConvertLayout) copy->operands[1] = v->def->operand(0);
+  describe(*copy, box, nullptr, nullptr);
+  return branch;
+}
+
+void unversionStore(ir::Op& branch) {
+  ir::Block& block = *branch.parent;
+  ir::Block& otherwise = branch.region(1);
+  while (otherwise.ops.size() > 1) block.insert(block.indexOf(&branch), otherwise.remove(otherwise.ops.front().get()));
+  block.remove(&branch);
+}
+
+void sinkIntoBranch(ir::Op& branch, unsigned region) {
+  ir::Block& block = *branch.parent;
+  const ir::Block& target = branch.region(region);
+  auto inTarget = [&](const ir::Op& op) {
+    for (const ir::Block* b = op.parent; b; b = b->parentOp ? b->parentOp->parent : nullptr)
+      if (b == &target) return true;
+    return false;
+  };
+  // Reads of each value outside the target region, counted once over the block.
+  std::unordered_map<const Value*, int> outside;
+  ir::walk(block, [&](ir::Op& op) {
+    if (!inTarget(op))
+      for (const Value* v : op.operands) ++outside[v];
+  });
+  for (size_t i = block.indexOf(&branch); i-- > 0;) {
+    ir::Op* op = block.ops[i].get();
+    if (op->info().effect != ir::Effect::Pure || !op->regions.empty()) continue;
+    bool readOutside = false, read = false;
+    for (const auto& r : op->results) {
+      readOutside |= outside.count(r.get()) && outside[r.get()] > 0;
+      read = true;
+    }
+    if (readOutside || !read) continue;
+    for (const Value* v : op->operands) --outside[v];
+    branch.region(region).insert(0, block.remove(op));
+  }
+}
+
 ir::Op* versionForTma(ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {
   ir::Block& block = *forOp.parent;
   ir::Builder b(block, block.indexOf(&forOp));
-  Value* check = checkBoxes(b, forOp, loads);
+  std::vector<const PointerBox*> boxes;
+  for (const PointerTmaLoad& l : loads) boxes.push_back(&l.box);
+  Value* check = checkBoxes(b, forOp.loc, iterationAtom(forOp), boxes);
   // The if yields the loop's results that are read after it (not the pointer tiles TMA leaves unread).
   ir::Function& fn = *block.function();
   std::vector<unsigned> kept;
@@ -229,7 +299,7 @@ ir::Op* versionForTma(ir::Op& forOp, const std::vector<PointerTmaLoad>& loads) {
     ir::Builder(*region).create(Opcode::Yield, results, {}, {}, loop->loc);
   }
   for (const PointerTmaLoad& l : loads)
-    describe(*map.at(l.load->result(0))->def, l.box, *original, copy->region(0).arg(0));
+    describe(*map.at(l.load->result(0))->def, l.box, original, copy->region(0).arg(0));
   return copy;
 }
 

@@ -40,13 +40,33 @@ struct PointerTmaLoad {
 bool pointerBoxFitsTma(PointerBox& box, const layout::WgmmaTile& tile, ir::Scalar elem,
                        const analysis::AxisInfoAnalysis& axis);
 
-// Whether a global write of the program may come before `forOp`'s loads: a store or atomic (or an
-// inline_asm not marked pure) before the loop in program order, in it, or in a loop around it. TMA reads
-// through the async proxy, which sees the generic proxy's writes only after a proxy fence (PTX ISA,
-// "Proxies"), so such a loop keeps its ordinary loads (the written tensor may be the one read). A
+// Whether a global write of the program may come before `forOp`'s loads (or before `forOp`, a store): a
+// store or atomic (or an inline_asm not marked pure) before it in program order, in the loop, or in a
+// loop around it. TMA copies through the async proxy, which is ordered after the generic proxy's writes
+// only by a proxy fence (PTX ISA, "Proxies"), so such a loop keeps its ordinary loads (the written
+// tensor may be the one read), and such a store its st.global. A
 // persistent kernel's loop over programs (persistent.cpp) is not such a loop: the writes of its earlier
 // iterations are other programs', which the loads need not see (programs are not ordered).
 bool globalWritesMayPrecede(const ir::Function& fn, const ir::Op& forOp);
+
+// Whether a TMA store can write `box` (a pointer store's, storeBox) from a tile of `elem`: rank 2 and
+// contiguous along dim 1, elements of at least 8 bits, and the launcher's rules for the map as for the
+// loads (strides not proven 16-byte aligned marked for the check).
+bool storeBoxFitsTma(PointerBox& box, ir::Scalar elem, const analysis::AxisInfoAnalysis& axis);
+
+// Wraps `store` in `if (check) { store described } else { store }`: the check of the header's drawing
+// for its box, made just before it, and a copy carrying the TMA description of `box` (`guarded = 1`) for
+// the tma_stores pass, which writes it through shared memory with one bulk copy. The copy takes the
+// registers from before a layout conversion the store's value went through. Returns the if.
+ir::Op* versionStoreForTma(ir::Op& store, const PointerBox& box);
+
+// Undoes versionStoreForTma: the else region's store goes back in the if's place, the if away.
+void unversionStore(ir::Op& branch);
+
+// Moves the pure ops before the `if` `branch`, in its block, whose results only its region `region`
+// reads (a store's address and mask tiles, which only the pointer version computes) to that region's
+// start, in order.
+void sinkIntoBranch(ir::Op& branch, unsigned region);
 
 // Wraps `forOp` in `if (check) { copy } else { forOp }` (the header's drawing) and gives the copy's
 // loads (those of `loads`) their TMA descriptions. Returns the copy.

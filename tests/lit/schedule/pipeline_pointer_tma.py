@@ -45,13 +45,17 @@
 # RUN: kiln compile %s --kernel mm_in_body --signature "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64, 1" --arch sm_90a --emit gpu-ir --dump-after=pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=ONE
 # Warp-specialized (`--warp-specialize`): the TMA version's slots and mbarriers move before the check's
 # `if`; the consumers run the whole `if` (the TMA version without its copies, the cp.async version as
-# written), the producer warpgroup the loop's skeleton of copies inside an `if` on the same check.
+# written), the producer warpgroup the loop's skeleton of copies inside an `if` on the same check. The
+# consumers' epilogue stores C with TMA behind a check of its own (tma_stores), the pointer store else.
 # WS:         mbarrier_init
 # WS:         {{^}}  barrier
 # WS:         warp_partition {lead_warp = [0, 1], warps = [4, 4]} {
 # WS:         = if [[GUARD:%[0-9]+]] :
 # WS-NOT:     tma_load
 # WS:         for {{.*}}ptr<f16>
+# WS:         tma_store
+# WS:         {{^}}    } {
+# WS:         store
 # WS:         {{^}}  } {
 # WS-NEXT:    if [[GUARD]] {
 # WS:         tma_load

@@ -110,8 +110,9 @@ TEST(CodegenSimPersistentGrid, PointerBuiltTilesWarpSpecialized) {
   Kernel k = lowerText("matmul_wgmma_nmajor", inputText("matmul_wgmma_nmajor"), 4, 3, ptx::kSm90a,
                        /*persistent=*/true, /*warpSpecialize=*/true);
   EXPECT_EQ(k.info.numWarps, 8) << "a producer warpgroup beside the 4 consumer warps";
-  EXPECT_EQ(k.tensorMaps.size(), 2u);
-  EXPECT_GE(count(k.ptx, "cp.async.bulk.tensor"), 1);
+  EXPECT_EQ(k.tensorMaps.size(), 3u) << "A's, B's and C's (its tile stored with TMA behind a check)";
+  EXPECT_GE(count(k.ptx, "shared::cluster.global"), 1);
+  EXPECT_EQ(count(k.ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 1);
   EXPECT_GE(count(k.ptx, "cp.async.cg.shared.global"), 1) << "the cp.async version beside it";
   runPointerGrid(k, 208, 2);  // 9 programs on 2 CTAs, every tile through TMA
   runPointerGrid(k, 0, 2);    // every tile through cp.async

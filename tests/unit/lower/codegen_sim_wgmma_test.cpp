@@ -14,11 +14,14 @@ namespace {
 // Runs program `pid` (rows 64 * pid on, columns 0..63) of a lowered matmul_wgmma_* kernel on M x 80 x
 // 144 with A's row stride `lda` and checks that its rows below M are the product and every other row is
 // left alone. Which version ran is seen in the values: A's tensor map is encoded over -A, so the TMA
-// version's product is -A·B.
+// version's product is -A·B. Which store ran is seen in where the product is: C's tensor map is encoded
+// over one buffer and the pointer store writes another, so a TMA store (expected where C's row stride
+// `ldc` is a multiple of 16 bytes) leaves the second all zeros, and a pointer store the first.
 // With `batch`, the program is (pid, batch) and A's base is moved by batch * ldc elements (a kernel's
 // per-batch offset, borrowing C's row stride as the batch stride).
-void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0, int batch = 0) {
-  const int N = 80, K = 144, ldb = nMajor ? 96 : 160, ldc = 96, rowsC = std::max(M, 80);
+void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0, int batch = 0, int ldc = 96) {
+  const int N = 80, K = 144, ldb = nMajor ? 96 : 160, rowsC = std::max(M, 80);
+  const bool tmaStores = ldc % 8 == 0;
   const int aBase = batch * ldc;
   std::vector<float> af = randomFloats(size_t(aBase) + size_t(M) * std::max(lda, K), 31);
   std::vector<float> bf = randomFloats(size_t(nMajor ? K : N) * ldb, 32);
@@ -29,7 +32,7 @@ void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0, 
   for (size_t i = 0; i < a.size(); ++i) negated[i] = uint16_t(a[i] ^ 0x8000);
   r.buffer("a_ptr", negated);
   r.buffer("b_ptr", b);
-  const uint64_t cb = r.buffer("c_ptr", c);
+  const uint64_t mapped = r.buffer("c_ptr", c);
   auto bAt = [&](int k, int n) { return size_t(nMajor ? k * ldb + n : n * ldb + k); };
   for (auto [name, v] : std::vector<std::pair<const char*, uint64_t>>{
            {"M", M}, {"N", N}, {"K", K}, {"stride_am", lda}, {"stride_ak", 1},
@@ -37,8 +40,10 @@ void runTile(SimRun& r, bool nMajor, int M, int lda, bool tmaRuns, int pid = 0, 
     r.param(name, v);
   r.encodeTensorMaps();
   r.buffer("a_ptr", a);  // what the pointer loads read
+  const uint64_t pointed = r.buffer("c_ptr", c);  // what the pointer store writes
   ASSERT_EQ(r.sim.run({uint64_t(pid), uint64_t(batch), 0}, {uint64_t(pid) + 1, uint64_t(batch) + 1, 1}), "") << r.k.ptx;
-  std::vector<uint16_t> got = r.read<uint16_t>(cb);
+  std::vector<uint16_t> got = r.read<uint16_t>(tmaStores ? mapped : pointed);
+  EXPECT_EQ(r.read<uint16_t>(tmaStores ? pointed : mapped), c) << "the other store's buffer is left alone";
   const int first = 64 * pid, end = std::min(M, first + 64);
   for (int m = first; m < end; ++m)
     for (int n = 0; n < 64; ++n) {
@@ -74,8 +79,10 @@ TEST(CodegenSimWgmma, MatmulTileOnAWarpgroup) {
         EXPECT_EQ(r.k.ptx.find("cp.async.c") != std::string::npos, stages > 1);
         // (B K-contiguous is copied with its dims swapped: boxes of N rows of K elements, K-major in the slot)
         const bool tma = stages > 1;
-        EXPECT_EQ(r.k.ptx.find("cp.async.bulk.tensor") != std::string::npos, tma) << "the TMA version beside it";
-        EXPECT_EQ(r.k.tensorMaps.size(), tma ? 2u : 0u);
+        EXPECT_EQ(r.k.ptx.find("shared::cluster.global") != std::string::npos, tma) << "the TMA version beside it";
+        // (C's tile leaves through shared memory and one bulk copy where its check holds: every case here)
+        EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor.2d.global.shared::cta"), std::string::npos);
+        EXPECT_EQ(r.k.tensorMaps.size(), tma ? 3u : 1u) << "A's and B's, and C's";
         for (const TensorMapSpec& s : r.k.tensorMaps) EXPECT_TRUE(s.guarded);
         if (stages > 1) {
           EXPECT_GE(count(r.k.ptx, "fence.proxy.async"), 1);
@@ -100,7 +107,7 @@ TEST(CodegenSimWgmma, MatmulTileWithARowStrideCheckedAtRunTime) {
     SimRun r(lowerText("matmul_wgmma_nmajor", text, 4, 3, ptx::kSm90a));
     EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor"), std::string::npos);
     EXPECT_NE(r.k.ptx.find("cp.async.ca.shared.global [%r"), std::string::npos) << "8-byte copies beside it";
-    EXPECT_EQ(r.k.tensorMaps.size(), 2u);
+    EXPECT_EQ(r.k.tensorMaps.size(), 3u);  // (C's the third)
     runTile(r, true, 50, lda, lda == 160);
   }
 }
@@ -118,7 +125,7 @@ TEST(CodegenSimWgmma, MatmulTileFromAnOffsetBase) {
   }
   SimRun r(lowerText("matmul_offset_base", text, 4, 3, ptx::kSm90a));
   EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor"), std::string::npos);
-  EXPECT_EQ(r.k.tensorMaps.size(), 2u);
+  EXPECT_EQ(r.k.tensorMaps.size(), 3u);  // (C's the third)
   runTile(r, true, 128, 160, true, 1);
 }
 
@@ -138,9 +145,26 @@ TEST(CodegenSimWgmma, MatmulTileOfABatch) {
     text.replace(text.find(from), from.size(), offset + "  %a_base = ptr_add %0, %a_off : ptr<f16>\n  %47 = splat %a_base :");
     SimRun r(lowerText("matmul_batch", text, 4, 3, ptx::kSm90a));
     EXPECT_NE(r.k.ptx.find("cp.async.bulk.tensor.3d"), std::string::npos) << "A's copies through a rank-3 map";
-    ASSERT_EQ(r.k.tensorMaps.size(), 2u);
+    ASSERT_EQ(r.k.tensorMaps.size(), 3u);  // (C's the last)
     EXPECT_EQ(r.k.tensorMaps[0].box, (std::vector<int64_t>{1, 64, 32}));
     runTile(r, true, 80, 160, true, 0, 1);
+  }
+}
+
+// C's row stride proven a multiple of 4 elements only: the store's check also tests it for 16 bytes
+// (stride_cm & 7 == 0). Rows 96 apart take the TMA store, 100 apart (8-byte aligned) the pointer store.
+// With M = 50 the TMA store clips the program's rows 50..63, as the mask does.
+TEST(CodegenSimWgmma, MatmulTileStoredBehindARowStrideCheck) {
+  std::string text = inputText("matmul_wgmma_nmajor");
+  const std::string hint = "multiple_of %stride_cm {values = [16]}";
+  ASSERT_NE(text.find(hint), std::string::npos);
+  text.replace(text.find(hint), hint.size(), "multiple_of %stride_cm {values = [4]}");
+  for (int ldc : {96, 100}) {
+    SCOPED_TRACE("ldc " + std::to_string(ldc));
+    SimRun r(lowerText("matmul_store_check", text, 4, 3, ptx::kSm90a));
+    EXPECT_EQ(count(r.k.ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 1);
+    EXPECT_NE(r.k.ptx.find("st.global"), std::string::npos) << "the pointer store beside it";
+    runTile(r, true, 50, 160, true, 0, 0, ldc);
   }
 }
 

@@ -96,7 +96,7 @@ TEST(CodegenSimWgmma, LowPrecisionMatmulsMatchTheReference) {
             r.k.ptx.find("wgmma.commit_group.sync.aligned;\n    wgmma.wait_group.sync.aligned 0;") != std::string::npos;
         EXPECT_EQ(waitsAtOnce, !slotted);
         // (a K-major B is copied with TMA, its box's dims swapped, beside the cp.async loop)
-        EXPECT_EQ(r.k.ptx.find("cp.async.bulk.tensor") != std::string::npos, slotted);
+        EXPECT_EQ(r.k.ptx.find("shared::cluster.global") != std::string::npos, slotted);
         if (stages > 1) {
           EXPECT_NE(r.k.ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
         }
