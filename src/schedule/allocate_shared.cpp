@@ -2,8 +2,10 @@
 // then for every op's scratch (scratch_size.h).
 // Buffers are placed largest first, each at the lowest 128-byte boundary (or its own `align`, wgmma's
 // swizzled tiles) where it overlaps no placed buffer that is live at the same time.
-// Scratch is placed in program order, 16-byte aligned, above the buffers live at the op (and in a warp
-// partition above every byte placed before it: partitions run at the same time). It lives only while
+// Scratch is placed in program order, 16-byte aligned, at the lowest place that overlaps no buffer live
+// at the op: between two of them where it fits (a persistent matmul's k loop converts through the bytes
+// its epilogue's TMA store buffer takes later), else above them. In a warp partition the buffers used in
+// the other partitions, and the scratch placed in them, count as live too: partitions run at once. It lives only while
 // its op runs, so scratch of different ops shares bytes; but a read the op leaves pending makes the next
 // write to those bytes wait for a barrier (insert_barriers). A small scratch (up to kMovableScratch
 // bytes) moves past reads still pending instead: softmax's two reductions cost one barrier each, not
@@ -54,17 +56,23 @@ class ScratchPlacer {
   const std::vector<BufferLiveRange>& buffers_;
   std::unordered_map<const ir::Op*, int64_t> pos_;
   std::unordered_multimap<const ir::Op*, const BufferLiveRange*> deadAfter_;
+  std::unordered_map<const ir::Block*, std::pair<int64_t, int64_t>> span_;  // a block's first and last op number
   int warps_;
-  int64_t bufferBytes_;           // the buffers' bytes at once: the kernel needs them anyway
-  int64_t floor_ = 0, high_ = 0;  // the partition's lowest byte; the highest placed so far
+  int64_t bufferBytes_;  // the buffers' bytes at once: the kernel needs them anyway
+  // In a warp partition: the bytes the other partitions use (their buffers and scratch), and where the
+  // scratch placed in this one is logged.
+  std::vector<Range> concurrent_;
+  std::vector<Range>* placed_ = nullptr;
 
   void number(const ir::Block& b) {
-    int64_t next = int64_t(pos_.size());
+    const int64_t first = int64_t(pos_.size());
+    int64_t next = first;
     for (const auto& op : b.ops) {
       pos_[op.get()] = next++;
       for (const auto& r : op->regions) number(*r);
       next = int64_t(pos_.size());
     }
+    span_[&b] = {first, int64_t(pos_.size()) - 1};
   }
 
   static Range bytesOf(const BufferLiveRange& b) {
@@ -76,24 +84,42 @@ class ScratchPlacer {
     return std::any_of(pending.begin(), pending.end(), [&](const Range& p) { return p.overlaps(r); });
   }
 
-  // The lowest byte scratch may use at op number n: above the buffers live there.
-  int64_t base(int64_t n) const {
-    int64_t at = floor_;
+  // The bytes of the buffers live at op number n, lowest first.
+  std::vector<Range> liveAt(int64_t n) const {
+    std::vector<Range> live = concurrent_;
     for (const BufferLiveRange& b : buffers_)
-      if (b.first < n && n <= b.last) at = std::max(at, (bytesOf(b).end + 15) / 16 * 16);
+      if (b.first < n && n <= b.last) live.push_back(bytesOf(b));
+    std::sort(live.begin(), live.end(), [](const Range& x, const Range& y) { return x.begin < y.begin; });
+    return live;
+  }
+
+  // The lowest 16-byte aligned byte from which `bytes` overlap none of `live`.
+  static int64_t base(const std::vector<Range>& live, int64_t bytes) {
+    int64_t at = 0;
+    for (const Range& r : live) {
+      if (at + bytes <= r.begin) break;
+      at = std::max(at, (r.end + 15) / 16 * 16);
+    }
     return at;
   }
 
+  // Where scratch from `low` must end: the next live buffer above it, or the buffers' bytes.
+  int64_t ceiling(const std::vector<Range>& live, int64_t low) const {
+    for (const Range& r : live)
+      if (r.begin >= low) return r.begin;
+    return bufferBytes_;
+  }
+
   // The bytes a conversion's rounds may take from `low` on: fewer, larger rounds than the default
-  // `bytes` where they end within the buffers' bytes (halving from the whole tile).
-  int64_t conversionBytes(const ir::Op& op, int64_t low, int64_t bytes) const {
+  // `bytes` where they end by `limit` (halving from the whole tile).
+  int64_t conversionBytes(const ir::Op& op, int64_t low, int64_t bytes, int64_t limit) const {
     const ir::Type& x = op.operand(0)->type;
     if (x.isPtr()) return bytes;  // a pointer tile moves offsets of either width: the default covers both
     const layout::LinearLayout &from = *x.layout, &to = *op.result(0)->type.layout;
     const int elemBytes = x.elem == ir::Scalar::I1 ? 1 : ir::bitWidth(x.elem) / 8;
     for (int64_t most = x.numel() * elemBytes; most > bytes; most /= 2) {
       const int64_t round = conversionRoundBytes(from, to, elemBytes, most);
-      if (round > bytes && low + round <= bufferBytes_) return round;
+      if (round > bytes && low + round <= limit) return round;
     }
     return bytes;
   }
@@ -106,7 +132,6 @@ class ScratchPlacer {
       case ir::Opcode::SharedAlloc: {
         const Range r{op.intAttr("offset"), op.intAttr("offset") + op.result(0)->type.slots * op.result(0)->type.slotStride()};
         if (conflicts(pending, r)) pending.clear();  // a barrier comes before its first writes
-        high_ = std::max(high_, r.end);
         return;
       }
       case ir::Opcode::If: {
@@ -124,16 +149,29 @@ class ScratchPlacer {
       }
       case ir::Opcode::WarpPartition: {
         const int outerWarps = warps_;
-        const int64_t outerFloor = floor_;
+        const std::vector<Range> outer = concurrent_;
+        std::vector<Range>* const outerPlaced = placed_;
+        std::vector<std::vector<Range>> scratch(op.regions.size());
         const std::vector<int64_t>& warps = op.listAttr("warps");
         for (size_t i = 0; i < op.regions.size(); ++i) {
-          floor_ = (high_ + 15) / 16 * 16;
+          concurrent_ = outer;
+          for (size_t j = 0; j < op.regions.size(); ++j) {
+            if (j == i) continue;
+            const auto [first, last] = span_.at(op.regions[j].get());
+            for (const BufferLiveRange& b : buffers_)
+              if (b.first <= last && first <= b.last) concurrent_.push_back(bytesOf(b));
+            concurrent_.insert(concurrent_.end(), scratch[j].begin(), scratch[j].end());
+          }
           warps_ = int(warps.at(i));
-          std::vector<Range> inside;
+          placed_ = &scratch[i];
+          std::vector<Range> inside;  // (insert_barriers puts a CTA barrier first where anything is pending)
           block(*op.regions[i], inside);
         }
         warps_ = outerWarps;
-        floor_ = outerFloor;
+        concurrent_ = outer;
+        placed_ = outerPlaced;
+        if (placed_)
+          for (const std::vector<Range>& r : scratch) placed_->insert(placed_->end(), r.begin(), r.end());
         pending.clear();  // the CTA barrier after the partitions
         return;
       }
@@ -142,21 +180,23 @@ class ScratchPlacer {
     }
     ScratchUse use = scratchUse(op, warps_, ctx_.target);
     if (use.bytes <= 0) return;
-    const int64_t low = base(pos_.at(&op));
-    if (op.opcode == ir::Opcode::ConvertLayout) use.bytes = conversionBytes(op, low, use.bytes);
+    const std::vector<Range> live = liveAt(pos_.at(&op));
+    const int64_t low = base(live, use.bytes);
+    if (op.opcode == ir::Opcode::ConvertLayout) use.bytes = conversionBytes(op, low, use.bytes, ceiling(live, low));
     auto at = [&](int64_t begin) { return Range{begin, begin + use.bytes}; };
     Range r = at(low);
     if (use.bytes <= kMovableScratch && conflicts(pending, r)) {
-      // The lowest 16-byte aligned place past a pending read that overlaps none, within a few times the
-      // size (a chain of reductions alternates between two places).
+      // The lowest 16-byte aligned place past a pending read that overlaps none, nor a live buffer, within
+      // a few times the size (a chain of reductions alternates between two places).
       for (const Range& p : pending) {
         const Range c = at((p.end + 15) / 16 * 16);
-        if (!conflicts(pending, c) && c.end <= low + 4 * kMovableScratch && (conflicts(pending, r) || c.begin < r.begin))
+        if (!conflicts(pending, c) && !conflicts(live, c) && c.end <= low + 4 * kMovableScratch &&
+            (conflicts(pending, r) || c.begin < r.begin))
           r = c;
       }
     }
     op.setAttr("scratch", std::vector<int64_t>{r.begin, use.bytes});
-    high_ = std::max(high_, r.end);
+    if (placed_) placed_->push_back(r);
     pending.clear();  // the barrier between its writes and its reads
     if (use.leavesReads) pending.push_back(r);
   }
@@ -213,6 +253,22 @@ std::vector<Buffer> placeBuffers(const ir::Function& fn, int64_t& total, bool wr
 int64_t sharedBufferBytes(const ir::Function& fn) {
   int64_t total = 0;
   placeBuffers(fn, total, false);
+  return total;
+}
+
+int64_t sharedBytesOnceAllocated(const ir::Function& fn, const GpuContext& ctx) {
+  const std::unique_ptr<ir::Function> copy = ir::clone(fn);
+  int64_t total = 0;
+  std::vector<BufferLiveRange> ranges;
+  for (const Buffer& b : placeBuffers(*copy, total, true)) ranges.push_back(b.range);
+  std::vector<Range> pending;
+  ScratchPlacer(*copy, ctx, ranges, total).block(copy->body, pending);
+  ir::walk(*copy, [&](ir::Op& op) {
+    if (const ir::AttrValue* s = op.findAttr("scratch")) {
+      const std::vector<int64_t>& at = std::get<std::vector<int64_t>>(*s);
+      total = std::max(total, at.at(0) + at.at(1));
+    }
+  });
   return total;
 }
 

@@ -194,7 +194,7 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
   ir::Op* copy = b.create(Opcode::TmaStore, operands, {}, {}, store.loc);
   created.push_back(copy);
   created.push_back(b.create(Opcode::TmaStoreWait, {}, {}, {ir::Attr{"pending", int64_t(0)}}, store.loc));
-  if (sharedBufferBytes(fn) > maxSharedPerBlock(ctx.target)) {
+  if (sharedBytesOnceAllocated(fn, ctx) > maxSharedPerBlock(ctx.target)) {  // (scratch included)
     for (auto it = created.rbegin(); it != created.rend(); ++it) block.remove(*it);
     return false;
   }
@@ -223,8 +223,8 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx) {
   ValueUses uses(fn);
   for (size_t i = 0; i < stores.size(); ++i)
     if (!plans[i] || !rewrite(fn, *stores[i], *plans[i], ctx, uses)) dropDescription(*stores[i], uses);
-  // A version whose store stayed a pointer store (it did not fit after all) is undone; the others'
-  // pointer versions take the address and mask tiles.
+  // A version whose store stayed a pointer store (its buffer did not fit) is undone; the others' pointer
+  // versions take the address and mask tiles.
   for (ir::Op* branch : versions) {
     bool copied = false;
     ir::walk(branch->region(0), [&](ir::Op& op) { copied |= op.opcode == Opcode::TmaStore; });

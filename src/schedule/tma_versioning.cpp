@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "schedule/tma_maps.h"
+#include "schedule/value_uses.h"
 
 namespace kiln::schedule {
 
@@ -235,7 +236,10 @@ void unversionStore(ir::Op& branch) {
   ir::Block& block = *branch.parent;
   ir::Block& otherwise = branch.region(1);
   while (otherwise.ops.size() > 1) block.insert(block.indexOf(&branch), otherwise.remove(otherwise.ops.front().get()));
+  ir::Value* check = branch.operand(0);
+  ValueUses uses(*block.function());
   block.remove(&branch);
+  uses.release({check});  // (the check's ops, which nothing else reads)
 }
 
 void sinkIntoBranch(ir::Op& branch, unsigned region) {
