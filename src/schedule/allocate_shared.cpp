@@ -35,12 +35,17 @@ constexpr int64_t kMovableScratch = 512;
 
 class ScratchPlacer {
  public:
+  // `offsets`: each buffer's alloc and its offset; `write`: sets the ops' scratch attributes (else only
+  // end() is of use).
   ScratchPlacer(const ir::Function& fn, const GpuContext& ctx, const std::vector<BufferLiveRange>& buffers,
-                int64_t bufferBytes)
-      : ctx_(ctx), buffers_(buffers), warps_(ctx.numWarps), bufferBytes_(bufferBytes) {
+                const std::unordered_map<const ir::Op*, int64_t>& offsets, int64_t bufferBytes, bool write)
+      : ctx_(ctx), buffers_(buffers), offsets_(offsets), warps_(ctx.numWarps), bufferBytes_(bufferBytes),
+        write_(write), end_(bufferBytes) {
     number(fn.body);
     for (const BufferLiveRange& b : buffers) deadAfter_.emplace(b.lastUser, &b);
   }
+
+  int64_t end() const { return end_; }
 
   void block(const ir::Block& b, std::vector<Range>& pending) {
     for (const auto& owned : b.ops) {
@@ -63,6 +68,9 @@ class ScratchPlacer {
   // scratch placed in this one is logged.
   std::vector<Range> concurrent_;
   std::vector<Range>* placed_ = nullptr;
+  const std::unordered_map<const ir::Op*, int64_t>& offsets_;
+  bool write_;
+  int64_t end_;  // the highest byte placed, buffers included
 
   void number(const ir::Block& b) {
     const int64_t first = int64_t(pos_.size());
@@ -75,8 +83,8 @@ class ScratchPlacer {
     span_[&b] = {first, int64_t(pos_.size()) - 1};
   }
 
-  static Range bytesOf(const BufferLiveRange& b) {
-    const int64_t at = b.alloc->intAttr("offset");
+  Range bytesOf(const BufferLiveRange& b) const {
+    const int64_t at = offsets_.at(b.alloc);
     return {at, at + b.bytes};
   }
 
@@ -130,7 +138,8 @@ class ScratchPlacer {
         pending.clear();
         return;
       case ir::Opcode::SharedAlloc: {
-        const Range r{op.intAttr("offset"), op.intAttr("offset") + op.result(0)->type.slots * op.result(0)->type.slotStride()};
+        const int64_t at = offsets_.at(&op);
+        const Range r{at, at + op.result(0)->type.slots * op.result(0)->type.slotStride()};
         if (conflicts(pending, r)) pending.clear();  // a barrier comes before its first writes
         return;
       }
@@ -195,7 +204,8 @@ class ScratchPlacer {
           r = c;
       }
     }
-    op.setAttr("scratch", std::vector<int64_t>{r.begin, use.bytes});
+    if (write_) op.setAttr("scratch", std::vector<int64_t>{r.begin, use.bytes});
+    end_ = std::max(end_, r.end);
     if (placed_) placed_->push_back(r);
     pending.clear();  // the barrier between its writes and its reads
     if (use.leavesReads) pending.push_back(r);
@@ -256,20 +266,29 @@ int64_t sharedBufferBytes(const ir::Function& fn) {
   return total;
 }
 
-int64_t sharedBytesOnceAllocated(const ir::Function& fn, const GpuContext& ctx) {
-  const std::unique_ptr<ir::Function> copy = ir::clone(fn);
-  int64_t total = 0;
+namespace {
+
+// Places every op's scratch beside `buffers` (placed); returns the bytes the kernel needs.
+int64_t placeScratch(const ir::Function& fn, const GpuContext& ctx, const std::vector<Buffer>& buffers, int64_t total,
+                     bool write) {
   std::vector<BufferLiveRange> ranges;
-  for (const Buffer& b : placeBuffers(*copy, total, true)) ranges.push_back(b.range);
+  std::unordered_map<const ir::Op*, int64_t> offsets;
+  for (const Buffer& b : buffers) {
+    ranges.push_back(b.range);
+    offsets[b.range.alloc] = b.offset;
+  }
   std::vector<Range> pending;
-  ScratchPlacer(*copy, ctx, ranges, total).block(copy->body, pending);
-  ir::walk(*copy, [&](ir::Op& op) {
-    if (const ir::AttrValue* s = op.findAttr("scratch")) {
-      const std::vector<int64_t>& at = std::get<std::vector<int64_t>>(*s);
-      total = std::max(total, at.at(0) + at.at(1));
-    }
-  });
-  return total;
+  ScratchPlacer placer(fn, ctx, ranges, offsets, total, write);
+  placer.block(fn.body, pending);
+  return placer.end();
+}
+
+}  // namespace
+
+int64_t sharedBytesOnceAllocated(const ir::Function& fn, const GpuContext& ctx) {
+  int64_t total = 0;
+  const std::vector<Buffer> buffers = placeBuffers(fn, total, false);
+  return placeScratch(fn, ctx, buffers, total, false);
 }
 
 void allocateShared(ir::Function& fn, const GpuContext& ctx) {
@@ -284,10 +303,7 @@ void allocateShared(ir::Function& fn, const GpuContext& ctx) {
                                                       " bytes at once; " + ctx.target.name() + " allows " +
                                                       std::to_string(limit) + " per block");
   }
-  std::vector<BufferLiveRange> ranges;
-  for (const Buffer& b : buffers) ranges.push_back(b.range);
-  std::vector<Range> pending;
-  ScratchPlacer(fn, ctx, ranges, total).block(fn.body, pending);
+  placeScratch(fn, ctx, buffers, total, true);
 }
 
 }  // namespace kiln::schedule

@@ -84,7 +84,7 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx);
 // The bytes the buffers need at once, placed as allocateShared places them (without setting offsets).
 int64_t sharedBufferBytes(const ir::Function& fn);
 // The bytes of shared memory the kernel would need with its buffers and every op's scratch placed, as
-// allocateShared places them (on a copy of `fn`): what the launch asks for.
+// allocateShared places them (without setting offsets): what the launch asks for.
 int64_t sharedBytesOnceAllocated(const ir::Function& fn, const GpuContext& ctx);
 
 // The GPU pass called `name` ("persistent", "overlap_dots", "pipeline", "defer_mma_waits", "warp_specialize", "split_mma", "stage_operands", "tma_stores", "allocate_shared",

@@ -139,7 +139,7 @@ bool globalAccessFollows(const ir::Op& store) {
 }
 
 // Versions the pointer stores a TMA store can stand for (the header's second paragraph); returns the ifs.
-std::vector<ir::Op*> versionPointerStores(ir::Function& fn, const GpuContext& ctx) {
+std::vector<ir::Op*> versionPointerStores(ir::Function& fn, const GpuContext& ctx, const analysis::AxisInfoAnalysis& axis) {
   std::vector<ir::Op*> candidates;
   bool dots = false;
   ir::walk(fn, [&](ir::Op& op) {
@@ -148,7 +148,6 @@ std::vector<ir::Op*> versionPointerStores(ir::Function& fn, const GpuContext& ct
   });
   std::vector<ir::Op*> branches;
   if (ctx.target.sm < 90 || !ctx.tmaPointerTiles || !dots || candidates.empty()) return branches;
-  const analysis::AxisInfoAnalysis axis(fn);
   for (ir::Op* store : candidates) {
     const Type& t = store->operand(1)->type;
     std::optional<layout::TmaTile> tile = storeTile(t);
@@ -211,13 +210,18 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
 }  // namespace
 
 void tmaStores(ir::Function& fn, const GpuContext& ctx) {
-  const std::vector<ir::Op*> versions = versionPointerStores(fn, ctx);
+  bool anyStore = false;
+  ir::walk(fn, [&](ir::Op& op) { anyStore |= op.opcode == Opcode::Store; });
+  if (!anyStore) return;
+  // Before any store is versioned or rewritten; the values asked about later (the tensors' pieces, kernel
+  // parameters) are all there already.
+  const analysis::AxisInfoAnalysis axis(fn);
+  const std::vector<ir::Op*> versions = versionPointerStores(fn, ctx, axis);
   std::vector<ir::Op*> stores;
   ir::walk(fn, [&](ir::Op& op) {
     if (op.opcode == Opcode::Store && op.hasAttr("tma")) stores.push_back(&op);
   });
   if (stores.empty()) return;
-  const analysis::AxisInfoAnalysis axis(fn);  // before any store is rewritten
   std::vector<std::optional<StorePlan>> plans;
   for (ir::Op* store : stores) plans.push_back(planStore(*store, axis, ctx));
   ValueUses uses(fn);
