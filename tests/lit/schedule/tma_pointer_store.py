@@ -31,8 +31,8 @@
 # CHECK-NEXT: tma_store_wait {pending = 0}
 # CHECK-NEXT: yield
 # CHECK-NEXT: } {
-# CHECK:      convert_layout
 # CHECK:      ptr_add
+# CHECK:      convert_layout
 # CHECK:      store
 # CHECK-NEXT: yield
 # CHECK-NEXT: }
@@ -53,34 +53,31 @@ import triton.language as tl
 
 
 @triton.jit
-def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
-       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = pid_m * BM + tl.arange(0, BM)
-    offs_n = pid_n * BN + tl.arange(0, BN)
+def product(a_ptr, b_ptr, M, N, stride_am, stride_bk, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """The program's tile of A @ B (one k block), with its row and column indices."""
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
     offs_k = tl.arange(0, BK)
     a = tl.load(a_ptr + (offs_m % M)[:, None] * stride_am + offs_k[None, :])
     b = tl.load(b_ptr + offs_k[:, None] * stride_bk + (offs_n % N)[None, :])
-    c = tl.dot(a, b).to(tl.float16)
+    return offs_m, offs_n, tl.dot(a, b)
+
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    offs_m, offs_n, c = product(a_ptr, b_ptr, M, N, stride_am, stride_bk, BM, BN, BK)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
-    tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+    tl.store(c_ptrs, c.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
 @triton.jit
 def mm_then_load(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = pid_m * BM + tl.arange(0, BM)
-    offs_n = pid_n * BN + tl.arange(0, BN)
-    offs_k = tl.arange(0, BK)
-    a = tl.load(a_ptr + (offs_m % M)[:, None] * stride_am + offs_k[None, :])
-    b = tl.load(b_ptr + offs_k[:, None] * stride_bk + (offs_n % N)[None, :])
-    c = tl.dot(a, b).to(tl.float16)
+    offs_m, offs_n, c = product(a_ptr, b_ptr, M, N, stride_am, stride_bk, BM, BN, BK)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    tl.store(c_ptrs, c, mask=mask)
+    tl.store(c_ptrs, c.to(tl.float16), mask=mask)
     tl.debug_barrier()
     again = tl.load(c_ptrs, mask=mask)
     tl.store(c_ptrs, again * 2, mask=mask)
@@ -89,14 +86,7 @@ def mm_then_load(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 @triton.jit
 def mm_twice(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
              BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = pid_m * BM + tl.arange(0, BM)
-    offs_n = pid_n * BN + tl.arange(0, BN)
-    offs_k = tl.arange(0, BK)
-    a = tl.load(a_ptr + (offs_m % M)[:, None] * stride_am + offs_k[None, :])
-    b = tl.load(b_ptr + offs_k[:, None] * stride_bk + (offs_n % N)[None, :])
-    c = tl.dot(a, b)
+    offs_m, offs_n, c = product(a_ptr, b_ptr, M, N, stride_am, stride_bk, BM, BN, BK)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
     for i in range(K):
         tl.store(c_ptrs, (c * i).to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
@@ -105,15 +95,8 @@ def mm_twice(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
 @triton.jit
 def mm_wrapped_store(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = (pid_m * BM + tl.arange(0, BM)) % M
-    offs_n = pid_n * BN + tl.arange(0, BN)
-    offs_k = tl.arange(0, BK)
-    a = tl.load(a_ptr + offs_m[:, None] * stride_am + offs_k[None, :])
-    b = tl.load(b_ptr + offs_k[:, None] * stride_bk + (offs_n % N)[None, :])
-    c = tl.dot(a, b).to(tl.float16)
-    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], c, mask=offs_n[None, :] < N)
+    offs_m, offs_n, c = product(a_ptr, b_ptr, M, N, stride_am, stride_bk, BM, BN, BK)
+    tl.store(c_ptr + (offs_m % M)[:, None] * stride_cm + offs_n[None, :], c.to(tl.float16), mask=offs_n[None, :] < N)
 
 
 @triton.jit
