@@ -109,17 +109,9 @@ bool exactResult(const Inst& in, Scalar t, Scalar rt, uint64_t pointeeBytes, con
     case Opcode::PtrAdd: out = clamp(x[0] + product(x[1], Wide(pointeeBytes))); return true;
     case Opcode::UMulHi: case Opcode::Constant: case Opcode::ProgramId: case Opcode::NumPrograms:
     case Opcode::Arange: case Opcode::Splat: case Opcode::Broadcast: case Opcode::ExpandDims: case Opcode::Reshape:
-    case Opcode::Permute: case Opcode::Fma: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
-    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh:
-    case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Load: case Opcode::Store:
-    case Opcode::Trunc: case Opcode::Rint: case Opcode::RoundTf32: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
-    case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
-    case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
-    case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:
-    case Opcode::BesselI0: case Opcode::BesselI1:
-    case Opcode::Erfc: case Opcode::Normcdf: case Opcode::Erfinv: case Opcode::Erfcinv: case Opcode::Normcdfinv:
-    case Opcode::Pow: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
-    case Opcode::BytePerm: case Opcode::Rounded:
+    case Opcode::Permute: case Opcode::Load: case Opcode::Store: case Opcode::Clz: case Opcode::Popc:
+    case Opcode::Brev: case Opcode::MulHi: case Opcode::BytePerm:
+    KILN_MATH_OPCODE_CASES:
     case Opcode::Reduce: case Opcode::ReduceCombine: case Opcode::Scan: case Opcode::Sort: case Opcode::AtomicRmw: case Opcode::AtomicCas:
     case Opcode::DebugBarrier: case Opcode::Dot: case Opcode::Gather: case Opcode::Histogram:
     case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::For:

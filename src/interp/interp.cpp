@@ -119,18 +119,10 @@ void Machine::exec(const Inst& in) {
     }
     case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Div: case Opcode::Rem:
     case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::Shr:
-    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Fma: case Opcode::Neg:
-    case Opcode::Not: case Opcode::Abs: case Opcode::Exp: case Opcode::Exp2: case Opcode::Log:
-    case Opcode::Log2: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
-    case Opcode::Tanh: case Opcode::Erf: case Opcode::Floor: case Opcode::Ceil: case Opcode::Cmp:
-    case Opcode::Trunc: case Opcode::Rint: case Opcode::RoundTf32: case Opcode::Expm1: case Opcode::Log1p: case Opcode::Log10: case Opcode::Exp10:
-    case Opcode::Tan: case Opcode::Asin: case Opcode::Acos: case Opcode::Atan: case Opcode::Sinh: case Opcode::Cosh:
-    case Opcode::Asinh: case Opcode::Acosh: case Opcode::Atanh: case Opcode::Cbrt: case Opcode::Atan2: case Opcode::Hypot:
-    case Opcode::BesselJ0: case Opcode::BesselJ1: case Opcode::BesselY0: case Opcode::BesselY1:
-    case Opcode::BesselI0: case Opcode::BesselI1:
-    case Opcode::Erfc: case Opcode::Normcdf: case Opcode::Erfinv: case Opcode::Erfcinv: case Opcode::Normcdfinv:
-    case Opcode::Pow: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev: case Opcode::MulHi:
-    case Opcode::BytePerm: case Opcode::Rounded:
+    case Opcode::Min: case Opcode::Max: case Opcode::UMulHi: case Opcode::Neg: case Opcode::Not:
+    case Opcode::Abs: case Opcode::Cmp: case Opcode::Clz: case Opcode::Popc: case Opcode::Brev:
+    case Opcode::MulHi: case Opcode::BytePerm:
+    KILN_MATH_OPCODE_CASES:
     case Opcode::Select:
       elementwise(in);
       return;

@@ -78,6 +78,26 @@ struct OpInfo {
 const OpInfo& info(Opcode op);
 int numOpcodes();
 inline Family familyOf(Opcode op) { return info(op).family; }
+
+// The case labels of every opcode of ops.def's Math family (element-wise functions of their operands),
+// for the switches that treat them alike: `KILN_MATH_OPCODE_CASES: return elementwise(in);`.
+// tests/unit/ir/op_groups_test.cpp checks the list against ops.def.
+#define KILN_MATH_OPCODE_CASES \
+  case ::kiln::ir::Opcode::Fma: case ::kiln::ir::Opcode::Exp: case ::kiln::ir::Opcode::Exp2: \
+  case ::kiln::ir::Opcode::Log: case ::kiln::ir::Opcode::Log2: case ::kiln::ir::Opcode::Sqrt: \
+  case ::kiln::ir::Opcode::Rsqrt: case ::kiln::ir::Opcode::Sin: case ::kiln::ir::Opcode::Cos: \
+  case ::kiln::ir::Opcode::Tanh: case ::kiln::ir::Opcode::Erf: case ::kiln::ir::Opcode::Floor: \
+  case ::kiln::ir::Opcode::Ceil: case ::kiln::ir::Opcode::Trunc: case ::kiln::ir::Opcode::Rint: \
+  case ::kiln::ir::Opcode::RoundTf32: case ::kiln::ir::Opcode::Expm1: case ::kiln::ir::Opcode::Log1p: \
+  case ::kiln::ir::Opcode::Log10: case ::kiln::ir::Opcode::Exp10: case ::kiln::ir::Opcode::Tan: \
+  case ::kiln::ir::Opcode::Asin: case ::kiln::ir::Opcode::Acos: case ::kiln::ir::Opcode::Atan: \
+  case ::kiln::ir::Opcode::Sinh: case ::kiln::ir::Opcode::Cosh: case ::kiln::ir::Opcode::Asinh: \
+  case ::kiln::ir::Opcode::Acosh: case ::kiln::ir::Opcode::Atanh: case ::kiln::ir::Opcode::Cbrt: \
+  case ::kiln::ir::Opcode::Atan2: case ::kiln::ir::Opcode::Hypot: case ::kiln::ir::Opcode::Pow: \
+  case ::kiln::ir::Opcode::BesselJ0: case ::kiln::ir::Opcode::BesselJ1: case ::kiln::ir::Opcode::BesselY0: \
+  case ::kiln::ir::Opcode::BesselY1: case ::kiln::ir::Opcode::BesselI0: case ::kiln::ir::Opcode::BesselI1: \
+  case ::kiln::ir::Opcode::Erfc: case ::kiln::ir::Opcode::Normcdf: case ::kiln::ir::Opcode::Erfinv: \
+  case ::kiln::ir::Opcode::Erfcinv: case ::kiln::ir::Opcode::Normcdfinv: case ::kiln::ir::Opcode::Rounded
 // Arithmetic, bitwise, math, cmp and select: operands and result of one shape, computed element by
 // element (ir/scalar_eval.h defines each; constant folding and instruction selection use it).
 bool isElementwise(Opcode op);

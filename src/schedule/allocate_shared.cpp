@@ -59,6 +59,7 @@ class ScratchPlacer {
  private:
   const GpuContext& ctx_;
   const std::vector<BufferLiveRange>& buffers_;
+  const std::unordered_map<const ir::Op*, int64_t>& offsets_;  // each buffer's alloc: its offset
   std::unordered_map<const ir::Op*, int64_t> pos_;
   std::unordered_multimap<const ir::Op*, const BufferLiveRange*> deadAfter_;
   std::unordered_map<const ir::Block*, std::pair<int64_t, int64_t>> span_;  // a block's first and last op number
@@ -68,7 +69,6 @@ class ScratchPlacer {
   // scratch placed in this one is logged.
   std::vector<Range> concurrent_;
   std::vector<Range>* placed_ = nullptr;
-  const std::unordered_map<const ir::Op*, int64_t>& offsets_;
   bool write_;
   int64_t end_;  // the highest byte placed, buffers included
 
