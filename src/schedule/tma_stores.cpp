@@ -92,18 +92,20 @@ std::optional<StorePlan> planStore(const ir::Op& store, const analysis::AxisInfo
   return StorePlan{*tile, std::move(*pieces)};
 }
 
-// The slot a TMA store of `t` copies from.
-Type slotType(const Type& t, const layout::TmaTile& tile) {
-  return Type::shared(t.shape, t.elem, 1, std::make_shared<const layout::LinearLayout>(layout::tmaShared(tile)));
+// The one-slot buffer a TMA store of `store`'s tile copies from, allocated at `b`.
+Value* createSlot(ir::Builder& b, const ir::Op& store, const layout::TmaTile& tile) {
+  const Type& t = store.operand(1)->type;
+  std::vector<ir::Attr> attrs;
+  if (tile.alignment() > 128) attrs.push_back({"align", tile.alignment()});
+  const Type slot = Type::shared(t.shape, t.elem, 1, std::make_shared<const layout::LinearLayout>(layout::tmaShared(tile)));
+  return b.create1(Opcode::SharedAlloc, {}, slot, std::move(attrs), store.loc);
 }
 
 // Whether a slot for `store`'s tile fits beside the kernel's other buffers where the store is.
 bool slotFits(ir::Function& fn, ir::Op& store, const layout::TmaTile& tile, const GpuContext& ctx) {
   ir::Block& block = *store.parent;
   ir::Builder b(block, block.indexOf(&store));
-  std::vector<ir::Attr> attrs;
-  if (tile.alignment() > 128) attrs.push_back({"align", tile.alignment()});
-  Value* slot = b.create1(Opcode::SharedAlloc, {}, slotType(store.operand(1)->type, tile), std::move(attrs), store.loc);
+  Value* slot = createSlot(b, store, tile);
   ir::Op* write = b.create(Opcode::LocalStore, {slot, store.operand(1)}, {}, {}, store.loc);
   const bool fits = sharedBufferBytes(fn) <= maxSharedPerBlock(ctx.target);
   block.remove(write);
@@ -125,7 +127,7 @@ bool accessesGlobal(const ir::Op& op) {
 // a warp_partition beside it (the producer's copies of the next tiles, other programs' too).
 bool globalAccessFollows(const ir::Op& store) {
   bool follows = false;
-  for (const ir::Op* op = &store; op->parent && !follows; op = op->parentOp()) {
+  for (const ir::Op* op = &store; op && !follows; op = op->parentOp()) {
     const ir::Block& block = *op->parent;
     for (size_t i = block.indexOf(op) + 1; i < block.ops.size(); ++i) {
       follows |= accessesGlobal(*block.ops[i]);
@@ -133,7 +135,6 @@ bool globalAccessFollows(const ir::Op& store) {
     }
     const ir::Op* p = op->parentOp();
     if (p && ((p->opcode == Opcode::For && !p->intAttrOr("persistent", 0)) || p->opcode == Opcode::While)) return true;
-    if (!p) break;
   }
   return follows;
 }
@@ -174,11 +175,7 @@ bool rewrite(ir::Function& fn, ir::Op& store, const StorePlan& plan, const GpuCo
   ir::Block& block = *store.parent;
   ir::Builder b(block, block.indexOf(&store));
   const Type& t = store.operand(1)->type;
-  const int64_t align = plan.tile.alignment();
-  std::vector<ir::Attr> allocAttrs;
-  if (align > 128) allocAttrs.push_back({"align", align});
-  const Type slot = slotType(t, plan.tile);
-  Value* buffer = b.create1(Opcode::SharedAlloc, {}, slot, std::move(allocAttrs), store.loc);
+  Value* buffer = createSlot(b, store, plan.tile);
   std::vector<ir::Op*> created{buffer->def};
   // local_store takes any register layout: a conversion only this store reads (to the layout the pointer
   // store wanted, through scratch) is skipped, the registers go to the buffer as they are.
@@ -238,4 +235,3 @@ void tmaStores(ir::Function& fn, const GpuContext& ctx) {
 }
 
 }  // namespace kiln::schedule
-

@@ -258,13 +258,9 @@ void sinkIntoBranch(ir::Op& branch, unsigned region) {
   });
   for (size_t i = block.indexOf(&branch); i-- > 0;) {
     ir::Op* op = block.ops[i].get();
-    if (op->info().effect != ir::Effect::Pure || !op->regions.empty()) continue;
-    bool readOutside = false, read = false;
-    for (const auto& r : op->results) {
-      readOutside |= outside.count(r.get()) && outside[r.get()] > 0;
-      read = true;
-    }
-    if (readOutside || !read) continue;
+    if (op->info().effect != ir::Effect::Pure || !op->regions.empty() || op->results.empty()) continue;
+    if (std::any_of(op->results.begin(), op->results.end(), [&](const auto& r) { return outside[r.get()] > 0; }))
+      continue;
     for (const Value* v : op->operands) --outside[v];
     branch.region(region).insert(0, block.remove(op));
   }
